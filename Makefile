@@ -1,0 +1,73 @@
+# pykc - ahead-of-time compiler for Numba's CUDA kernel language.
+# `make help` lists the targets. Outputs go under build/.
+
+LLVM_CONFIG ?= $(shell command -v llvm-config-19 2>/dev/null || echo /usr/lib/llvm-19/bin/llvm-config)
+LLVM_BINDIR := $(shell $(LLVM_CONFIG) --bindir 2>/dev/null)
+LLVM_PREFIX := $(shell $(LLVM_CONFIG) --prefix 2>/dev/null)
+LIT ?= $(LLVM_PREFIX)/build/utils/lit/lit.py
+CUDA_HOME ?= /usr/local/cuda
+PREFIX ?= /usr/local
+
+BUILD := build
+CC ?= cc
+CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+WERROR ?= 1
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+OPT ?= -O2
+CFLAGS_BASE := $(CSTD) $(WARN) $(OPT) -g -fPIC
+LDFLAGS_BASE :=
+# SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer, every allocation
+# of the arena its own malloc so overruns are seen.
+ifeq ($(SAN),1)
+BUILD := build/san
+CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPYKC_ARENA_MALLOC
+LDFLAGS_BASE += -fsanitize=address,undefined
+endif
+
+FRONTEND_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c
+COMPILER_SRCS := $(FRONTEND_SRCS) src/main.c
+COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
+PYKC := $(BUILD)/pykc
+
+.PHONY: all deps test clean help demo fuzz install check-gpu bench
+all: $(PYKC)
+
+$(BUILD)/obj/%.o: src/%.c src/pykc.h | $(BUILD)/obj
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -c $< -o $@
+
+$(PYKC): $(COMPILER_OBJS)
+	$(CC) $(LDFLAGS_BASE) $(LDFLAGS) $^ -o $@
+
+$(BUILD)/obj $(BUILD)/results:
+	mkdir -p $@
+
+include tests/tests.mk
+-include runtime/runtime.mk
+
+## deps: install the Debian packages the build and the tests need
+deps:
+	@sh tools/deps.sh
+
+## test: every test that runs without a GPU; ends with `N passed, N failed`
+test: all
+	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
+	@fail=0; for s in $(TEST_SUITES); do \
+	  $(MAKE) --no-print-directory $$s RESULTS=$(BUILD)/results || fail=1; done; \
+	  sh tests/summarize.sh $(BUILD)/results $$fail
+
+## demo: build pykc, compile the vector-add sample, run it where a GPU is
+demo: all
+	$(PYKC) samples/vadd.pyk -o $(BUILD)/demo/vadd.ptx
+
+## clean: remove build/
+clean:
+	rm -rf build
+
+## help: this list
+help:
+	@echo "pykc make targets:"
+	@grep -h '^## ' $(MAKEFILE_LIST) | sed 's/^## /  /'
+	@echo "variables: LLVM_CONFIG=path  SAN=1 (sanitizers)  PREFIX=dir  WERROR=0"

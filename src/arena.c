@@ -1,0 +1,112 @@
+/*
+ * arena.c - one bump allocator per compilation unit.
+ *
+ * Every node, token and string of a compilation is allocated here, zeroed,
+ * and released in one call at the end. arena_alloc is the single allocation
+ * hook of the compiler: the unit tests make its Nth call fail to check that
+ * a failure is reported, and -DPYKC_ARENA_MALLOC turns each allocation into
+ * its own malloc so AddressSanitizer sees every overrun.
+ */
+#include "pykc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ARENA_BLOCK_SIZE = 64 * 1024, ARENA_ALIGN = 16 };
+
+struct ArenaBlock {
+    ArenaBlock *next;
+    size_t size, used;
+    _Alignas(ARENA_ALIGN) unsigned char data[];
+};
+
+static long fail_countdown;
+
+void arena_fail_after(long n) { fail_countdown = n; }
+
+static bool injected_failure(void) {
+    return fail_countdown > 0 && --fail_countdown == 0;
+}
+
+static ArenaBlock *new_block(size_t min_size) {
+#ifdef PYKC_ARENA_MALLOC
+    size_t size = min_size;
+#else
+    size_t size = min_size > ARENA_BLOCK_SIZE ? min_size : ARENA_BLOCK_SIZE;
+#endif
+    ArenaBlock *b = malloc(sizeof(ArenaBlock) + size);
+    if (!b) return NULL;
+    b->next = NULL;
+    b->size = size;
+    b->used = 0;
+    return b;
+}
+
+void *arena_alloc(Arena *a, size_t size) {
+    if (injected_failure()) ice("out of memory (injected failure)");
+    size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    if (size == 0) size = ARENA_ALIGN;
+#ifdef PYKC_ARENA_MALLOC
+    ArenaBlock *b = new_block(size);
+    if (!b) ice("out of memory allocating %zu bytes", size);
+    b->size = b->used = size;
+    b->next = a->blocks;
+    a->blocks = b;
+    a->used_bytes += size;
+    memset(b->data, 0, size);
+    return b->data;
+#else
+    ArenaBlock *b = a->blocks;
+    if (!b || b->size - b->used < size) {
+        b = new_block(size);
+        if (!b) ice("out of memory allocating %zu bytes", size);
+        b->next = a->blocks;
+        a->blocks = b;
+    }
+    void *p = b->data + b->used;
+    b->used += size;
+    a->used_bytes += size;
+    memset(p, 0, size);
+    return p;
+#endif
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n) {
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    return p;
+}
+
+char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(Arena *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = arena_alloc(a, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void arena_release(Arena *a) {
+    for (ArenaBlock *b = a->blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    a->blocks = NULL;
+    a->used_bytes = 0;
+}
+
+void vec_push(Arena *a, Vec *v, void *item) {
+    if (v->len == v->cap) {
+        int cap = v->cap ? v->cap * 2 : 4;
+        void **items = ARENA_ARRAY(a, void *, cap);
+        if (v->len) memcpy(items, v->items, sizeof(void *) * (size_t)v->len);
+        v->items = items;
+        v->cap = cap;
+    }
+    v->items[v->len++] = item;
+}

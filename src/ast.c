@@ -1,0 +1,239 @@
+/*
+ * ast.c - syntax tree nodes and their text dump.
+ *
+ * The dump (--dump-ast) is a stable interface: the lit tests match it. One
+ * line a node, indented two spaces a level: `role: Kind details <range>`,
+ * where role names the parent's field that holds the node and the range is
+ * `line:col-line:col`, the end exclusive, columns in characters.
+ */
+#include "pykc.h"
+
+#include <string.h>
+
+static const char *const node_names[] = {
+#define X(kind, name) name,
+    NODE_LIST(X)
+#undef X
+};
+
+static const char *const op_spellings[] = {
+#define X(op, spelling, name) spelling,
+    OP_LIST(X)
+#undef X
+};
+
+static const char *const op_names[] = {
+#define X(op, spelling, name) name,
+    OP_LIST(X)
+#undef X
+};
+
+const char *node_kind_name(NodeKind k) { return k >= 0 && k < ND_COUNT ? node_names[k] : "?"; }
+const char *op_spelling(Op op) { return op >= 0 && op < OP_COUNT ? op_spellings[op] : "?"; }
+const char *op_name(Op op) { return op >= 0 && op < OP_COUNT ? op_names[op] : "?"; }
+
+Node *node_new(Arena *a, NodeKind kind, Span span) {
+    Node *n = ARENA_NEW(a, Node);
+    n->kind = kind;
+    n->span = span;
+    n->op = OP_NONE_;
+    return n;
+}
+
+typedef struct Dumper {
+    FILE *out;
+    const Diag *diag;
+} Dumper;
+
+static void dump_node(const Dumper *dp, const Node *n, int depth, const char *role);
+
+static void dump_string(FILE *out, const char *s, size_t len) {
+    fputc('"', out);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c == '\n') fputs("\\n", out);
+        else if (c == '\t') fputs("\\t", out);
+        else if (c < 0x20 || c == 0x7F) fprintf(out, "\\x%02x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* Shortest text that reads back as the same double, as Python's repr. */
+static void dump_double(FILE *out, double v) {
+    char buf[64];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        double back;
+        if (sscanf(buf, "%lf", &back) == 1 && back == v) break;
+    }
+    fputs(buf, out);
+    if (!strpbrk(buf, ".eEni")) fputs(".0", out);
+}
+
+static void dump_details(const Dumper *dp, const Node *n) {
+    FILE *out = dp->out;
+    switch (n->kind) {
+    case ND_NAME: case ND_FUNCDEF: case ND_PARAM: case ND_KEYWORD:
+        fprintf(out, " %s", n->name);
+        break;
+    case ND_ATTR:
+        fprintf(out, " .%s", n->name);
+        break;
+    case ND_ALIAS:
+        fprintf(out, " %s", n->name);
+        if (n->asname) fprintf(out, " as %s", n->asname);
+        break;
+    case ND_IMPORT_FROM:
+        fprintf(out, " %.*s%s%s", n->level, "..........", n->name ? n->name : "", n->star ? " *" : "");
+        break;
+    case ND_INT:
+        if (n->v.i.overflow) fputs(" <too large>", out);
+        else fprintf(out, " %llu", (unsigned long long)n->v.i.value);
+        break;
+    case ND_FLOAT:
+        fputc(' ', out);
+        dump_double(out, n->v.f);
+        break;
+    case ND_IMAG:
+        fputc(' ', out);
+        dump_double(out, n->v.f);
+        fputc('j', out);
+        break;
+    case ND_STR:
+        fputs(n->v.s.bytes ? " b" : " ", out);
+        dump_string(out, n->v.s.data, n->v.s.len);
+        break;
+    case ND_BOOL:
+        fputs(n->v.b ? " True" : " False", out);
+        break;
+    case ND_BINOP: case ND_UNARY: case ND_BOOLOP: case ND_AUGASSIGN:
+        fprintf(out, " %s", op_spelling(n->op));
+        break;
+    case ND_COMPARE:
+        for (int i = 0; i + 1 < n->item_len; i++) fprintf(out, " %s", op_spelling(n->ops[i]));
+        break;
+    case ND_TUPLE:
+        if (n->paren) fputs(" (paren)", out);
+        break;
+    default:
+        break;
+    }
+}
+
+static void dump_list(const Dumper *dp, Node *const *list, int len, int depth, const char *role) {
+    for (int i = 0; i < len; i++) dump_node(dp, list[i], depth, role);
+}
+
+static void dump_children(const Dumper *dp, const Node *n, int d) {
+    switch (n->kind) {
+    case ND_MODULE:
+        dump_list(dp, n->body, n->body_len, d, "body");
+        break;
+    case ND_IMPORT: case ND_IMPORT_FROM:
+        dump_list(dp, n->items, n->item_len, d, "name");
+        break;
+    case ND_FUNCDEF:
+        dump_list(dp, n->decorators, n->decorator_len, d, "decorator");
+        dump_list(dp, n->items, n->item_len, d, "param");
+        if (n->annotation) dump_node(dp, n->annotation, d, "returns");
+        dump_list(dp, n->body, n->body_len, d, "body");
+        break;
+    case ND_PARAM:
+        if (n->annotation) dump_node(dp, n->annotation, d, "annotation");
+        if (n->rhs) dump_node(dp, n->rhs, d, "default");
+        break;
+    case ND_ASSIGN:
+        dump_list(dp, n->items, n->item_len, d, "target");
+        dump_node(dp, n->rhs, d, "value");
+        break;
+    case ND_ANNASSIGN:
+        dump_node(dp, n->lhs, d, "target");
+        dump_node(dp, n->annotation, d, "annotation");
+        if (n->rhs) dump_node(dp, n->rhs, d, "value");
+        break;
+    case ND_AUGASSIGN:
+        dump_node(dp, n->lhs, d, "target");
+        dump_node(dp, n->rhs, d, "value");
+        break;
+    case ND_IF: case ND_WHILE:
+        dump_node(dp, n->cond, d, "test");
+        dump_list(dp, n->body, n->body_len, d, "body");
+        dump_list(dp, n->orelse, n->orelse_len, d, "orelse");
+        break;
+    case ND_FOR:
+        dump_node(dp, n->cond, d, "target");
+        dump_node(dp, n->iter, d, "iter");
+        dump_list(dp, n->body, n->body_len, d, "body");
+        dump_list(dp, n->orelse, n->orelse_len, d, "orelse");
+        break;
+    case ND_RETURN:
+        dump_list(dp, n->items, n->item_len, d, "value");
+        break;
+    case ND_ASSERT:
+        dump_node(dp, n->cond, d, "test");
+        if (n->then) dump_node(dp, n->then, d, "msg");
+        break;
+    case ND_RAISE:
+        if (n->rhs) dump_node(dp, n->rhs, d, "exc");
+        break;
+    case ND_EXPR_STMT:
+        dump_node(dp, n->rhs, d, "value");
+        break;
+    case ND_BINOP:
+        dump_node(dp, n->lhs, d, "left");
+        dump_node(dp, n->rhs, d, "right");
+        break;
+    case ND_UNARY:
+        dump_node(dp, n->rhs, d, "operand");
+        break;
+    case ND_BOOLOP: case ND_COMPARE: case ND_TUPLE: case ND_LIST:
+        dump_list(dp, n->items, n->item_len, d, n->kind == ND_TUPLE || n->kind == ND_LIST ? "elt" : "operand");
+        break;
+    case ND_IFEXP:
+        dump_node(dp, n->cond, d, "test");
+        dump_node(dp, n->then, d, "body");
+        dump_node(dp, n->els, d, "orelse");
+        break;
+    case ND_CALL:
+        dump_node(dp, n->func, d, "func");
+        dump_list(dp, n->items, n->item_len, d, "arg");
+        dump_list(dp, n->kwargs, n->kwarg_len, d, "keyword");
+        break;
+    case ND_KEYWORD:
+        dump_node(dp, n->rhs, d, "value");
+        break;
+    case ND_ATTR:
+        dump_node(dp, n->lhs, d, "value");
+        break;
+    case ND_SUBSCRIPT:
+        dump_node(dp, n->lhs, d, "value");
+        dump_node(dp, n->rhs, d, "index");
+        break;
+    case ND_SLICE:
+        if (n->lower) dump_node(dp, n->lower, d, "lower");
+        if (n->upper) dump_node(dp, n->upper, d, "upper");
+        if (n->step) dump_node(dp, n->step, d, "step");
+        break;
+    default:
+        break;
+    }
+}
+
+static void dump_node(const Dumper *dp, const Node *n, int depth, const char *role) {
+    int l0, c0, l1, c1;
+    diag_line_col(dp->diag, n->span.file, n->span.begin, &l0, &c0);
+    diag_line_col(dp->diag, n->span.file, n->span.end, &l1, &c1);
+    fprintf(dp->out, "%*s", depth * 2, "");
+    if (role) fprintf(dp->out, "%s: ", role);
+    fputs(node_kind_name(n->kind), dp->out);
+    dump_details(dp, n);
+    fprintf(dp->out, " <%d:%d-%d:%d>\n", l0, c0, l1, c1);
+    dump_children(dp, n, depth + 1);
+}
+
+void ast_dump(FILE *out, const Diag *d, const Node *n) {
+    Dumper dp = {out, d};
+    dump_node(&dp, n, 0, NULL);
+}

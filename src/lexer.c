@@ -1,0 +1,693 @@
+/*
+ * lexer.c - Python 3 source to tokens, as the kernel subset needs them.
+ *
+ * Takes one loaded source file and gives the whole token array at once, so
+ * the parser's lookahead is free. Indentation becomes INDENT and DEDENT by an
+ * indentation stack, measured twice as CPython does (tabs to multiples of 8,
+ * and tabs as 1) so that tabs and spaces mixed ambiguously are an error.
+ * Newlines inside brackets and after a backslash join lines. Every lexical
+ * error is reported through diag and the lexer resynchronises on the next
+ * character, so the stream it returns is always well formed: it ends in
+ * NEWLINE, the DEDENTs that close open blocks, and EOF.
+ */
+#include "pykc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const token_names[] = {
+#define X(kind, spelling) spelling,
+    TOKEN_LIST(X)
+#undef X
+};
+
+const char *token_kind_name(TokenKind k) {
+    return k >= 0 && k < TK_COUNT ? token_names[k] : "token";
+}
+
+/* Brackets are tracked for line joining and for matching errors. */
+typedef struct Bracket {
+    char ch;
+    uint32_t off;
+} Bracket;
+
+typedef struct Lexer {
+    Arena *arena;
+    Diag *diag;
+    int file;
+    const char *src;
+    uint32_t size, pos;
+    int line;
+    uint32_t line_start;
+    uint32_t col_cache_off;  /* col of col_cache_off on the current line */
+    int col_cache;
+
+    Token *toks;
+    int count, cap;
+
+    int indents[PYKC_MAX_INDENT + 1], alt_indents[PYKC_MAX_INDENT + 1];
+    int depth;               /* entries on the indentation stack above 0 */
+    Bracket brackets[PYKC_MAX_NESTING];
+    int bracket_depth;       /* may exceed PYKC_MAX_NESTING; only the first
+                                entries are remembered */
+    bool at_line_start;
+    bool too_deep_reported;
+} Lexer;
+
+static Span span_at(const Lexer *lx, uint32_t begin, uint32_t end) {
+    return (Span){lx->file, begin, end};
+}
+
+static void error_at(Lexer *lx, uint32_t begin, uint32_t end, const char *fmt, ...) PYKC_PRINTF(4, 5);
+static void error_at(Lexer *lx, uint32_t begin, uint32_t end, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_report(lx->diag, DIAG_ERROR, span_at(lx, begin, end), fmt, ap);
+    va_end(ap);
+}
+
+static int peek_at(const Lexer *lx, uint32_t off) {
+    return off < lx->size ? (unsigned char)lx->src[off] : -1;
+}
+
+static int peek(const Lexer *lx) { return peek_at(lx, lx->pos); }
+static int peek2(const Lexer *lx) { return peek_at(lx, lx->pos + 1); }
+
+/* Column of off (>= line_start) in characters, advancing a cache so that a
+ * long line is walked once, not once a token. */
+static int column_of(Lexer *lx, uint32_t off) {
+    if (lx->col_cache_off < lx->line_start || lx->col_cache_off > off) {
+        lx->col_cache_off = lx->line_start;
+        lx->col_cache = 1;
+    }
+    for (uint32_t i = lx->col_cache_off; i < off; i++)
+        if (((unsigned char)lx->src[i] & 0xC0) != 0x80) lx->col_cache++;
+    lx->col_cache_off = off;
+    return lx->col_cache;
+}
+
+static Token *push_token(Lexer *lx, TokenKind kind, uint32_t begin, uint32_t end) {
+    if (lx->count == lx->cap) {
+        int cap = lx->cap ? lx->cap * 2 : 256;
+        Token *grown = realloc(lx->toks, sizeof(Token) * (size_t)cap);
+        if (!grown) ice("out of memory: %d tokens", cap);
+        lx->toks = grown;
+        lx->cap = cap;
+    }
+    Token *t = &lx->toks[lx->count++];
+    memset(t, 0, sizeof *t);
+    t->kind = kind;
+    t->off = begin;
+    t->len = end - begin;
+    t->line = lx->line;
+    t->col = column_of(lx, begin);
+    return t;
+}
+
+static void new_line(Lexer *lx, uint32_t next_line_start) {
+    lx->line++;
+    lx->line_start = next_line_start;
+}
+
+/* Consumes a line break at pos (\n, \r\n or \r); false if there is none. */
+static bool eat_line_break(Lexer *lx) {
+    int c = peek(lx);
+    if (c == '\r') {
+        lx->pos += peek2(lx) == '\n' ? 2 : 1;
+    } else if (c == '\n') {
+        lx->pos++;
+    } else {
+        return false;
+    }
+    new_line(lx, lx->pos);
+    return true;
+}
+
+static bool is_line_break(int c) { return c == '\n' || c == '\r'; }
+
+/* ---- indentation --------------------------------------------------------- */
+
+static void skip_comment(Lexer *lx) {
+    while (peek(lx) != -1 && !is_line_break(peek(lx))) lx->pos++;
+}
+
+/* Measures the indentation at the start of a logical line and emits INDENT
+ * or DEDENTs. Blank and comment-only lines are skipped whole. Returns false
+ * at end of input. */
+static bool lex_indentation(Lexer *lx) {
+    for (;;) {
+        int col = 0, alt = 0;
+        uint32_t begin = lx->pos;
+        for (;;) {
+            int c = peek(lx);
+            if (c == ' ') { col++; alt++; }
+            else if (c == '\t') { col = (col / 8 + 1) * 8; alt++; }
+            else if (c == '\f') { col = alt = 0; }
+            else break;
+            lx->pos++;
+        }
+        int c = peek(lx);
+        if (c == '#') skip_comment(lx), c = peek(lx);
+        if (c == -1) return false;
+        if (is_line_break(c)) {
+            eat_line_break(lx);
+            continue;
+        }
+        if (c == '\\' && is_line_break(peek2(lx))) {
+            /* A continuation before any token: the next line carries on. */
+            lx->pos++;
+            eat_line_break(lx);
+            continue;
+        }
+        int top = lx->indents[lx->depth], alt_top = lx->alt_indents[lx->depth];
+        if (col == top) {
+            if (alt != alt_top)
+                error_at(lx, begin, lx->pos, "inconsistent use of tabs and spaces in indentation");
+        } else if (col > top) {
+            if (alt <= alt_top)
+                error_at(lx, begin, lx->pos, "inconsistent use of tabs and spaces in indentation");
+            if (lx->depth == PYKC_MAX_INDENT) {
+                if (!lx->too_deep_reported)
+                    error_at(lx, begin, lx->pos, "too many levels of indentation (the limit is %d)", PYKC_MAX_INDENT);
+                lx->too_deep_reported = true;
+                lx->diag->stop = true;
+                return false;
+            }
+            lx->depth++;
+            lx->indents[lx->depth] = col;
+            lx->alt_indents[lx->depth] = alt;
+            push_token(lx, TK_INDENT, begin, lx->pos);
+        } else {
+            while (lx->depth > 0 && col < lx->indents[lx->depth]) {
+                lx->depth--;
+                push_token(lx, TK_DEDENT, lx->pos, lx->pos);
+            }
+            if (col != lx->indents[lx->depth])
+                error_at(lx, begin, lx->pos, "unindent does not match any outer indentation level");
+            else if (alt != lx->alt_indents[lx->depth])
+                error_at(lx, begin, lx->pos, "inconsistent use of tabs and spaces in indentation");
+        }
+        return true;
+    }
+}
+
+/* ---- numbers ------------------------------------------------------------ */
+
+static bool is_ident_start(int c) { return c == '_' || isalpha(c); }
+static bool is_ident_char(int c) { return c == '_' || isalnum(c); }
+
+static int digit_value(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return 99;
+}
+
+/* Scans digits of base with single underscores between them; an underscore
+ * may also follow a base prefix (0x_ff). Returns the count of digits. */
+static int scan_digits(Lexer *lx, int base, bool after_prefix, uint64_t *value, bool *overflow) {
+    int n = 0;
+    bool underscore_ok = after_prefix;
+    for (;;) {
+        int c = peek(lx);
+        if (c == '_' && (n > 0 || underscore_ok) && digit_value(peek2(lx)) < base) {
+            lx->pos++;
+            continue;
+        }
+        int v = digit_value(c);
+        if (v >= base) break;
+        if (value) {
+            if (*value > (UINT64_MAX - (uint64_t)v) / (uint64_t)base) *overflow = true;
+            *value = *value * (uint64_t)base + (uint64_t)v;
+        }
+        lx->pos++;
+        n++;
+        underscore_ok = false;
+    }
+    return n;
+}
+
+/* Copies the literal without underscores for strtod. */
+static double float_value(Lexer *lx, uint32_t begin, uint32_t end) {
+    char buf[128];
+    size_t n = 0;
+    char *heap = NULL, *out = buf;
+    if (end - begin >= sizeof buf) {
+        heap = malloc(end - begin + 1);
+        if (!heap) ice("out of memory reading a float literal");
+        out = heap;
+    }
+    for (uint32_t i = begin; i < end; i++)
+        if (lx->src[i] != '_') out[n++] = lx->src[i];
+    out[n] = '\0';
+    double v = strtod(out, NULL);
+    free(heap);
+    return v;
+}
+
+static void finish_number(Lexer *lx, uint32_t begin, bool is_float) {
+    TokenKind kind = is_float ? TK_FLOAT : TK_INT;
+    if (peek(lx) == 'j' || peek(lx) == 'J') {
+        lx->pos++;
+        kind = TK_IMAG;
+    }
+    if (is_ident_char(peek(lx))) {
+        uint32_t bad = lx->pos;
+        while (is_ident_char(peek(lx))) lx->pos++;
+        error_at(lx, bad, lx->pos, "invalid %s literal", kind == TK_INT ? "decimal" : kind == TK_IMAG ? "imaginary" : "float");
+    }
+    Token *t = push_token(lx, kind, begin, lx->pos);
+    if (kind != TK_INT) t->v.f = float_value(lx, begin, kind == TK_IMAG ? lx->pos - 1 : lx->pos);
+}
+
+static void lex_prefixed_int(Lexer *lx, uint32_t begin, int base, const char *what) {
+    lx->pos += 2;
+    uint64_t value = 0;
+    bool overflow = false;
+    int n = scan_digits(lx, base, true, &value, &overflow);
+    if (n == 0 || (peek(lx) == '_')) {
+        while (is_ident_char(peek(lx))) lx->pos++;
+        error_at(lx, begin, lx->pos, "invalid %s literal", what);
+    } else if (isalnum(peek(lx))) {
+        uint32_t bad = lx->pos;
+        while (is_ident_char(peek(lx))) lx->pos++;
+        error_at(lx, bad, lx->pos, "invalid digit in %s literal", what);
+    }
+    Token *t = push_token(lx, TK_INT, begin, lx->pos);
+    t->v.i.value = value;
+    t->v.i.overflow = overflow;
+}
+
+/* decimal | 0x.. | 0o.. | 0b.. | float (with . or exponent) | imaginary */
+static void lex_number(Lexer *lx) {
+    uint32_t begin = lx->pos;
+    int c1 = peek2(lx);
+    if (peek(lx) == '0' && (c1 == 'x' || c1 == 'X')) return lex_prefixed_int(lx, begin, 16, "hexadecimal");
+    if (peek(lx) == '0' && (c1 == 'o' || c1 == 'O')) return lex_prefixed_int(lx, begin, 8, "octal");
+    if (peek(lx) == '0' && (c1 == 'b' || c1 == 'B')) return lex_prefixed_int(lx, begin, 2, "binary");
+
+    uint64_t value = 0;
+    bool overflow = false, is_float = false;
+    int int_digits = scan_digits(lx, 10, false, &value, &overflow);
+    if (peek(lx) == '.' && (int_digits > 0 || isdigit(peek2(lx)))) {
+        lx->pos++;
+        scan_digits(lx, 10, false, NULL, NULL);
+        is_float = true;
+    }
+    if (peek(lx) == 'e' || peek(lx) == 'E') {
+        uint32_t save = lx->pos++;
+        if (peek(lx) == '+' || peek(lx) == '-') lx->pos++;
+        if (scan_digits(lx, 10, false, NULL, NULL) == 0) {
+            lx->pos = save + 1;
+            error_at(lx, begin, lx->pos, "invalid float literal: exponent has no digits");
+        }
+        is_float = true;
+    }
+    if (peek(lx) == '_') {
+        while (peek(lx) == '_') lx->pos++;
+        error_at(lx, begin, lx->pos, "invalid decimal literal: an underscore must separate digits");
+    }
+    bool imag = peek(lx) == 'j' || peek(lx) == 'J';
+    if (!is_float && !imag && value != 0 && lx->src[begin] == '0')
+        error_at(lx, begin, lx->pos,
+                 "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers");
+    finish_number(lx, begin, is_float);
+    Token *t = &lx->toks[lx->count - 1];
+    if (t->kind == TK_INT) {
+        t->v.i.value = value;
+        t->v.i.overflow = overflow;
+    }
+}
+
+/* ---- strings ------------------------------------------------------------- */
+
+typedef struct StrBuf {
+    char *data;
+    size_t len, cap;
+} StrBuf;
+
+static void sb_put(StrBuf *b, const char *s, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) ice("out of memory in a string literal");
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static void sb_put_utf8(StrBuf *b, uint32_t cp) {
+    char out[4];
+    size_t n;
+    if (cp < 0x80) { out[0] = (char)cp; n = 1; }
+    else if (cp < 0x800) { out[0] = (char)(0xC0 | cp >> 6); out[1] = (char)(0x80 | (cp & 0x3F)); n = 2; }
+    else if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | cp >> 12); out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F)); n = 3;
+    } else {
+        out[0] = (char)(0xF0 | cp >> 18); out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        out[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); out[3] = (char)(0x80 | (cp & 0x3F)); n = 4;
+    }
+    sb_put(b, out, n);
+}
+
+/* Length of the valid UTF-8 sequence at off, or 0 if it is not one. */
+static int utf8_length(const Lexer *lx, uint32_t off) {
+    unsigned char c = (unsigned char)lx->src[off];
+    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || off + (uint32_t)n > lx->size) return 0;
+    uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1Fu) : n == 3 ? (c & 0x0Fu) : (c & 0x07u);
+    for (int i = 1; i < n; i++) {
+        unsigned char cc = (unsigned char)lx->src[off + (uint32_t)i];
+        if ((cc & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (cc & 0x3Fu);
+    }
+    static const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+/* Reads \xhh, \uhhhh or \Uhhhhhhhh digits after the escape letter. */
+static bool hex_escape(Lexer *lx, int ndigits, uint32_t *cp) {
+    *cp = 0;
+    for (int i = 0; i < ndigits; i++) {
+        int v = digit_value(peek(lx));
+        if (v >= 16) return false;
+        *cp = *cp * 16 + (uint32_t)v;
+        lx->pos++;
+    }
+    return true;
+}
+
+static void lex_escape(Lexer *lx, StrBuf *b, bool bytes) {
+    uint32_t esc = lx->pos++; /* the backslash */
+    int c = peek(lx);
+    static const char simple_from[] = "\\'\"abfnrtv";
+    static const char simple_to[] = "\\'\"\a\b\f\n\r\t\v";
+    const char *hit = c > 0 ? strchr(simple_from, c) : NULL;
+    if (hit) {
+        sb_put(b, &simple_to[hit - simple_from], 1);
+        lx->pos++;
+        return;
+    }
+    if (is_line_break(c)) {
+        eat_line_break(lx);
+        return;
+    }
+    if (c >= '0' && c <= '7') {
+        uint32_t v = 0;
+        for (int i = 0; i < 3 && peek(lx) >= '0' && peek(lx) <= '7'; i++) v = v * 8 + (uint32_t)(lx->src[lx->pos++] - '0');
+        if (bytes || v < 0x80) { char ch = (char)v; sb_put(b, &ch, 1); }
+        else sb_put_utf8(b, v);
+        return;
+    }
+    int ndigits = c == 'x' ? 2 : (c == 'u' && !bytes) ? 4 : (c == 'U' && !bytes) ? 8 : 0;
+    if (ndigits) {
+        lx->pos++;
+        uint32_t cp;
+        if (!hex_escape(lx, ndigits, &cp) || cp > 0x10FFFF) {
+            error_at(lx, esc, lx->pos, "invalid \\%c escape in string literal", c);
+            return;
+        }
+        if (bytes || (c == 'x' && cp < 0x80)) { char ch = (char)cp; sb_put(b, &ch, 1); }
+        else sb_put_utf8(b, cp);
+        return;
+    }
+    if (c == 'N' && !bytes) {
+        while (peek(lx) != -1 && peek(lx) != '}' && !is_line_break(peek(lx))) lx->pos++;
+        if (peek(lx) == '}') lx->pos++;
+        error_at(lx, esc, lx->pos, "\\N{...} escapes are not supported");
+        return;
+    }
+    /* Python keeps an unknown escape as written. */
+    sb_put(b, "\\", 1);
+}
+
+/* Reads the body of a string whose opening quote(s) start at pos. */
+static void lex_string_body(Lexer *lx, uint32_t begin, bool raw, bool bytes, TokenKind kind) {
+    int first_line = lx->line;
+    uint32_t first_line_start = lx->line_start;
+    char quote = lx->src[lx->pos];
+    bool triple = peek2(lx) == quote && peek_at(lx, lx->pos + 2) == quote;
+    lx->pos += triple ? 3 : 1;
+    StrBuf b = {0};
+    for (;;) {
+        int c = peek(lx);
+        if (c == -1 || (!triple && is_line_break(c))) {
+            error_at(lx, begin, lx->pos, "unterminated %sstring literal", triple ? "triple-quoted " : "");
+            break;
+        }
+        if (c == quote && (!triple || (peek2(lx) == quote && peek_at(lx, lx->pos + 2) == quote))) {
+            lx->pos += triple ? 3 : 1;
+            break;
+        }
+        if (c == '\\' && !raw) {
+            lex_escape(lx, &b, bytes);
+            continue;
+        }
+        if (c == '\\' && raw && peek2(lx) != -1) {
+            /* A raw string keeps the backslash and the character after it. */
+            uint32_t from = lx->pos;
+            lx->pos++;
+            if (!eat_line_break(lx)) lx->pos++;
+            sb_put(&b, lx->src + from, lx->pos - from);
+            continue;
+        }
+        if (is_line_break(c)) {
+            uint32_t from = lx->pos;
+            eat_line_break(lx);
+            sb_put(&b, lx->src + from, lx->pos - from);
+            continue;
+        }
+        if (c == 0) {
+            error_at(lx, lx->pos, lx->pos + 1, "source code cannot contain NUL bytes");
+            lx->pos++;
+            continue;
+        }
+        int n = utf8_length(lx, lx->pos);
+        if (n == 0) {
+            error_at(lx, lx->pos, lx->pos + 1, "invalid UTF-8 byte 0x%02x in string literal", c);
+            lx->pos++;
+            continue;
+        }
+        if (bytes && n > 1) error_at(lx, lx->pos, lx->pos + (uint32_t)n, "bytes can only contain ASCII literal characters");
+        sb_put(&b, lx->src + lx->pos, (size_t)n);
+        lx->pos += (uint32_t)n;
+    }
+    /* A token's place is where it begins, though a triple-quoted string
+     * may end lines later. */
+    int last_line = lx->line;
+    uint32_t last_line_start = lx->line_start;
+    lx->line = first_line;
+    lx->line_start = first_line_start;
+    Token *t = push_token(lx, kind, begin, lx->pos);
+    lx->line = last_line;
+    lx->line_start = last_line_start;
+    t->v.s.data = b.data ? arena_strndup(lx->arena, b.data, b.len) : "";
+    t->v.s.len = b.len;
+    t->v.s.bytes = bytes;
+    free(b.data);
+}
+
+/* A string prefix is up to two of r, b, u, f in either case (not every
+ * pair is Python: u goes alone, b and f never together). */
+static bool lex_string_prefix(Lexer *lx) {
+    uint32_t p = lx->pos;
+    bool raw = false, bytes = false, fstr = false, uni = false;
+    for (int i = 0; i < 2; i++) {
+        int c = tolower(peek_at(lx, p));
+        if (c == 'r' && !raw) raw = true;
+        else if (c == 'b' && !bytes) bytes = true;
+        else if (c == 'f' && !fstr) fstr = true;
+        else if (c == 'u' && !uni) uni = true;
+        else break;
+        p++;
+    }
+    int q = peek_at(lx, p);
+    if (p == lx->pos || (q != '\'' && q != '"')) return false;
+    if ((uni && (raw || bytes || fstr)) || (bytes && fstr)) return false;
+    uint32_t begin = lx->pos;
+    lx->pos = p;
+    lex_string_body(lx, begin, raw, bytes, fstr ? TK_FSTRING : TK_STRING);
+    return true;
+}
+
+/* ---- names and operators --------------------------------------------------- */
+
+static const struct { const char *word; TokenKind kind; } keywords[] = {
+#define X(kind, spelling) {spelling, kind},
+    KEYWORD_LIST(X)
+#undef X
+};
+
+static void lex_name(Lexer *lx) {
+    uint32_t begin = lx->pos;
+    while (is_ident_char(peek(lx))) lx->pos++;
+    size_t len = lx->pos - begin;
+    TokenKind kind = TK_NAME;
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+        if (strlen(keywords[i].word) == len && memcmp(keywords[i].word, lx->src + begin, len) == 0)
+            kind = keywords[i].kind;
+    push_token(lx, kind, begin, lx->pos);
+}
+
+/* Operators, longest first within each leading character. */
+static const struct { const char *text; TokenKind kind; } operators[] = {
+    {"**=", TK_DSTAREQ}, {"//=", TK_DSLASHEQ}, {">>=", TK_SHREQ}, {"<<=", TK_SHLEQ},
+    {"...", TK_ELLIPSIS},
+    {"->", TK_ARROW}, {":=", TK_WALRUS}, {"**", TK_DSTAR}, {"//", TK_DSLASH},
+    {"<<", TK_SHL}, {">>", TK_SHR}, {"<=", TK_LE}, {">=", TK_GE}, {"==", TK_EQEQ},
+    {"!=", TK_NE}, {"+=", TK_PLUSEQ}, {"-=", TK_MINUSEQ}, {"*=", TK_STAREQ},
+    {"/=", TK_SLASHEQ}, {"%=", TK_PERCENTEQ}, {"&=", TK_AMPEQ}, {"|=", TK_PIPEEQ},
+    {"^=", TK_CARETEQ}, {"@=", TK_ATEQ},
+    {"(", TK_LPAREN}, {")", TK_RPAREN}, {"[", TK_LBRACKET}, {"]", TK_RBRACKET},
+    {"{", TK_LBRACE}, {"}", TK_RBRACE}, {":", TK_COLON}, {",", TK_COMMA},
+    {";", TK_SEMI}, {".", TK_DOT}, {"@", TK_AT}, {"+", TK_PLUS}, {"-", TK_MINUS},
+    {"*", TK_STAR}, {"/", TK_SLASH}, {"%", TK_PERCENT}, {"&", TK_AMP},
+    {"|", TK_PIPE}, {"^", TK_CARET}, {"~", TK_TILDE}, {"<", TK_LT}, {">", TK_GT},
+    {"=", TK_ASSIGN},
+};
+
+static void open_bracket(Lexer *lx, char ch) {
+    if (lx->bracket_depth < PYKC_MAX_NESTING)
+        lx->brackets[lx->bracket_depth] = (Bracket){ch, lx->pos};
+    lx->bracket_depth++;
+}
+
+static void close_bracket(Lexer *lx, char ch) {
+    static const char pairs[] = "()[]{}";
+    char want = pairs[strchr(pairs, ch) - pairs - 1];
+    if (lx->bracket_depth == 0) {
+        error_at(lx, lx->pos, lx->pos + 1, "unmatched '%c'", ch);
+        return;
+    }
+    lx->bracket_depth--;
+    if (lx->bracket_depth < PYKC_MAX_NESTING) {
+        Bracket open = lx->brackets[lx->bracket_depth];
+        if (open.ch != want) {
+            error_at(lx, lx->pos, lx->pos + 1, "closing parenthesis '%c' does not match opening parenthesis '%c'", ch,
+                     open.ch);
+            diag_note(lx->diag, span_at(lx, open.off, open.off + 1), "opening parenthesis is here");
+        }
+    }
+}
+
+static bool lex_operator(Lexer *lx) {
+    for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++) {
+        size_t n = strlen(operators[i].text);
+        if (lx->pos + n > lx->size || memcmp(lx->src + lx->pos, operators[i].text, n) != 0) continue;
+        char c = operators[i].text[0];
+        if (n == 1 && strchr("([{", c)) open_bracket(lx, c);
+        if (n == 1 && strchr(")]}", c)) close_bracket(lx, c);
+        push_token(lx, operators[i].kind, lx->pos, lx->pos + (uint32_t)n);
+        lx->pos += (uint32_t)n;
+        return true;
+    }
+    return false;
+}
+
+static void lex_bad_char(Lexer *lx) {
+    int c = peek(lx);
+    if (c == 0) {
+        error_at(lx, lx->pos, lx->pos + 1, "source code cannot contain NUL bytes");
+        lx->pos++;
+        return;
+    }
+    if (c >= 0x80) {
+        int n = utf8_length(lx, lx->pos);
+        if (n == 0) {
+            error_at(lx, lx->pos, lx->pos + 1, "invalid UTF-8 byte 0x%02x", c);
+            lx->pos++;
+        } else {
+            error_at(lx, lx->pos, lx->pos + (uint32_t)n, "non-ASCII character outside a string or comment");
+            lx->pos += (uint32_t)n;
+        }
+        return;
+    }
+    if (isprint(c))
+        error_at(lx, lx->pos, lx->pos + 1, "invalid character '%c'", c);
+    else
+        error_at(lx, lx->pos, lx->pos + 1, "invalid character 0x%02x", c);
+    lx->pos++;
+}
+
+/* ---- the main loop ----------------------------------------------------------- */
+
+static bool last_is(const Lexer *lx, TokenKind k) { return lx->count > 0 && lx->toks[lx->count - 1].kind == k; }
+
+/* Ends a logical line at a line break outside brackets. */
+static void end_logical_line(Lexer *lx) {
+    if (lx->count > 0 && !last_is(lx, TK_NEWLINE) && !last_is(lx, TK_INDENT) && !last_is(lx, TK_DEDENT))
+        push_token(lx, TK_NEWLINE, lx->pos, lx->pos);
+    eat_line_break(lx);
+    lx->at_line_start = true;
+}
+
+static void lex_token(Lexer *lx) {
+    int c = peek(lx);
+    if (c == ' ' || c == '\t' || c == '\f') {
+        lx->pos++;
+    } else if (c == '#') {
+        skip_comment(lx);
+    } else if (is_line_break(c)) {
+        if (lx->bracket_depth > 0) eat_line_break(lx);
+        else end_logical_line(lx);
+    } else if (c == '\\') {
+        uint32_t at = lx->pos++;
+        if (!eat_line_break(lx)) {
+            if (peek(lx) == -1) error_at(lx, at, at + 1, "unexpected end of file after line continuation character");
+            else error_at(lx, at, at + 1, "unexpected character after line continuation character");
+        }
+    } else if (isdigit(c) || (c == '.' && isdigit(peek2(lx)))) {
+        lex_number(lx);
+    } else if (is_ident_start(c)) {
+        if (!lex_string_prefix(lx)) lex_name(lx);
+    } else if (c == '\'' || c == '"') {
+        lex_string_body(lx, lx->pos, false, false, TK_STRING);
+    } else if (!lex_operator(lx)) {
+        lex_bad_char(lx);
+    }
+}
+
+static void lex_end(Lexer *lx) {
+    if (lx->bracket_depth > 0) {
+        int i = lx->bracket_depth < PYKC_MAX_NESTING ? lx->bracket_depth - 1 : PYKC_MAX_NESTING - 1;
+        Bracket b = lx->brackets[i];
+        error_at(lx, b.off, b.off + 1, "'%c' was never closed", b.ch);
+        lx->bracket_depth = 0;
+    }
+    if (lx->count > 0 && !last_is(lx, TK_NEWLINE) && !last_is(lx, TK_DEDENT))
+        push_token(lx, TK_NEWLINE, lx->pos, lx->pos);
+    while (lx->depth > 0) {
+        lx->depth--;
+        push_token(lx, TK_DEDENT, lx->pos, lx->pos);
+    }
+    push_token(lx, TK_EOF, lx->pos, lx->pos);
+}
+
+TokenArray lex_file(Arena *a, Diag *d, int file) {
+    const SourceFile *f = diag_file(d, file);
+    Lexer lx = {.arena = a, .diag = d, .file = file, .src = f->text, .size = (uint32_t)f->size, .line = 1,
+                .at_line_start = true};
+    if (lx.size >= 3 && memcmp(lx.src, "\xEF\xBB\xBF", 3) == 0) lx.pos = 3; /* UTF-8 BOM */
+    while (!d->stop) {
+        if (lx.at_line_start && lx.bracket_depth == 0) {
+            lx.at_line_start = false;
+            if (!lex_indentation(&lx)) break;
+        }
+        if (lx.pos >= lx.size) break;
+        lex_token(&lx);
+    }
+    if (d->stop) lx.bracket_depth = 0;
+    lex_end(&lx);
+    TokenArray out = {ARENA_ARRAY(a, Token, lx.count), lx.count};
+    memcpy(out.tokens, lx.toks, sizeof(Token) * (size_t)lx.count);
+    free(lx.toks);
+    return out;
+}

@@ -1,0 +1,226 @@
+/*
+ * main.c - the command line, and the pipeline in order.
+ *
+ * Reads options as gcc, clang and nvcc spell them, then runs the passes over
+ * one compilation unit, one line each. Exit status: 0 success, 1 errors in
+ * the input, 2 bad usage.
+ */
+#include "pykc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: pykc [options] FILE.pyk -o OUT\n"
+    "\n"
+    "Compiles a Numba CUDA kernel module (.pyk) to PTX and a YAML launch manifest.\n"
+    "\n"
+    "options:\n"
+    "  -o FILE              output file (x.ptx also writes x.yaml)\n"
+    "  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
+    "  --arch sm_XX         target architecture, repeatable (default sm_75)\n"
+    "  --emit KIND          ptx (default), llvm, cubin, manifest, header or c\n"
+    "  -g, --lineinfo       debug information, or line tables only\n"
+    "  --fastmath           fast floating-point math, as @cuda.jit(fastmath=True)\n"
+    "  -DNAME=VALUE         override the module constant NAME\n"
+    "  -I DIR               search DIR for imported .pyk modules\n"
+    "  -M, -MD, -MF FILE    write make dependencies (instead of, beside, into FILE)\n"
+    "  -Werror              treat warnings as errors\n"
+    "  -ferror-limit=N      stop after N errors (default 20, 0 for no limit)\n"
+    "  -fsyntax-only        check the input, write nothing\n"
+    "  --libdevice PATH     libdevice bitcode for math functions\n"
+    "  --dump-ast           print the syntax tree\n"
+    "  --dump-types         print each function's signature and locals' types\n"
+    "  --version            print the version\n"
+    "  --help               print this help\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+    fputs("pykc: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(run 'pykc --help' for usage)\n", stderr);
+    return EXIT_USAGE;
+}
+
+/* The value of an option given as `-xVALUE`, `--opt=VALUE` or `-x VALUE`. */
+static const char *option_value(int argc, char **argv, int *i, const char *name) {
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+    if (arg[n] == '=') return arg + n + 1;
+    if (arg[n] != '\0') return name[1] != '-' ? arg + n : NULL;
+    if (*i + 1 >= argc) return NULL;
+    return argv[++*i];
+}
+
+static bool is_option(const char *arg, const char *name) {
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0) return false;
+    return arg[n] == '\0' || arg[n] == '=' || (name[1] != '-' && strlen(name) == 2);
+}
+
+static bool parse_emit(const char *v, EmitKind *out) {
+    static const struct { const char *name; EmitKind kind; } kinds[] = {
+        {"ptx", EMIT_PTX}, {"llvm", EMIT_LLVM}, {"cubin", EMIT_CUBIN},
+        {"manifest", EMIT_MANIFEST}, {"header", EMIT_HEADER}, {"c", EMIT_C},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(v, kinds[i].name) == 0) {
+            *out = kinds[i].kind;
+            return true;
+        }
+    return false;
+}
+
+static bool valid_arch(const char *v) {
+    if (strncmp(v, "sm_", 3) != 0 || strlen(v) < 5) return false;
+    char *end;
+    long n = strtol(v + 3, &end, 10);
+    return n >= 75 && n <= 120 && (*end == '\0' || (end[0] == 'a' && end[1] == '\0'));
+}
+
+static int parse_define(Options *o, const char *v) {
+    const char *eq = strchr(v, '=');
+    size_t n = eq ? (size_t)(eq - v) : strlen(v);
+    if (n == 0) return usage_error("-D needs NAME=VALUE, got '%s'", v);
+    Define *grown = realloc(o->defines, sizeof(Define) * (size_t)(o->define_count + 1));
+    char *name = strndup(v, n);
+    if (!grown || !name) ice("out of memory reading -D");
+    o->defines = grown;
+    o->defines[o->define_count++] = (Define){name, eq ? eq + 1 : "1"};
+    return 0;
+}
+
+static int add_include(Options *o, const char *dir) {
+    const char **grown = realloc(o->include_dirs, sizeof(char *) * (size_t)(o->include_count + 1));
+    if (!grown) ice("out of memory reading -I");
+    o->include_dirs = grown;
+    o->include_dirs[o->include_count++] = dir;
+    return 0;
+}
+
+static int parse_flag(Options *o, const char *arg) {
+    static const struct { const char *name; size_t field; } flags[] = {
+        {"-g", offsetof(Options, debug_info)},   {"--lineinfo", offsetof(Options, lineinfo)},
+        {"--fastmath", offsetof(Options, fastmath)}, {"-Werror", offsetof(Options, werror)},
+        {"--dump-ast", offsetof(Options, dump_ast)}, {"--dump-types", offsetof(Options, dump_types)},
+        {"-fsyntax-only", offsetof(Options, syntax_only)}, {"-M", offsetof(Options, dep_only)},
+        {"-MD", offsetof(Options, dep_file)},
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (strcmp(arg, flags[i].name) == 0) {
+            *(bool *)((char *)o + flags[i].field) = true;
+            return 1;
+        }
+    if (strlen(arg) == 3 && arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3') {
+        o->opt_level = arg[2] - '0';
+        return 1;
+    }
+    return 0;
+}
+
+/* Options that take a value. Returns 1 if arg was one, 0 if not, or
+ * EXIT_USAGE + 1 on a bad value. */
+static int parse_valued(Options *o, int argc, char **argv, int *i) {
+    const char *arg = argv[*i], *v;
+#define VALUE(name) (is_option(arg, name) ? ((v = option_value(argc, argv, i, name)) ? v : (usage_error("missing value after '%s'", name), NULL)) : NULL)
+    if (is_option(arg, "-o")) {
+        if (!(v = VALUE("-o"))) return EXIT_USAGE + 1;
+        o->output = v;
+    } else if (is_option(arg, "--arch")) {
+        if (!(v = VALUE("--arch"))) return EXIT_USAGE + 1;
+        if (!valid_arch(v)) return usage_error("unsupported architecture '%s' (sm_75 to sm_120)", v), EXIT_USAGE + 1;
+        if (o->arch_count == PYKC_MAX_ARCHS) return usage_error("too many --arch options (at most %s)", "8"), EXIT_USAGE + 1;
+        o->archs[o->arch_count++] = v;
+    } else if (is_option(arg, "--emit")) {
+        if (!(v = VALUE("--emit"))) return EXIT_USAGE + 1;
+        if (!parse_emit(v, &o->emit)) return usage_error("unknown --emit kind '%s'", v), EXIT_USAGE + 1;
+    } else if (is_option(arg, "-D")) {
+        if (!(v = VALUE("-D"))) return EXIT_USAGE + 1;
+        if (parse_define(o, v)) return EXIT_USAGE + 1;
+    } else if (is_option(arg, "-I")) {
+        if (!(v = VALUE("-I"))) return EXIT_USAGE + 1;
+        add_include(o, v);
+    } else if (is_option(arg, "-MF")) {
+        if (!(v = VALUE("-MF"))) return EXIT_USAGE + 1;
+        o->dep_output = v;
+    } else if (is_option(arg, "--libdevice")) {
+        if (!(v = VALUE("--libdevice"))) return EXIT_USAGE + 1;
+        o->libdevice = v;
+    } else if (strncmp(arg, "-ferror-limit=", 14) == 0) {
+        char *end;
+        long n = strtol(arg + 14, &end, 10);
+        if (*end || end == arg + 14 || n < 0 || n > 1000000) return usage_error("bad value in '%s'", arg), EXIT_USAGE + 1;
+        o->error_limit = (int)n;
+    } else {
+        return 0;
+    }
+#undef VALUE
+    return 1;
+}
+
+int options_parse(Options *o, int argc, char **argv) {
+    memset(o, 0, sizeof *o);
+    o->opt_level = 3;
+    o->error_limit = 20;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return -1;
+        }
+        if (strcmp(arg, "--version") == 0) {
+            printf("pykc %s\n", PYKC_VERSION);
+            return -1;
+        }
+        if (parse_flag(o, arg)) continue;
+        int r = parse_valued(o, argc, argv, &i);
+        if (r > 1) return EXIT_USAGE;
+        if (r == 1) continue;
+        if (arg[0] == '-' && arg[1] != '\0') return usage_error("unknown option '%s'", arg);
+        if (o->input) return usage_error("more than one input file ('%s')", arg);
+        o->input = arg;
+    }
+    if (!o->input) return usage_error("%s", "no input file");
+    if (o->arch_count == 0) o->archs[o->arch_count++] = "sm_75";
+    return 0;
+}
+
+void options_free(Options *o) {
+    for (int i = 0; i < o->define_count; i++) free((void *)o->defines[i].name);
+    free(o->defines);
+    free(o->include_dirs);
+}
+
+static int compile(const Options *o) {
+    Diag diag;
+    diag_init(&diag, stderr);
+    diag.error_limit = o->error_limit;
+    diag.werror = o->werror;
+    const char *why;
+    int file = diag_load_file(&diag, o->input, &why);
+    if (file < 0) {
+        fprintf(stderr, "pykc: error: cannot read '%s': %s\n", o->input, why);
+        diag_free(&diag);
+        return EXIT_INPUT_ERROR;
+    }
+    Arena arena = {0};
+    TokenArray toks = lex_file(&arena, &diag, file);
+    Node *module = parse_module(&arena, &diag, file, &toks);
+    if (o->dump_ast && diag.error_count == 0) ast_dump(stdout, &diag, module);
+    int status = diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
+    arena_release(&arena);
+    diag_free(&diag);
+    return status;
+}
+
+int main(int argc, char **argv) {
+    Options opts;
+    int r = options_parse(&opts, argc, argv);
+    if (r != 0) {
+        options_free(&opts);
+        return r < 0 ? EXIT_OK : r;
+    }
+    int status = compile(&opts);
+    options_free(&opts);
+    return status;
+}

@@ -1,0 +1,1154 @@
+/*
+ * parser.c - tokens to a syntax tree, by recursive descent.
+ *
+ * Follows grammar/pyk.ebnf production by production; each function carries
+ * its production above it. Python's full statement and expression syntax is
+ * recognised so that a construct outside the kernel subset (class, lambda,
+ * comprehensions, try, with, ...) gets an error that names it rather than a
+ * generic one.
+ *
+ * Recovery: a syntax error longjmps to the statement being parsed, which is
+ * dropped; the parser skips to the end of its logical line, parses (and
+ * discards) an indented block that follows, and goes on, so every independent
+ * error of a file is reported. Nodes and lists live in the arena, so nothing
+ * leaks when a parse is abandoned half way.
+ *
+ * Depth: recursion is bounded by PYKC_MAX_NESTING and tree height by
+ * PYKC_MAX_EXPR_HEIGHT; past either the parse stops with one error.
+ */
+#include "pykc.h"
+
+#include <setjmp.h>
+#include <string.h>
+
+typedef struct Parser {
+    Arena *arena;
+    Diag *diag;
+    int file;
+    const Token *toks;
+    int count, pos;
+    int depth;        /* recursion depth of nested expressions */
+    int loop_depth;   /* enclosing while/for loops of the current function */
+    int func_depth;   /* enclosing function definitions */
+    bool fatal;       /* too deep: the rest of the file reads as EOF */
+    jmp_buf *recover;
+} Parser;
+
+/* ---- tokens ---------------------------------------------------------------- */
+
+static const Token *peek(const Parser *p) {
+    return p->fatal ? &p->toks[p->count - 1] : &p->toks[p->pos];
+}
+
+static TokenKind peek_kind(const Parser *p) { return peek(p)->kind; }
+static bool at(const Parser *p, TokenKind k) { return peek_kind(p) == k; }
+
+static TokenKind peek_kind_at(const Parser *p, int ahead) {
+    if (p->fatal) return TK_EOF;
+    int i = p->pos + ahead;
+    return i < p->count ? p->toks[i].kind : TK_EOF;
+}
+
+static const Token *next(Parser *p) {
+    const Token *t = peek(p);
+    if (t->kind != TK_EOF) p->pos++;
+    return t;
+}
+
+static bool accept(Parser *p, TokenKind k) {
+    if (!at(p, k)) return false;
+    next(p);
+    return true;
+}
+
+static Span tok_span(const Parser *p, const Token *t) { return (Span){p->file, t->off, t->off + t->len}; }
+static Span here(const Parser *p) { return tok_span(p, peek(p)); }
+
+/* Span of the previous token's end: where a missing token belongs. */
+static Span after_prev(const Parser *p) {
+    if (p->pos == 0) return here(p);
+    const Token *t = &p->toks[p->pos - 1];
+    return (Span){p->file, t->off + t->len, t->off + t->len};
+}
+
+static const char *describe(Parser *p, const Token *t) {
+    switch (t->kind) {
+    case TK_NAME: return arena_printf(p->arena, "'%.*s'", (int)t->len, diag_file(p->diag, p->file)->text + t->off);
+    case TK_NEWLINE: return "end of line";
+    case TK_INDENT: return "indent";
+    case TK_DEDENT: return "dedent";
+    case TK_EOF: return "end of file";
+    case TK_INT: case TK_FLOAT: case TK_IMAG: case TK_STRING: case TK_FSTRING: return token_kind_name(t->kind);
+    default: return arena_printf(p->arena, "'%s'", token_kind_name(t->kind));
+    }
+}
+
+PYKC_NORETURN static void fail(Parser *p) { longjmp(*p->recover, 1); }
+
+PYKC_NORETURN PYKC_PRINTF(3, 4) static void syntax_error(Parser *p, Span where, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_report(p->diag, DIAG_ERROR, where, fmt, ap);
+    va_end(ap);
+    fail(p);
+}
+
+PYKC_NORETURN static void unsupported(Parser *p, Span where, const char *what) {
+    syntax_error(p, where, "%s not supported in kernels", what);
+}
+
+static const Token *expect(Parser *p, TokenKind k, const char *context) {
+    if (!at(p, k)) {
+        Span where = at(p, TK_NEWLINE) || at(p, TK_EOF) ? after_prev(p) : here(p);
+        syntax_error(p, where, "expected '%s' %s, found %s", token_kind_name(k), context, describe(p, peek(p)));
+    }
+    return next(p);
+}
+
+static const char *expect_name(Parser *p, const char *context, Span *span) {
+    if (!at(p, TK_NAME)) {
+        Span where = at(p, TK_NEWLINE) ? after_prev(p) : here(p);
+        syntax_error(p, where, "expected a name %s, found %s", context, describe(p, peek(p)));
+    }
+    const Token *t = next(p);
+    if (span) *span = tok_span(p, t);
+    return arena_strndup(p->arena, diag_file(p->diag, p->file)->text + t->off, t->len);
+}
+
+static void enter(Parser *p) {
+    if (++p->depth > PYKC_MAX_NESTING) {
+        diag_error(p->diag, here(p), "expression nested too deeply (the limit is %d levels)", PYKC_MAX_NESTING);
+        p->fatal = true;
+        fail(p);
+    }
+}
+
+static void leave(Parser *p) { p->depth--; }
+
+/* ---- nodes ------------------------------------------------------------------- */
+
+static Node *new_node(Parser *p, NodeKind kind, Span span) { return node_new(p->arena, kind, span); }
+
+static int max_height(int h, const Node *n) { return n && n->height > h ? n->height : h; }
+
+/* Sets n's height from its children and refuses trees that later passes
+ * could not walk recursively. */
+static Node *finish_expr(Parser *p, Node *n) {
+    int h = 0;
+    const Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->func, n->lower, n->upper, n->step};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) h = max_height(h, kids[i]);
+    for (int i = 0; i < n->item_len; i++) h = max_height(h, n->items[i]);
+    for (int i = 0; i < n->kwarg_len; i++) h = max_height(h, n->kwargs[i]);
+    n->height = h + 1;
+    if (n->height > PYKC_MAX_EXPR_HEIGHT)
+        syntax_error(p, n->span, "expression too complex (its tree is deeper than %d levels)", PYKC_MAX_EXPR_HEIGHT);
+    return n;
+}
+
+static void set_items(Node *n, const Vec *v) {
+    n->items = (Node **)v->items;
+    n->item_len = v->len;
+}
+
+/* ---- expressions ------------------------------------------------------------ */
+
+static Node *parse_test(Parser *p);
+static Node *parse_expr(Parser *p);
+static Node *parse_factor(Parser *p);
+
+/* star_expr: '*' expr  -- recognised only to be refused */
+static Node *parse_test_or_star(Parser *p) {
+    if (at(p, TK_STAR)) unsupported(p, here(p), "starred expressions are");
+    return parse_test(p);
+}
+
+/* Parses the elements of a bracketed display after its opening bracket, up
+ * to the closing one, noting a comprehension. */
+static void parse_display_items(Parser *p, TokenKind close, Vec *items, bool *is_comprehension) {
+    *is_comprehension = false;
+    while (!at(p, close)) {
+        vec_push(p->arena, items, parse_test_or_star(p));
+        if (at(p, TK_FOR) || (at(p, TK_ASYNC) && peek_kind_at(p, 1) == TK_FOR)) {
+            *is_comprehension = true;
+            return;
+        }
+        if (!accept(p, TK_COMMA)) break;
+    }
+}
+
+/* Completes the span of a display or comprehension from its open bracket,
+ * skipping what is left of it. */
+static Span rest_of_brackets(Parser *p, Span open) {
+    int depth = 1;
+    Span s = open;
+    while (depth > 0 && !at(p, TK_NEWLINE) && !at(p, TK_EOF)) {
+        TokenKind k = peek_kind(p);
+        if (k == TK_LPAREN || k == TK_LBRACKET || k == TK_LBRACE) depth++;
+        if (k == TK_RPAREN || k == TK_RBRACKET || k == TK_RBRACE) depth--;
+        s = span_join(s, here(p));
+        next(p);
+    }
+    return s;
+}
+
+/* '(' [yield_expr | testlist_comp] ')' */
+static Node *parse_paren(Parser *p) {
+    const Token *open = next(p);
+    Span span = tok_span(p, open);
+    if (at(p, TK_RPAREN)) {
+        Node *t = new_node(p, ND_TUPLE, span_join(span, tok_span(p, next(p))));
+        t->paren = true;
+        return finish_expr(p, t);
+    }
+    if (at(p, TK_YIELD)) unsupported(p, here(p), "yield expressions are");
+    Node *first = parse_test_or_star(p);
+    if (at(p, TK_FOR) || at(p, TK_ASYNC))
+        unsupported(p, rest_of_brackets(p, span), "generator expressions are");
+    if (!at(p, TK_COMMA)) {
+        expect(p, TK_RPAREN, "to close '('");
+        return first;
+    }
+    Vec items = {0};
+    vec_push(p->arena, &items, first);
+    while (accept(p, TK_COMMA) && !at(p, TK_RPAREN)) vec_push(p->arena, &items, parse_test_or_star(p));
+    const Token *close = expect(p, TK_RPAREN, "to close the tuple");
+    Node *t = new_node(p, ND_TUPLE, span_join(span, tok_span(p, close)));
+    t->paren = true;
+    set_items(t, &items);
+    return finish_expr(p, t);
+}
+
+/* '[' [testlist_comp] ']' -- a list display; kernels may not build lists,
+ * but module constants (np.array([...])) and decorators may use them. */
+static Node *parse_list(Parser *p) {
+    Span open = tok_span(p, next(p));
+    Vec items = {0};
+    bool comp;
+    parse_display_items(p, TK_RBRACKET, &items, &comp);
+    if (comp) unsupported(p, rest_of_brackets(p, open), "list comprehensions are");
+    const Token *close = expect(p, TK_RBRACKET, "to close the list");
+    Node *l = new_node(p, ND_LIST, span_join(open, tok_span(p, close)));
+    if (p->func_depth > 0) unsupported(p, l->span, "list displays are");
+    set_items(l, &items);
+    return finish_expr(p, l);
+}
+
+/* '{' [dictorsetmaker] '}' -- always refused, named by what it is */
+PYKC_NORETURN static void parse_brace(Parser *p) {
+    Span open = here(p);
+    next(p);
+    if (at(p, TK_RBRACE)) unsupported(p, span_join(open, here(p)), "dict displays are");
+    const char *what = "set displays are";
+    if (accept(p, TK_DSTAR)) {
+        what = "dict displays are";
+    } else {
+        parse_test_or_star(p);
+        if (accept(p, TK_COLON)) {
+            parse_test(p);
+            what = at(p, TK_FOR) ? "dict comprehensions are" : "dict displays are";
+        } else if (at(p, TK_FOR)) {
+            what = "set comprehensions are";
+        }
+    }
+    unsupported(p, rest_of_brackets(p, open), what);
+}
+
+/* STRING+ : adjacent literals concatenate, as in Python */
+static Node *parse_strings(Parser *p) {
+    const Token *first = peek(p);
+    Span span = tok_span(p, first);
+    size_t len = 0;
+    int n = 0;
+    bool bytes = first->v.s.bytes;
+    for (int i = p->pos; i < p->count && (p->toks[i].kind == TK_STRING || p->toks[i].kind == TK_FSTRING); i++, n++) {
+        if (p->toks[i].kind == TK_FSTRING) unsupported(p, tok_span(p, &p->toks[i]), "f-strings are");
+        if (p->toks[i].v.s.bytes != bytes)
+            syntax_error(p, tok_span(p, &p->toks[i]), "cannot mix bytes and nonbytes literals");
+        len += p->toks[i].v.s.len;
+    }
+    char *data = arena_alloc(p->arena, len + 1);
+    size_t at_byte = 0;
+    for (int i = 0; i < n; i++) {
+        const Token *t = next(p);
+        memcpy(data + at_byte, t->v.s.data, t->v.s.len);
+        at_byte += t->v.s.len;
+        span = span_join(span, tok_span(p, t));
+    }
+    Node *s = new_node(p, ND_STR, span);
+    s->v.s.data = data;
+    s->v.s.len = len;
+    s->v.s.bytes = bytes;
+    return finish_expr(p, s);
+}
+
+static Node *parse_name(Parser *p) {
+    Span span;
+    const char *name = expect_name(p, "", &span);
+    Node *n = new_node(p, ND_NAME, span);
+    n->name = name;
+    return finish_expr(p, n);
+}
+
+/* atom: '(' ... ')' | '[' ... ']' | '{' ... '}' | NAME | NUMBER | STRING+
+ *     | '...' | 'None' | 'True' | 'False' */
+static Node *parse_atom(Parser *p) {
+    const Token *t = peek(p);
+    Span span = tok_span(p, t);
+    Node *n;
+    switch (t->kind) {
+    case TK_LPAREN: return parse_paren(p);
+    case TK_LBRACKET: return parse_list(p);
+    case TK_LBRACE: parse_brace(p);
+    case TK_NAME: return parse_name(p);
+    case TK_STRING: case TK_FSTRING: return parse_strings(p);
+    case TK_INT:
+        n = new_node(p, ND_INT, span);
+        n->v.i.value = t->v.i.value;
+        n->v.i.overflow = t->v.i.overflow;
+        break;
+    case TK_FLOAT: case TK_IMAG:
+        n = new_node(p, t->kind == TK_FLOAT ? ND_FLOAT : ND_IMAG, span);
+        n->v.f = t->v.f;
+        break;
+    case TK_TRUE: case TK_FALSE:
+        n = new_node(p, ND_BOOL, span);
+        n->v.b = t->kind == TK_TRUE;
+        break;
+    case TK_NONE: n = new_node(p, ND_NONE, span); break;
+    case TK_ELLIPSIS: n = new_node(p, ND_ELLIPSIS, span); break;
+    case TK_LAMBDA: unsupported(p, span, "lambda expressions are");
+    case TK_YIELD: unsupported(p, span, "yield expressions are");
+    case TK_AWAIT: unsupported(p, span, "await expressions are");
+    case TK_STAR: unsupported(p, span, "starred expressions are");
+    case TK_INDENT: syntax_error(p, span, "unexpected indent");
+    default:
+        syntax_error(p, at(p, TK_NEWLINE) || at(p, TK_EOF) ? after_prev(p) : span, "expected an expression, found %s",
+                     describe(p, t));
+    }
+    next(p);
+    return finish_expr(p, n);
+}
+
+/* argument: test [comp_for] | NAME '=' test | '*' test | '**' test */
+static void parse_argument(Parser *p, Vec *args, Vec *kwargs, Span open) {
+    if (at(p, TK_STAR)) unsupported(p, here(p), "argument unpacking (*args) is");
+    if (at(p, TK_DSTAR)) unsupported(p, here(p), "keyword argument unpacking (**kwargs) is");
+    if (at(p, TK_NAME) && peek_kind_at(p, 1) == TK_ASSIGN) {
+        Span name_span;
+        const char *name = expect_name(p, "", &name_span);
+        next(p);
+        Node *kw = new_node(p, ND_KEYWORD, name_span);
+        kw->name = name;
+        kw->rhs = parse_test(p);
+        kw->span = span_join(name_span, kw->rhs->span);
+        for (int i = 0; i < kwargs->len; i++)
+            if (strcmp(((Node *)kwargs->items[i])->name, name) == 0)
+                syntax_error(p, name_span, "keyword argument repeated: %s", name);
+        vec_push(p->arena, kwargs, finish_expr(p, kw));
+        return;
+    }
+    Node *arg = parse_test(p);
+    if (at(p, TK_FOR) || at(p, TK_ASYNC))
+        unsupported(p, rest_of_brackets(p, open), "generator expressions are");
+    if (kwargs->len > 0) syntax_error(p, arg->span, "positional argument follows keyword argument");
+    vec_push(p->arena, args, arg);
+}
+
+/* trailer: '(' [arglist] ')' */
+static Node *parse_call(Parser *p, Node *func) {
+    Span open = tok_span(p, next(p));
+    Node *call = new_node(p, ND_CALL, func->span);
+    Vec args = {0}, kwargs = {0};
+    while (!at(p, TK_RPAREN)) {
+        parse_argument(p, &args, &kwargs, open);
+        if (!accept(p, TK_COMMA)) break;
+    }
+    call->span = span_join(func->span, tok_span(p, expect(p, TK_RPAREN, "to close the call")));
+    call->func = func;
+    set_items(call, &args);
+    call->kwargs = (Node **)kwargs.items;
+    call->kwarg_len = kwargs.len;
+    return finish_expr(p, call);
+}
+
+/* subscript: test | [test] ':' [test] [':' [test]] */
+static Node *parse_subscript(Parser *p) {
+    if (at(p, TK_STAR)) unsupported(p, here(p), "starred expressions are");
+    Node *lower = NULL;
+    if (!at(p, TK_COLON)) {
+        lower = parse_test(p);
+        if (!at(p, TK_COLON)) return lower;
+    }
+    Span span = lower ? lower->span : here(p);
+    Node *s = new_node(p, ND_SLICE, span);
+    s->lower = lower;
+    span = span_join(span, tok_span(p, next(p)));
+    if (!at(p, TK_COLON) && !at(p, TK_COMMA) && !at(p, TK_RBRACKET)) {
+        s->upper = parse_test(p);
+        span = span_join(span, s->upper->span);
+    }
+    if (at(p, TK_COLON)) {
+        span = span_join(span, tok_span(p, next(p)));
+        if (!at(p, TK_COMMA) && !at(p, TK_RBRACKET)) {
+            s->step = parse_test(p);
+            span = span_join(span, s->step->span);
+        }
+    }
+    s->span = span;
+    return finish_expr(p, s);
+}
+
+/* trailer: '[' subscriptlist ']' ; several subscripts make a tuple index */
+static Node *parse_index(Parser *p, Node *value) {
+    next(p);
+    Node *first = parse_subscript(p);
+    Node *index = first;
+    if (at(p, TK_COMMA)) {
+        Vec items = {0};
+        vec_push(p->arena, &items, first);
+        Span span = first->span;
+        while (accept(p, TK_COMMA) && !at(p, TK_RBRACKET)) {
+            Node *more = parse_subscript(p);
+            vec_push(p->arena, &items, more);
+            span = span_join(span, more->span);
+        }
+        index = new_node(p, ND_TUPLE, span);
+        set_items(index, &items);
+        finish_expr(p, index);
+    }
+    const Token *close = expect(p, TK_RBRACKET, "to close the subscript");
+    Node *n = new_node(p, ND_SUBSCRIPT, span_join(value->span, tok_span(p, close)));
+    n->lhs = value;
+    n->rhs = index;
+    return finish_expr(p, n);
+}
+
+/* primary: atom trailer* ; trailer: call | subscript | '.' NAME */
+static Node *parse_primary(Parser *p) {
+    Node *n = parse_atom(p);
+    for (;;) {
+        if (at(p, TK_LPAREN)) {
+            n = parse_call(p, n);
+        } else if (at(p, TK_LBRACKET)) {
+            n = parse_index(p, n);
+        } else if (accept(p, TK_DOT)) {
+            Span name_span;
+            const char *name = expect_name(p, "after '.'", &name_span);
+            Node *attr = new_node(p, ND_ATTR, span_join(n->span, name_span));
+            attr->lhs = n;
+            attr->name = name;
+            n = finish_expr(p, attr);
+        } else {
+            return n;
+        }
+    }
+}
+
+/* power: primary ['**' factor] */
+static Node *parse_power(Parser *p) {
+    Node *base = parse_primary(p);
+    if (!accept(p, TK_DSTAR)) return base;
+    Node *exp = parse_factor(p);
+    Node *n = new_node(p, ND_BINOP, span_join(base->span, exp->span));
+    n->op = OP_POW;
+    n->lhs = base;
+    n->rhs = exp;
+    return finish_expr(p, n);
+}
+
+/* factor: ('+' | '-' | '~') factor | power */
+static Node *parse_factor(Parser *p) {
+    Op op = at(p, TK_PLUS) ? OP_POS : at(p, TK_MINUS) ? OP_NEG : at(p, TK_TILDE) ? OP_INVERT : OP_NONE_;
+    if (op == OP_NONE_) return parse_power(p);
+    Span span = tok_span(p, next(p));
+    enter(p);
+    Node *operand = parse_factor(p);
+    leave(p);
+    Node *n = new_node(p, ND_UNARY, span_join(span, operand->span));
+    n->op = op;
+    n->rhs = operand;
+    return finish_expr(p, n);
+}
+
+/* Binary operators by priority, lowest first, as Lua's parser keeps them:
+ * expr: xor_expr ('|' xor_expr)* ... term: factor (('*'|'/'|'//'|'%'|'@') factor)* */
+static const struct { TokenKind tok; Op op; int prec; } binary_ops[] = {
+    {TK_PIPE, OP_BITOR, 1},   {TK_CARET, OP_BITXOR, 2}, {TK_AMP, OP_BITAND, 3},
+    {TK_SHL, OP_LSHIFT, 4},   {TK_SHR, OP_RSHIFT, 4},   {TK_PLUS, OP_ADD, 5},
+    {TK_MINUS, OP_SUB, 5},    {TK_STAR, OP_MUL, 6},     {TK_SLASH, OP_DIV, 6},
+    {TK_DSLASH, OP_FLOORDIV, 6}, {TK_PERCENT, OP_MOD, 6}, {TK_AT, OP_MATMUL, 6},
+};
+
+static int binary_op_at(const Parser *p, Op *op) {
+    for (size_t i = 0; i < sizeof binary_ops / sizeof binary_ops[0]; i++)
+        if (at(p, binary_ops[i].tok)) {
+            *op = binary_ops[i].op;
+            return binary_ops[i].prec;
+        }
+    return 0;
+}
+
+static Node *parse_binary(Parser *p, int min_prec) {
+    Node *lhs = parse_factor(p);
+    Op op;
+    int prec;
+    while ((prec = binary_op_at(p, &op)) >= min_prec && prec > 0) {
+        next(p);
+        Node *rhs = prec < 6 ? parse_binary(p, prec + 1) : parse_factor(p);
+        Node *n = new_node(p, ND_BINOP, span_join(lhs->span, rhs->span));
+        n->op = op;
+        n->lhs = lhs;
+        n->rhs = rhs;
+        lhs = finish_expr(p, n);
+    }
+    return lhs;
+}
+
+static Node *parse_expr(Parser *p) { return parse_binary(p, 1); }
+
+/* comp_op: '<' | '>' | '==' | '>=' | '<=' | '!=' | 'in' | 'not' 'in' | 'is' ['not'] */
+static Op comparison_op(Parser *p) {
+    switch (peek_kind(p)) {
+    case TK_LT: next(p); return OP_LT;
+    case TK_GT: next(p); return OP_GT;
+    case TK_EQEQ: next(p); return OP_EQ;
+    case TK_GE: next(p); return OP_GE;
+    case TK_LE: next(p); return OP_LE;
+    case TK_NE: next(p); return OP_NE;
+    case TK_IN: next(p); return OP_IN;
+    case TK_IS: next(p); return accept(p, TK_NOT) ? OP_ISNOT : OP_IS;
+    case TK_NOT:
+        if (peek_kind_at(p, 1) != TK_IN) return OP_NONE_;
+        next(p);
+        next(p);
+        return OP_NOTIN;
+    default: return OP_NONE_;
+    }
+}
+
+/* comparison: expr (comp_op expr)* ; a chain is one Compare node */
+static Node *parse_comparison(Parser *p) {
+    Node *first = parse_expr(p);
+    Op op = comparison_op(p);
+    if (op == OP_NONE_) return first;
+    Vec operands = {0};
+    int nops = 0, cap = 4;
+    Op *ops = ARENA_ARRAY(p->arena, Op, cap);
+    vec_push(p->arena, &operands, first);
+    Span span = first->span;
+    do {
+        if (nops == cap) {
+            Op *grown = ARENA_ARRAY(p->arena, Op, cap * 2);
+            memcpy(grown, ops, sizeof(Op) * (size_t)cap);
+            ops = grown;
+            cap *= 2;
+        }
+        ops[nops++] = op;
+        Node *rhs = parse_expr(p);
+        vec_push(p->arena, &operands, rhs);
+        span = span_join(span, rhs->span);
+    } while ((op = comparison_op(p)) != OP_NONE_);
+    Node *n = new_node(p, ND_COMPARE, span);
+    n->ops = ops;
+    set_items(n, &operands);
+    return finish_expr(p, n);
+}
+
+/* not_test: 'not' not_test | comparison */
+static Node *parse_not_test(Parser *p) {
+    if (!at(p, TK_NOT)) return parse_comparison(p);
+    Span span = tok_span(p, next(p));
+    enter(p);
+    Node *operand = parse_not_test(p);
+    leave(p);
+    Node *n = new_node(p, ND_UNARY, span_join(span, operand->span));
+    n->op = OP_NOT;
+    n->rhs = operand;
+    return finish_expr(p, n);
+}
+
+/* and_test: not_test ('and' not_test)* ; or_test: and_test ('or' and_test)* */
+static Node *parse_boolop(Parser *p, Op op) {
+    TokenKind tok = op == OP_OR ? TK_OR : TK_AND;
+    Node *first = op == OP_OR ? parse_boolop(p, OP_AND) : parse_not_test(p);
+    if (!at(p, tok)) return first;
+    Vec operands = {0};
+    vec_push(p->arena, &operands, first);
+    Span span = first->span;
+    while (accept(p, tok)) {
+        Node *more = op == OP_OR ? parse_boolop(p, OP_AND) : parse_not_test(p);
+        vec_push(p->arena, &operands, more);
+        span = span_join(span, more->span);
+    }
+    Node *n = new_node(p, ND_BOOLOP, span);
+    n->op = op;
+    set_items(n, &operands);
+    return finish_expr(p, n);
+}
+
+/* test: or_test ['if' or_test 'else' test] | lambdef */
+static Node *parse_test(Parser *p) {
+    if (at(p, TK_LAMBDA)) unsupported(p, here(p), "lambda expressions are");
+    enter(p);
+    Node *n = parse_boolop(p, OP_OR);
+    if (at(p, TK_IF)) {
+        next(p);
+        Node *cond = parse_boolop(p, OP_OR);
+        if (!at(p, TK_ELSE))
+            syntax_error(p, at(p, TK_NEWLINE) ? after_prev(p) : here(p),
+                         "expected 'else' after 'if' expression, found %s", describe(p, peek(p)));
+        next(p);
+        Node *els = parse_test(p);
+        Node *ifexp = new_node(p, ND_IFEXP, span_join(n->span, els->span));
+        ifexp->cond = cond;
+        ifexp->then = n;
+        ifexp->els = els;
+        n = finish_expr(p, ifexp);
+    }
+    if (at(p, TK_WALRUS)) unsupported(p, here(p), "assignment expressions (:=) are");
+    leave(p);
+    return n;
+}
+
+/* testlist: test (',' test)* [','] ; several make a Tuple without parens */
+static Node *parse_testlist(Parser *p) {
+    Node *first = parse_test_or_star(p);
+    if (!at(p, TK_COMMA)) return first;
+    Vec items = {0};
+    vec_push(p->arena, &items, first);
+    Span span = first->span;
+    while (accept(p, TK_COMMA)) {
+        if (at(p, TK_NEWLINE) || at(p, TK_ASSIGN) || at(p, TK_SEMI) || at(p, TK_COLON) || at(p, TK_EOF) ||
+            at(p, TK_RPAREN) || at(p, TK_IN) || (peek_kind(p) >= TK_PLUSEQ && peek_kind(p) <= TK_ATEQ))
+            break;
+        Node *more = parse_test_or_star(p);
+        vec_push(p->arena, &items, more);
+        span = span_join(span, more->span);
+    }
+    Node *t = new_node(p, ND_TUPLE, span);
+    set_items(t, &items);
+    return finish_expr(p, t);
+}
+
+/* exprlist: expr (',' expr)* [','] -- for-loop targets, which stop at 'in' */
+static Node *parse_exprlist(Parser *p) {
+    if (at(p, TK_STAR)) unsupported(p, here(p), "starred expressions are");
+    Node *first = parse_expr(p);
+    if (!at(p, TK_COMMA)) return first;
+    Vec items = {0};
+    vec_push(p->arena, &items, first);
+    Span span = first->span;
+    while (accept(p, TK_COMMA) && !at(p, TK_IN)) {
+        Node *more = parse_expr(p);
+        vec_push(p->arena, &items, more);
+        span = span_join(span, more->span);
+    }
+    Node *t = new_node(p, ND_TUPLE, span);
+    set_items(t, &items);
+    return finish_expr(p, t);
+}
+
+/* ---- statements ------------------------------------------------------------- */
+
+static void parse_statement(Parser *p, Vec *out);
+static void parse_block_into(Parser *p, Vec *out);
+
+static const char *target_problem(const Node *t) {
+    switch (t->kind) {
+    case ND_NAME: case ND_ATTR: case ND_SUBSCRIPT: return NULL;
+    case ND_TUPLE: case ND_LIST:
+        for (int i = 0; i < t->item_len; i++) {
+            const char *why = target_problem(t->items[i]);
+            if (why) return why;
+        }
+        return t->item_len == 0 && t->kind == ND_TUPLE ? "cannot assign to ()" : NULL;
+    case ND_CALL: return "cannot assign to a function call";
+    case ND_INT: case ND_FLOAT: case ND_IMAG: case ND_STR: case ND_BOOL: case ND_NONE: case ND_ELLIPSIS:
+        return "cannot assign to a literal";
+    case ND_COMPARE: return "cannot assign to a comparison";
+    case ND_IFEXP: return "cannot assign to a conditional expression";
+    default: return "cannot assign to an expression";
+    }
+}
+
+static const Node *bad_target(const Node *t) {
+    if (t->kind == ND_TUPLE || t->kind == ND_LIST) {
+        for (int i = 0; i < t->item_len; i++) {
+            const Node *bad = bad_target(t->items[i]);
+            if (bad) return bad;
+        }
+        return t->item_len == 0 && t->kind == ND_TUPLE ? t : NULL;
+    }
+    return target_problem(t) ? t : NULL;
+}
+
+static void check_target(Parser *p, const Node *t) {
+    const Node *bad = bad_target(t);
+    if (bad) syntax_error(p, bad->span, "%s", target_problem(bad));
+}
+
+static Op augassign_op(TokenKind k) {
+    switch (k) {
+    case TK_PLUSEQ: return OP_ADD;
+    case TK_MINUSEQ: return OP_SUB;
+    case TK_STAREQ: return OP_MUL;
+    case TK_SLASHEQ: return OP_DIV;
+    case TK_DSLASHEQ: return OP_FLOORDIV;
+    case TK_PERCENTEQ: return OP_MOD;
+    case TK_DSTAREQ: return OP_POW;
+    case TK_AMPEQ: return OP_BITAND;
+    case TK_PIPEEQ: return OP_BITOR;
+    case TK_CARETEQ: return OP_BITXOR;
+    case TK_SHLEQ: return OP_LSHIFT;
+    case TK_SHREQ: return OP_RSHIFT;
+    case TK_ATEQ: return OP_MATMUL;
+    default: return OP_NONE_;
+    }
+}
+
+/* expr_stmt: testlist (annassign | augassign testlist | ('=' testlist)*)
+ * annassign: ':' test ['=' testlist] */
+static Node *parse_expr_stmt(Parser *p) {
+    Node *first = parse_testlist(p);
+    if (at(p, TK_COLON)) {
+        next(p);
+        if (first->kind != ND_NAME && first->kind != ND_ATTR && first->kind != ND_SUBSCRIPT)
+            syntax_error(p, first->span, "only a single target (not %s) can be annotated",
+                         first->kind == ND_TUPLE ? "a tuple" : "an expression");
+        Node *n = new_node(p, ND_ANNASSIGN, first->span);
+        n->lhs = first;
+        n->annotation = parse_test(p);
+        n->span = span_join(n->span, n->annotation->span);
+        if (accept(p, TK_ASSIGN)) {
+            if (at(p, TK_YIELD)) unsupported(p, here(p), "yield expressions are");
+            n->rhs = parse_testlist(p);
+            n->span = span_join(n->span, n->rhs->span);
+        }
+        return n;
+    }
+    Op aug = augassign_op(peek_kind(p));
+    if (aug != OP_NONE_) {
+        next(p);
+        if (first->kind != ND_NAME && first->kind != ND_ATTR && first->kind != ND_SUBSCRIPT)
+            syntax_error(p, first->span, "illegal target for augmented assignment");
+        if (at(p, TK_YIELD)) unsupported(p, here(p), "yield expressions are");
+        Node *n = new_node(p, ND_AUGASSIGN, first->span);
+        n->op = aug;
+        n->lhs = first;
+        n->rhs = parse_testlist(p);
+        n->span = span_join(n->span, n->rhs->span);
+        return n;
+    }
+    if (!at(p, TK_ASSIGN)) {
+        Node *n = new_node(p, ND_EXPR_STMT, first->span);
+        n->rhs = first;
+        return n;
+    }
+    Vec targets = {0};
+    Node *value = first;
+    while (accept(p, TK_ASSIGN)) {
+        check_target(p, value);
+        vec_push(p->arena, &targets, value);
+        if (at(p, TK_YIELD)) unsupported(p, here(p), "yield expressions are");
+        value = parse_testlist(p);
+    }
+    Node *n = new_node(p, ND_ASSIGN, span_join(first->span, value->span));
+    set_items(n, &targets);
+    n->rhs = value;
+    return n;
+}
+
+/* dotted_name: NAME ('.' NAME)* */
+static const char *parse_dotted_name(Parser *p, Span *span) {
+    Span s;
+    const char *name = expect_name(p, "in import", &s);
+    while (accept(p, TK_DOT)) {
+        Span more;
+        const char *part = expect_name(p, "after '.'", &more);
+        name = arena_printf(p->arena, "%s.%s", name, part);
+        s = span_join(s, more);
+    }
+    *span = s;
+    return name;
+}
+
+static Node *parse_alias(Parser *p, bool dotted) {
+    Span span;
+    const char *name = dotted ? parse_dotted_name(p, &span) : expect_name(p, "in import", &span);
+    Node *a = new_node(p, ND_ALIAS, span);
+    a->name = name;
+    if (accept(p, TK_AS)) {
+        Span as_span;
+        a->asname = expect_name(p, "after 'as'", &as_span);
+        a->span = span_join(span, as_span);
+    }
+    return a;
+}
+
+static void check_import_place(Parser *p, Span where) {
+    if (p->func_depth > 0) syntax_error(p, where, "import statements are only supported at module level");
+}
+
+/* import_name: 'import' dotted_as_name (',' dotted_as_name)* */
+static Node *parse_import(Parser *p) {
+    Span span = here(p);
+    check_import_place(p, span);
+    next(p);
+    Vec names = {0};
+    do vec_push(p->arena, &names, parse_alias(p, true));
+    while (accept(p, TK_COMMA));
+    Node *n = new_node(p, ND_IMPORT, span_join(span, ((Node *)names.items[names.len - 1])->span));
+    set_items(n, &names);
+    return n;
+}
+
+/* import_from: 'from' ('.'* dotted_name | '.'+) 'import'
+ *              ('*' | '(' import_as_names ')' | import_as_names) */
+static Node *parse_import_from(Parser *p) {
+    Span span = here(p);
+    check_import_place(p, span);
+    next(p);
+    Node *n = new_node(p, ND_IMPORT_FROM, span);
+    for (;;) {
+        if (accept(p, TK_DOT)) n->level++;
+        else if (accept(p, TK_ELLIPSIS)) n->level += 3;
+        else break;
+    }
+    if (n->level == 0 || at(p, TK_NAME)) {
+        Span name_span;
+        n->name = parse_dotted_name(p, &name_span);
+    }
+    expect(p, TK_IMPORT, "in 'from' import");
+    if (at(p, TK_STAR)) {
+        n->star = true;
+        n->span = span_join(span, tok_span(p, next(p)));
+        return n;
+    }
+    bool paren = accept(p, TK_LPAREN);
+    Vec names = {0};
+    do {
+        if (paren && at(p, TK_RPAREN)) break;
+        vec_push(p->arena, &names, parse_alias(p, false));
+    } while (accept(p, TK_COMMA));
+    if (paren) n->span = span_join(span, tok_span(p, expect(p, TK_RPAREN, "to close the import list")));
+    else if (names.len == 0) syntax_error(p, here(p), "expected a name to import");
+    else n->span = span_join(span, ((Node *)names.items[names.len - 1])->span);
+    if (names.len == 0) syntax_error(p, n->span, "expected a name to import");
+    set_items(n, &names);
+    return n;
+}
+
+static Node *parse_keyword_stmt(Parser *p, NodeKind kind) {
+    return new_node(p, kind, tok_span(p, next(p)));
+}
+
+/* return_stmt: 'return' [testlist] */
+static Node *parse_return(Parser *p) {
+    Node *n = parse_keyword_stmt(p, ND_RETURN);
+    if (p->func_depth == 0) syntax_error(p, n->span, "'return' outside function");
+    if (!at(p, TK_NEWLINE) && !at(p, TK_SEMI)) {
+        Vec value = {0};
+        vec_push(p->arena, &value, parse_testlist(p));
+        set_items(n, &value);
+        n->span = span_join(n->span, n->items[0]->span);
+    }
+    return n;
+}
+
+/* assert_stmt: 'assert' test [',' test] */
+static Node *parse_assert(Parser *p) {
+    Node *n = parse_keyword_stmt(p, ND_ASSERT);
+    n->cond = parse_test(p);
+    n->span = span_join(n->span, n->cond->span);
+    if (accept(p, TK_COMMA)) {
+        n->then = parse_test(p);
+        n->span = span_join(n->span, n->then->span);
+    }
+    return n;
+}
+
+/* raise_stmt: 'raise' [test ['from' test]] */
+static Node *parse_raise(Parser *p) {
+    Node *n = parse_keyword_stmt(p, ND_RAISE);
+    if (!at(p, TK_NEWLINE) && !at(p, TK_SEMI)) {
+        n->rhs = parse_test(p);
+        n->span = span_join(n->span, n->rhs->span);
+        if (at(p, TK_FROM)) unsupported(p, here(p), "'raise ... from' is");
+    }
+    return n;
+}
+
+/* small_stmt: expr_stmt | pass | break | continue | return | raise | assert
+ *           | import_name | import_from   (del, global, nonlocal: refused) */
+static Node *parse_small_stmt(Parser *p) {
+    Span span = here(p);
+    switch (peek_kind(p)) {
+    case TK_PASS: return parse_keyword_stmt(p, ND_PASS);
+    case TK_BREAK:
+        if (p->loop_depth == 0) syntax_error(p, span, "'break' outside loop");
+        return parse_keyword_stmt(p, ND_BREAK);
+    case TK_CONTINUE:
+        if (p->loop_depth == 0) syntax_error(p, span, "'continue' not properly in loop");
+        return parse_keyword_stmt(p, ND_CONTINUE);
+    case TK_RETURN: return parse_return(p);
+    case TK_RAISE: return parse_raise(p);
+    case TK_ASSERT: return parse_assert(p);
+    case TK_IMPORT: return parse_import(p);
+    case TK_FROM: return parse_import_from(p);
+    case TK_DEL: unsupported(p, span, "del statements are");
+    case TK_GLOBAL: unsupported(p, span, "global statements are");
+    case TK_NONLOCAL: unsupported(p, span, "nonlocal statements are");
+    case TK_YIELD: unsupported(p, span, "yield expressions are");
+    default: return parse_expr_stmt(p);
+    }
+}
+
+/* simple_stmts: small_stmt (';' small_stmt)* [';'] NEWLINE */
+static void parse_simple_stmts(Parser *p, Vec *out) {
+    for (;;) {
+        vec_push(p->arena, out, parse_small_stmt(p));
+        if (!accept(p, TK_SEMI) || at(p, TK_NEWLINE)) break;
+    }
+    if (!at(p, TK_NEWLINE) && !at(p, TK_EOF))
+        syntax_error(p, here(p), "expected end of statement, found %s", describe(p, peek(p)));
+    accept(p, TK_NEWLINE);
+}
+
+/* suite: simple_stmts | NEWLINE INDENT stmt+ DEDENT */
+static void parse_suite(Parser *p, Vec *out, const char *owner, int owner_line) {
+    expect(p, TK_COLON, arena_printf(p->arena, "after %s", owner));
+    if (!accept(p, TK_NEWLINE)) {
+        parse_simple_stmts(p, out);
+        return;
+    }
+    if (!at(p, TK_INDENT))
+        syntax_error(p, here(p), "expected an indented block after %s on line %d", owner, owner_line);
+    parse_block_into(p, out);
+}
+
+static Node **finish_list(Vec *v, int *len) {
+    *len = v->len;
+    return (Node **)v->items;
+}
+
+/* A compound statement's range runs to the end of its last clause. */
+static void extend_to_last(Node *n, Node **list, int len) {
+    if (len > 0) n->span = span_join(n->span, list[len - 1]->span);
+}
+
+static int line_of_token(const Token *t) { return t->line; }
+
+/* if_stmt: 'if' test ':' suite ('elif' test ':' suite)* ['else' ':' suite]
+ * An elif is an If nested in orelse, as in Python's own tree. */
+static Node *parse_if(Parser *p) {
+    const Token *kw = next(p);
+    Node *n = new_node(p, ND_IF, tok_span(p, kw));
+    n->cond = parse_test(p);
+    Vec body = {0}, orelse = {0};
+    parse_suite(p, &body, kw->kind == TK_IF ? "'if' statement" : "'elif' statement", line_of_token(kw));
+    n->body = finish_list(&body, &n->body_len);
+    if (at(p, TK_ELIF)) {
+        vec_push(p->arena, &orelse, parse_if(p));
+    } else if (at(p, TK_ELSE)) {
+        const Token *e = next(p);
+        parse_suite(p, &orelse, "'else' clause", line_of_token(e));
+    }
+    n->orelse = finish_list(&orelse, &n->orelse_len);
+    extend_to_last(n, n->body, n->body_len);
+    extend_to_last(n, n->orelse, n->orelse_len);
+    return n;
+}
+
+static void parse_loop_else(Parser *p, Node *n) {
+    Vec orelse = {0};
+    if (at(p, TK_ELSE)) {
+        const Token *e = next(p);
+        parse_suite(p, &orelse, "'else' clause", line_of_token(e));
+    }
+    n->orelse = finish_list(&orelse, &n->orelse_len);
+    extend_to_last(n, n->body, n->body_len);
+    extend_to_last(n, n->orelse, n->orelse_len);
+}
+
+/* while_stmt: 'while' test ':' suite ['else' ':' suite] */
+static Node *parse_while(Parser *p) {
+    const Token *kw = next(p);
+    Node *n = new_node(p, ND_WHILE, tok_span(p, kw));
+    n->cond = parse_test(p);
+    Vec body = {0};
+    p->loop_depth++;
+    parse_suite(p, &body, "'while' statement", line_of_token(kw));
+    p->loop_depth--;
+    n->body = finish_list(&body, &n->body_len);
+    parse_loop_else(p, n);
+    return n;
+}
+
+/* for_stmt: 'for' exprlist 'in' testlist ':' suite ['else' ':' suite] */
+static Node *parse_for(Parser *p) {
+    const Token *kw = next(p);
+    Node *n = new_node(p, ND_FOR, tok_span(p, kw));
+    n->cond = parse_exprlist(p);
+    check_target(p, n->cond);
+    expect(p, TK_IN, "after the 'for' target");
+    n->iter = parse_testlist(p);
+    Vec body = {0};
+    p->loop_depth++;
+    parse_suite(p, &body, "'for' statement", line_of_token(kw));
+    p->loop_depth--;
+    n->body = finish_list(&body, &n->body_len);
+    parse_loop_else(p, n);
+    return n;
+}
+
+/* param: NAME [':' test] ['=' test] ; '*', '**' and '/' are refused */
+static Node *parse_param(Parser *p) {
+    Span span = here(p);
+    if (at(p, TK_STAR))
+        unsupported(p, peek_kind_at(p, 1) == TK_NAME ? span_join(span, tok_span(p, &p->toks[p->pos + 1])) : span,
+                    peek_kind_at(p, 1) == TK_NAME ? "variadic parameters (*args) are" : "keyword-only parameters are");
+    if (at(p, TK_DSTAR)) unsupported(p, span, "variadic keyword parameters (**kwargs) are");
+    if (at(p, TK_SLASH)) unsupported(p, span, "positional-only parameters are");
+    Node *n = new_node(p, ND_PARAM, span);
+    n->name = expect_name(p, "for a parameter", &n->span);
+    if (accept(p, TK_COLON)) {
+        n->annotation = parse_test(p);
+        n->span = span_join(n->span, n->annotation->span);
+    }
+    if (accept(p, TK_ASSIGN)) {
+        n->rhs = parse_test(p);
+        n->span = span_join(n->span, n->rhs->span);
+    }
+    return n;
+}
+
+/* funcdef: 'def' NAME '(' [param (',' param)* [',']] ')' ['->' test] ':' suite */
+static Node *parse_funcdef(Parser *p, Vec *decorators) {
+    const Token *kw = next(p);
+    if (p->func_depth > 0) unsupported(p, tok_span(p, kw), "nested functions are");
+    Node *n = new_node(p, ND_FUNCDEF, tok_span(p, kw)); /* at 'def', as Python places it */
+    Span name_span;
+    n->name = expect_name(p, "after 'def'", &name_span);
+    n->span = span_join(n->span, name_span);
+    expect(p, TK_LPAREN, "after the function name");
+    Vec params = {0};
+    while (!at(p, TK_RPAREN)) {
+        Node *param = parse_param(p);
+        for (int i = 0; i < params.len; i++)
+            if (strcmp(((Node *)params.items[i])->name, param->name) == 0)
+                syntax_error(p, param->span, "duplicate parameter '%s' in function definition", param->name);
+        vec_push(p->arena, &params, param);
+        if (!accept(p, TK_COMMA)) break;
+    }
+    expect(p, TK_RPAREN, "to close the parameter list");
+    if (accept(p, TK_ARROW)) n->annotation = parse_test(p);
+    set_items(n, &params);
+    n->decorators = finish_list(decorators, &n->decorator_len);
+    Vec body = {0};
+    int saved_loops = p->loop_depth;
+    p->loop_depth = 0;
+    p->func_depth++;
+    parse_suite(p, &body, "function definition", line_of_token(kw));
+    p->func_depth--;
+    p->loop_depth = saved_loops;
+    n->body = finish_list(&body, &n->body_len);
+    extend_to_last(n, n->body, n->body_len);
+    return n;
+}
+
+/* decorated: ('@' test NEWLINE)+ funcdef */
+static Node *parse_decorated(Parser *p) {
+    Vec decorators = {0};
+    while (accept(p, TK_AT)) {
+        vec_push(p->arena, &decorators, parse_test(p));
+        if (!at(p, TK_NEWLINE)) syntax_error(p, here(p), "expected end of line after decorator, found %s", describe(p, peek(p)));
+        next(p);
+    }
+    if (at(p, TK_CLASS)) unsupported(p, here(p), "class definitions are");
+    if (at(p, TK_ASYNC)) unsupported(p, here(p), "async functions are");
+    if (!at(p, TK_DEF)) syntax_error(p, here(p), "expected a function definition after decorators, found %s", describe(p, peek(p)));
+    return parse_funcdef(p, &decorators);
+}
+
+/* compound_stmt: if_stmt | while_stmt | for_stmt | funcdef | decorated
+ *              (class, try, with, async: refused) */
+static void parse_statement(Parser *p, Vec *out) {
+    Span span = here(p);
+    Vec none = {0};
+    switch (peek_kind(p)) {
+    case TK_IF: vec_push(p->arena, out, parse_if(p)); return;
+    case TK_WHILE: vec_push(p->arena, out, parse_while(p)); return;
+    case TK_FOR: vec_push(p->arena, out, parse_for(p)); return;
+    case TK_DEF: vec_push(p->arena, out, parse_funcdef(p, &none)); return;
+    case TK_AT: vec_push(p->arena, out, parse_decorated(p)); return;
+    case TK_CLASS: unsupported(p, span, "class definitions are");
+    case TK_TRY: unsupported(p, span, "try statements are");
+    case TK_WITH: unsupported(p, span, "with statements are");
+    case TK_ASYNC: unsupported(p, span, peek_kind_at(p, 1) == TK_DEF ? "async functions are" : "async statements are");
+    case TK_ELIF: case TK_ELSE: case TK_EXCEPT: case TK_FINALLY:
+        syntax_error(p, span, "'%s' without a matching statement", token_kind_name(peek_kind(p)));
+    case TK_INDENT: syntax_error(p, span, "unexpected indent");
+    default: parse_simple_stmts(p, out);
+    }
+}
+
+/* After an error: skips the rest of the logical line, then an indented
+ * block that belonged to it and the clauses that continue it (elif, else,
+ * except, finally), parsing the blocks for their own errors. */
+static void synchronize(Parser *p) {
+    for (;;) {
+        while (!at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_INDENT) && !at(p, TK_DEDENT)) next(p);
+        accept(p, TK_NEWLINE);
+        if (at(p, TK_INDENT)) {
+            Vec discarded = {0};
+            parse_block_into(p, &discarded);
+        }
+        TokenKind k = peek_kind(p);
+        if (k != TK_ELIF && k != TK_ELSE && k != TK_EXCEPT && k != TK_FINALLY) return;
+        next(p);
+    }
+}
+
+static void parse_statement_recovering(Parser *p, Vec *out) {
+    jmp_buf here_buf;
+    jmp_buf *outer = p->recover;
+    int depth = p->depth, loops = p->loop_depth, funcs = p->func_depth;
+    p->recover = &here_buf;
+    if (setjmp(here_buf) == 0) {
+        parse_statement(p, out);
+    } else {
+        p->depth = depth;
+        p->loop_depth = loops;
+        p->func_depth = funcs;
+        synchronize(p);
+    }
+    p->recover = outer;
+}
+
+/* block: INDENT stmt+ DEDENT */
+static void parse_block_into(Parser *p, Vec *out) {
+    next(p); /* INDENT */
+    while (!at(p, TK_DEDENT) && !at(p, TK_EOF) && !p->diag->stop) {
+        if (accept(p, TK_NEWLINE)) continue;
+        parse_statement_recovering(p, out);
+    }
+    accept(p, TK_DEDENT);
+}
+
+/* file_input: (NEWLINE | stmt)* ENDMARKER */
+Node *parse_module(Arena *a, Diag *d, int file, const TokenArray *toks) {
+    Parser p = {.arena = a, .diag = d, .file = file, .toks = toks->tokens, .count = toks->count};
+    const SourceFile *f = diag_file(d, file);
+    Node *m = node_new(a, ND_MODULE, (Span){file, 0, (uint32_t)f->size});
+    Vec body = {0};
+    while (!at(&p, TK_EOF) && !d->stop) {
+        if (accept(&p, TK_NEWLINE)) continue;
+        if (at(&p, TK_DEDENT)) { /* only after a lexical indentation error */
+            next(&p);
+            continue;
+        }
+        parse_statement_recovering(&p, &body);
+    }
+    m->body = finish_list(&body, &m->body_len);
+    return m;
+}

@@ -1,0 +1,20 @@
+# lit configuration for pykc's compile tests. Inputs are .pyk files whose
+# RUN and CHECK lines are Python comments, so every input stays valid Numba
+# source.
+import os
+import lit.formats
+
+config.name = "pykc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".pyk"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+pykc = lit_config.params.get("pykc")
+bindir = lit_config.params.get("llvm_bindir")
+if not pykc or not bindir:
+    lit_config.fatal("run through `make test-lit`: pykc and llvm_bindir are lit parameters")
+config.substitutions.append(("%pykc", pykc))
+# FileCheck, not and count come from the LLVM that the build uses.
+config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
+config.environment["LC_ALL"] = "C"

@@ -1,0 +1,19 @@
+# The test suites that run without a GPU. Each suite target records its
+# counts under $(RESULTS) for tests/summarize.sh.
+RESULTS ?= $(BUILD)/results
+TEST_SUITES += test-unit test-lit
+
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BIN := $(BUILD)/tests/unit
+
+$(UNIT_BIN): $(UNIT_SRCS) $(filter-out $(BUILD)/obj/main.o,$(COMPILER_OBJS)) tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -Isrc $(LDFLAGS_BASE) $(UNIT_SRCS) $(filter-out $(BUILD)/obj/main.o,$(COMPILER_OBJS)) -o $@ $(COMPILER_LIBS)
+
+## test-unit: the C unit tests
+test-unit: $(UNIT_BIN)
+	@$(UNIT_BIN) $(RESULTS)
+
+## test-lit: the compile tests (lit + FileCheck) under tests/lit
+test-lit: $(PYKC)
+	@sh tests/run-lit.sh $(RESULTS) $(LIT) $(abspath $(PYKC)) $(LLVM_BINDIR) tests/lit

@@ -1,0 +1,26 @@
+/* test_arena.c - the arena hands out zeroed, aligned memory and grows. */
+#include "pykc.h"
+#include "unit.h"
+
+#include <stdint.h>
+
+void test_arena(void) {
+    Arena a = {0};
+    unsigned char *p = arena_alloc(&a, 10);
+    ASSERT(p != NULL);
+    ASSERT(((uintptr_t)p & 15) == 0);
+    int zeros = 0;
+    for (int i = 0; i < 10; i++) zeros += p[i] == 0;
+    ASSERT(zeros == 10);
+    char *big = arena_alloc(&a, 1 << 20);
+    ASSERT(big != NULL && big[(1 << 20) - 1] == 0);
+    ASSERT_STR("abc", arena_strndup(&a, "abcdef", 3));
+    ASSERT_STR("x=42", arena_printf(&a, "x=%d", 42));
+    Vec v = {0};
+    int items[100];
+    for (int i = 0; i < 100; i++) vec_push(&a, &v, &items[i]);
+    ASSERT(v.len == 100 && v.items[99] == &items[99] && v.items[0] == &items[0]);
+    ASSERT(a.used_bytes >= (1 << 20));
+    arena_release(&a);
+    ASSERT(a.blocks == NULL && a.used_bytes == 0);
+}

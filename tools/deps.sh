@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs the Debian packages that building and testing pykc need, and
+# nothing when they are all present. Without root it prints the command.
+set -eu
+pkgs="llvm-19-dev llvm-19-tools libyaml-dev clang-14 libclang-rt-14-dev make python3"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+    echo "deps: all present ($pkgs)"
+    exit 0
+fi
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: missing:$missing"
+    echo "deps: run as root: apt-get update && $cmd"
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing
