@@ -46,6 +46,7 @@ $(BUILD)/obj $(BUILD)/results:
 
 include tests/tests.mk
 -include runtime/runtime.mk
+-include tests/fuzz/fuzz.mk
 
 ## deps: install the Debian packages the build and the tests need
 deps:
