@@ -27,7 +27,7 @@ CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 LDFLAGS_BASE += -fsanitize=address,undefined
 endif
 
-FRONTEND_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c
+FRONTEND_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c
 COMPILER_SRCS := $(FRONTEND_SRCS) src/main.c
 COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc

@@ -206,7 +206,10 @@ static int compile(const Options *o) {
     Arena arena = {0};
     TokenArray toks = lex_file(&arena, &diag, file);
     Node *module = parse_module(&arena, &diag, file, &toks);
+    Unit unit = {.arena = &arena, .diag = &diag, .opts = o, .module = module};
     if (o->dump_ast && diag.error_count == 0) ast_dump(stdout, &diag, module);
+    if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);
+    if (o->dump_types && diag.error_count == 0) sema_dump_types(stdout, &unit);
     int status = diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
     arena_release(&arena);
     diag_free(&diag);

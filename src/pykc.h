@@ -43,6 +43,8 @@ char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_printf(Arena *a, const char *fmt, ...) PYKC_PRINTF(2, 3);
 void arena_release(Arena *a);
+/* Hands p, from malloc, to the arena, which frees it on release. */
+void arena_adopt(Arena *a, void *p);
 /* Test hook: the Nth allocation from now on fails (0 disables). A failed
  * allocation is an internal error: pykc reports it and exits. */
 void arena_fail_after(long n);
@@ -89,15 +91,44 @@ typedef struct Diag {
     bool dropped;           /* the last error or warning was not printed,
                                so its notes are not either */
     FILE *out;
+    struct HeldDiag *held;  /* diagnostics held back, in source order */
+    int held_first, held_count, held_cap;
+    int held_seq;
+    bool holding;
 } Diag;
 
 void diag_init(Diag *d, FILE *out);
+/* Holding: from diag_hold on, diagnostics are counted (and the error limit
+ * applied) as they come, but printed later in source order, so that the
+ * lexer's errors, found in one pass over the file, interleave with the
+ * parser's. lex_file holds; parse_module releases what lies before each
+ * statement it starts and the rest at its end. A caller that lexes without
+ * parsing calls diag_release_all; diag_free prints whatever is still held. */
+void diag_hold(Diag *d);
+void diag_release(Diag *d, int file, uint32_t before);
+void diag_release_all(Diag *d);
 void diag_free(Diag *d);
 /* Reads path whole; returns its file index, or -1 with *err set. */
 int diag_load_file(Diag *d, const char *path, const char **err);
 int diag_add_source(Diag *d, const char *path, const char *text, size_t size);
 const SourceFile *diag_file(const Diag *d, int file);
 void diag_line_col(const Diag *d, int file, uint32_t off, int *line, int *col);
+/* The same, remembering where it was, so that a walk forward through a file
+ * (the AST dump) costs one pass over each line rather than one a query. */
+typedef struct LineColCursor {
+    int file, line, col;
+    uint32_t off;
+    bool valid;
+} LineColCursor;
+void diag_line_col_at(const Diag *d, LineColCursor *cur, int file, uint32_t off, int *line, int *col);
+/* Length of the valid UTF-8 sequence at s (at most avail bytes) and its code
+ * point, or 0 if the bytes there are not one. Columns count characters: a
+ * valid sequence is one character, and so is each byte that is not. */
+int utf8_decode(const char *s, size_t avail, uint32_t *cp);
+static inline int utf8_char_bytes(const char *s, size_t avail) {
+    int n = utf8_decode(s, avail, NULL);
+    return n ? n : 1;
+}
 void diag_error(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 void diag_warning(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 void diag_note(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
@@ -116,7 +147,10 @@ static inline Span span_join(Span a, Span b) {
 
 /* ---- lexer.c ---------------------------------------------------------- */
 
-/* Token kinds, their spellings and the keyword table: ORDER TOKENS. */
+/* Token kinds, their spellings and the keyword table: ORDER TOKENS.
+ * TK_ERROR stands where the lexer reported an error (a stray character, an
+ * unmatched bracket): the parser gives up on that statement silently, so
+ * one mistake makes one message. */
 #define TOKEN_LIST(X)                                                          \
     X(TK_EOF, "end of file")                                                   \
     X(TK_NEWLINE, "newline")                                                   \
@@ -128,6 +162,7 @@ static inline Span span_join(Span a, Span b) {
     X(TK_IMAG, "imaginary literal")                                            \
     X(TK_STRING, "string literal")                                             \
     X(TK_FSTRING, "f-string")                                                  \
+    X(TK_ERROR, "invalid token")                                               \
     X(TK_LPAREN, "(")  X(TK_RPAREN, ")")                                       \
     X(TK_LBRACKET, "[") X(TK_RBRACKET, "]")                                    \
     X(TK_LBRACE, "{")  X(TK_RBRACE, "}")                                       \
@@ -185,8 +220,9 @@ typedef struct TokenArray {
     int count;
 } TokenArray;
 
-/* Tokenizes a whole file into the arena; lexical errors go to diag and the
- * token stream stays well formed (it always ends in NEWLINE, DEDENTs, EOF). */
+/* Tokenizes a whole file into the arena; lexical errors go to diag, held
+ * (diag_hold) for parse_module to print in order with its own, and the token
+ * stream stays well formed (it always ends in NEWLINE, DEDENTs, EOF). */
 TokenArray lex_file(Arena *a, Diag *d, int file);
 const char *token_kind_name(TokenKind k);
 
@@ -249,6 +285,8 @@ typedef enum {
 typedef struct Node Node;
 typedef struct Type Type;
 typedef struct Sym Sym;
+typedef struct Options Options;
+typedef struct Entity Entity;
 
 /* One struct for every kind, as chibicc does; which fields a kind uses is
  * written beside them. Lists are arena arrays with a count. */
@@ -285,6 +323,10 @@ struct Node {
     int level;                      /* ImportFrom: leading dots */
     bool star;                      /* ImportFrom: `import *` */
     bool paren;                     /* Tuple written in parentheses */
+    Type **casts;                   /* set by sema: what each operand
+                                       converts to (BinOp 2, Compare 2 a
+                                       pair, Call one an argument) */
+    const Entity *entity;           /* set by sema: a Call's callee */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
 
@@ -314,6 +356,308 @@ void ast_dump(FILE *out, const Diag *d, const Node *n);
 
 Node *parse_module(Arena *a, Diag *d, int file, const TokenArray *toks);
 
+/* ---- types.c ----------------------------------------------------------- */
+
+/* Numba's types. Scalars are singletons (compare pointers); arrays and
+ * tuples are built in the arena and compared with type_equal. Kinds past
+ * TY_TUPLE are not values: they type names that stand for modules,
+ * functions, dtypes and the like, which sema resolves at compile time. */
+typedef enum {
+    TY_ERROR,    /* after an error: silences cascades */
+    TY_NONE, TY_BOOL, TY_INT, TY_FLOAT, TY_COMPLEX,
+    TY_ARRAY, TY_TUPLE,
+    TY_STRING,   /* a string literal (print, assert messages, signatures) */
+    TY_RANGE,    /* range(...), only as a for-loop iterable */
+    TY_DTYPE,    /* a type used as a value: float32, np.int32 */
+    TY_ENTITY,   /* a module, function or attribute that Numba names */
+    TY_FUNC,     /* a device function of the module */
+    TY_SLICE,    /* an index slice a:b:c */
+} TypeKind;
+
+
+struct Type {
+    TypeKind kind;
+    int bits;              /* INT, FLOAT (16, 32, 64), COMPLEX (64, 128) */
+    bool is_signed;        /* INT */
+    Type *dtype;           /* ARRAY element; DTYPE the type it names;
+                              RANGE the loop variable's type */
+    int ndim;              /* ARRAY */
+    char layout;           /* ARRAY: 'A', 'C', 'F' */
+    Type **elems;          /* TUPLE */
+    int elem_count;
+    const Entity *entity;  /* ENTITY */
+    Node *func;            /* FUNC: its FunctionDef */
+};
+
+extern Type ty_error, ty_none, ty_bool, ty_string, ty_slice;
+extern Type ty_int8, ty_int16, ty_int32, ty_int64;
+extern Type ty_uint8, ty_uint16, ty_uint32, ty_uint64;
+extern Type ty_float16, ty_float32, ty_float64, ty_complex64, ty_complex128;
+
+Type *type_int(int bits, bool is_signed);
+Type *type_float(int bits);
+Type *type_complex(int bits);
+Type *type_array(Arena *a, Type *dtype, int ndim, char layout);
+Type *type_tuple(Arena *a, Type **elems, int n);
+Type *type_unituple(Arena *a, Type *elem, int n);
+Type *type_dtype(Arena *a, Type *t);
+Type *type_range(Arena *a, Type *elem);
+Type *type_entity(Arena *a, const Entity *e);
+Type *type_func(Arena *a, Node *def);
+/* Numba's scalar type names and aliases (intp, float_, double, bool_...). */
+Type *type_by_name(const char *name);
+
+bool type_equal(const Type *a, const Type *b);
+bool is_scalar(const Type *t);   /* bool, int, float, complex */
+bool is_number(const Type *t);   /* int, float, complex (not bool) */
+bool is_integer(const Type *t);
+bool is_float(const Type *t);
+bool is_value(const Type *t);    /* something a variable may hold */
+int type_size(const Type *t);    /* bytes of a scalar */
+/* Numba's spelling: int64, array(float32, 2d, C), UniTuple(int64 x 2). */
+const char *type_name(Arena *a, const Type *t);
+
+/* Numba's conversion kinds, best first (typeconv/castgraph.py). */
+typedef enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE, CONV_NONE } Conversion;
+Conversion type_conversion(const Type *from, const Type *to);
+
+/* A candidate signature of an operator or function. */
+typedef struct Sig {
+    Type *ret;
+    Type *args[3];
+    int nargs;
+} Sig;
+
+/* Numba's overload resolution: rates each case by its (unsafe, safe,
+ * promote) conversion counts and takes the best, the first on a tie.
+ * Returns the index of the case, or -1. */
+int resolve_overload(const Sig *cases, int ncases, Type *const *args, int nargs, bool allow_unsafe);
+/* The candidate cases of an operator (typing/builtins.py, in its order). */
+const Sig *operator_cases(Op op, int nargs, int *ncases, bool *allow_unsafe);
+/* Numba's unification of two types at a join (NumPy promotion for
+ * numbers), or NULL if they do not unify. */
+Type *type_unify(Arena *a, Type *x, Type *y);
+
+/* ---- sema.c and builtins.c -------------------------------------------- */
+
+/* How codegen lowers what an Entity names: ORDER LOWERING (codegen.c's
+ * dispatch switch follows this list). */
+typedef enum {
+    LW_NONE,
+    LW_SREG,            /* a special register; name: "tid.x", "laneid" */
+    LW_GRID, LW_GRIDSIZE,
+    LW_BARRIER,         /* name: syncthreads, syncwarp, threadfence... */
+    LW_BARRIER_PRED,    /* syncthreads_count/and/or */
+    LW_SHARED_ARRAY, LW_LOCAL_ARRAY, LW_CONST_ARRAY,
+    LW_ATOMIC,          /* name: add sub max min and_ or_ xor exch inc dec */
+    LW_ATOMIC_CAS,      /* cas, compare_and_swap */
+    LW_MATH,            /* libdevice __nv_<name> (f suffix for float32) */
+    LW_MATH_PRED,       /* isnan isinf isfinite */
+    LW_BUILTIN,         /* name: abs min max len int float bool round
+                           complex pow print */
+    LW_RANGE,
+    LW_CAST,            /* a dtype called as a function: float32(x) */
+    LW_BITOP,           /* popc brev clz ffs */
+    LW_FMA, LW_SELP,
+    LW_WARP,            /* name: shfl_sync ... activemask lanemask_lt */
+} Lowering;
+
+typedef enum {
+    ENT_MODULE,         /* numba, numba.cuda, math, numpy, cuda.atomic ... */
+    ENT_FUNCTION,       /* callable */
+    ENT_DTYPE,          /* float32, numpy.int64: a type used as a value */
+    ENT_DIM3,           /* threadIdx blockIdx blockDim gridDim */
+    ENT_VALUE,          /* cuda.warpsize, cuda.laneid: an int32 value */
+} EntityKind;
+
+typedef struct Sema Sema;
+
+/* A name that Numba defines, with its typing rule and its lowering: one
+ * entry a name, in builtins.c's tables. */
+struct Entity {
+    const char *path;        /* canonical dotted name: numba.cuda.grid */
+    EntityKind kind;
+    /* Types a call; NULL means resolve `cases` as a ConcreteTemplate. */
+    Type *(*type_call)(Sema *s, Node *call, const Entity *e);
+    const Sig *cases;
+    int ncases;
+    Type *type;              /* DTYPE: the type; VALUE: its type */
+    Lowering lower;
+    const char *lower_name;
+};
+
+const Entity *entity_lookup(const char *path);
+/* Canonical path of `import X` for a module pykc knows, else NULL. */
+const char *entity_module_path(const char *import_name);
+
+typedef enum { SYM_LOCAL, SYM_PARAM, SYM_CONST, SYM_FUNC, SYM_ENTITY } SymKind;
+
+typedef struct ConstValue ConstValue;
+struct ConstValue {
+    Type *ty;                /* int64, float64, bool, tuple, array */
+    union { int64_t i; uint64_t u; double f; bool b; } v;
+    ConstValue **elems;      /* tuple elements */
+    int elem_count;
+    void *data;              /* array constant: ty->dtype elements */
+    long shape[8];
+};
+
+typedef struct FuncInfo FuncInfo;
+
+struct Sym {
+    SymKind kind;
+    const char *name;
+    Type *ty;
+    Span def;                /* first definition */
+    int index;               /* PARAM: position */
+    bool pinned;             /* an annotation fixed the type */
+    bool read, written;      /* PARAM arrays: inferred access */
+    Span conflict;           /* a later assignment that did not unify */
+    Type *conflict_ty;
+    ConstValue *value;       /* CONST */
+    FuncInfo *func;          /* FUNC */
+    const Entity *entity;    /* ENTITY */
+    void *cg;                /* codegen's storage for the symbol */
+};
+
+struct FuncInfo {
+    Node *def;
+    Sym *sym;
+    bool is_kernel;
+    Sym **params;
+    int param_count;
+    Type *ret;               /* none for kernels */
+    bool ret_declared;       /* by an annotation or a signature */
+    Sym **locals;            /* every local, parameters first */
+    int local_count, local_cap;
+    bool fastmath, debug, lineinfo, cooperative;
+    int max_registers, launch_bounds;
+    const char *inline_mode; /* "never", "always" or NULL */
+    bool typing, typed;      /* in progress (recursion), finished */
+    long shared_static;      /* bytes of static shared arrays */
+    bool shared_dynamic;
+    void *cg;                /* codegen's LLVM function */
+};
+
+typedef struct Unit {
+    Arena *arena;
+    Diag *diag;
+    const Options *opts;
+    Node *module;
+    FuncInfo **funcs;        /* in source order */
+    int func_count;
+    ConstValue **arrays;     /* module array constants (const.array_like) */
+    int array_count;
+} Unit;
+
+/* What the typing rules of builtins.c may ask of sema. */
+Arena *sema_arena(Sema *s);
+void sema_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
+/* A compile-time integer (a literal, a module constant, arithmetic of
+ * them); reports an error naming what and returns false otherwise. */
+bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out);
+/* The type a dtype argument names (float32, np.int32, a string "f4"). */
+Type *sema_dtype_arg(Sema *s, Node *n, const char *what);
+/* Marks an array argument as read or written, for the manifest. */
+void sema_note_access(Sema *s, Node *array_arg, bool read, bool write);
+/* Adds shared memory to the current kernel (0 bytes: dynamic). */
+void sema_add_shared(Sema *s, long bytes);
+
+/* Resolves names and types the module as Numba would; false on errors. */
+bool sema_module(Unit *u);
+/* Prints --dump-types: each function's signature and each local's type. */
+void sema_dump_types(FILE *out, const Unit *u);
+
+/* ---- target.c ---------------------------------------------------------- */
+
+/* The NVPTX back end behind LLVM's C API. Only target.c and codegen.c see
+ * LLVM's headers; the rest of the compiler passes modules as opaque refs. */
+struct LLVMOpaqueModule;
+struct LLVMOpaqueContext;
+
+typedef struct TargetConfig {
+    const char *arch;          /* sm_75 .. sm_90a */
+    int opt_level;             /* 0..3 */
+    bool fastmath;
+    bool debug_info;           /* -g or --lineinfo: keep debug metadata */
+    const char *libdevice;     /* --libdevice, or NULL to search */
+} TargetConfig;
+
+/* Sets the module's triple and data layout for cfg->arch. */
+bool target_prepare_module(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
+/* Links libdevice into m when m calls a __nv_ function; searches
+ * cfg->libdevice, $CUDA_HOME, /usr/local/cuda. Errors name what is missing. */
+bool target_link_libdevice(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
+/* Runs the new pass manager's default<On> pipeline. */
+bool target_optimize(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
+/* Emits PTX text (malloc'd, NUL-terminated) and its .version. */
+bool target_emit_ptx(struct LLVMOpaqueModule *m, const TargetConfig *cfg, char **ptx, size_t *len,
+                     char ptx_version[8], Diag *d);
+/* Assembles PTX into a cubin with the toolkit's ptxas, passing on its
+ * messages; the path of ptxas comes from $CUDA_HOME or /usr/local/cuda. */
+bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, const char *out_path, Diag *d);
+
+/* ---- manifest.c -------------------------------------------------------- */
+
+/* What the manifest says of a module; docs/manifest.md is the contract. */
+typedef struct ManifestParam {
+    const char *name;
+    bool is_array;
+    const char *dtype;         /* Numba's name: float32, int64, bool, ... */
+    int ndim;
+    char layout;               /* 'A', 'C' or 'F' */
+    const char *access;        /* "read", "write", "readwrite" */
+} ManifestParam;
+
+typedef struct ManifestPtxParam {
+    const char *type;          /* u8 u16 u32 u64 f32 f64 */
+    int size, align;
+    int param;                 /* index into the source parameters */
+    const char *part;          /* value, data, shape[i], strides[i], real, imag */
+} ManifestPtxParam;
+
+typedef struct ManifestKernel {
+    const char *name, *entry;
+    ManifestParam *params;
+    int param_count;
+    ManifestPtxParam *ptx_params;
+    int ptx_param_count;
+    long shared_static;        /* bytes */
+    bool shared_dynamic;
+    int max_threads;           /* launch_bounds, 0 if none */
+    int registers;             /* 0 if unknown */
+    bool cooperative;
+} ManifestKernel;
+
+typedef struct ManifestTarget {
+    const char *arch, *ptx_version;
+    const char *kind;          /* "ptx" or "cubin" */
+    const char *file;          /* relative to the manifest */
+    const char *digest;        /* "fnv1a64:" + 16 hex digits */
+} ManifestTarget;
+
+typedef struct ManifestConst {
+    const char *name, *dtype;
+    int ndim;
+    long shape[8];
+    long size;                 /* bytes */
+} ManifestConst;
+
+typedef struct Manifest {
+    const char *source_path, *source_digest;
+    ManifestTarget *targets;
+    int target_count;
+    ManifestKernel *kernels;
+    int kernel_count;
+    ManifestConst *consts;
+    int const_count;
+} Manifest;
+
+/* "fnv1a64:" and 16 lowercase hex digits into out (25 bytes). */
+void digest_fnv1a64(const void *data, size_t len, char out[25]);
+/* Writes the manifest as YAML with libyaml, to path or to stdout for "-". */
+bool manifest_write(const Manifest *m, const char *path, Diag *d);
+
 /* ---- main.c ------------------------------------------------------------ */
 
 typedef enum { EMIT_PTX, EMIT_LLVM, EMIT_CUBIN, EMIT_MANIFEST, EMIT_HEADER, EMIT_C } EmitKind;
@@ -325,7 +669,7 @@ typedef struct Define {
 } Define;
 
 /* The command line, parsed. Lists point into argv. */
-typedef struct Options {
+struct Options {
     const char *input, *output;
     int opt_level;                  /* 0..3 */
     const char *archs[PYKC_MAX_ARCHS];
@@ -341,7 +685,7 @@ typedef struct Options {
     Define *defines;
     int define_count;
     int error_limit;
-} Options;
+};
 
 /* Parses argv; on a usage error prints it and returns EXIT_USAGE, for
  * --help and --version prints them and returns -1, else returns 0. */

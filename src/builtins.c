@@ -1,0 +1,452 @@
+/*
+ * builtins.c - every name that Numba defines for kernels, one entry a name.
+ *
+ * Each Entity gives a canonical dotted path (numba.cuda.grid, math.sqrt,
+ * builtins.abs), its typing rule and its lowering. A typing rule is either a
+ * list of cases resolved as Numba resolves a ConcreteTemplate (the cases are
+ * transcribed from numba-cuda's cudadecl.py, mathdecl.py and builtins.py, in
+ * their order), or a function for Numba's AbstractTemplates. Codegen lowers
+ * by the entry's Lowering kind and name.
+ */
+#include "pykc.h"
+
+#include <string.h>
+
+#define N_(a) (int)(sizeof(a) / sizeof((a)[0]))
+#define S1(r, a) {&ty_##r, {&ty_##a}, 1}
+#define S2(r, a, b) {&ty_##r, {&ty_##a, &ty_##b}, 2}
+#define S3(r, a, b, c) {&ty_##r, {&ty_##a, &ty_##b, &ty_##c}, 3}
+
+/* ---- case lists -------------------------------------------------------------- */
+
+static const Sig math_unary[] = {S1(float64, int64), S1(float64, uint64), S1(float32, float32), S1(float64, float64)};
+static const Sig math_binary[] = {S2(float64, int64, int64), S2(float64, uint64, uint64),
+                                  S2(float32, float32, float32), S2(float64, float64, float64)};
+static const Sig math_converter[] = {S1(int64, int64), S1(int64, int64), S1(uint64, uint64),
+                                     S1(int64, float32), S1(int64, float64)};
+static const Sig math_copysign[] = {S2(float32, float32, float32), S2(float64, float64, float64)};
+static const Sig math_nextafter[] = {S2(float64, float64, float64), S2(float32, float32, float32)};
+static const Sig math_predicate[] = {S1(bool, int64), S1(bool, uint64), S1(bool, float32), S1(bool, float64)};
+static const Sig math_pow[] = {S2(float64, float64, int64), S2(float64, float64, uint64),
+                               S2(float32, float32, float32), S2(float64, float64, float64)};
+static const Sig math_ldexp[] = {S2(float64, float64, int32), S2(float32, float32, int32)};
+
+static const Sig abs_cases[] = {S1(int8, int8), S1(int16, int16), S1(int32, int32), S1(int64, int64),
+                                S1(uint8, uint8), S1(uint16, uint16), S1(uint32, uint32), S1(uint64, uint64),
+                                S1(float32, float32), S1(float64, float64), S1(float32, complex64),
+                                S1(float64, complex128)};
+static const Sig range_cases[] = {S1(int32, int32), S2(int32, int32, int32), S3(int32, int32, int32, int32),
+                                  S1(int64, int64), S2(int64, int64, int64), S3(int64, int64, int64, int64),
+                                  S1(uint64, uint64), S2(uint64, uint64, uint64), S3(uint64, uint64, uint64, uint64)};
+
+static const Sig popc_cases[] = {S1(int8, int8), S1(int16, int16), S1(int32, int32), S1(int64, int64),
+                                 S1(uint8, uint8), S1(uint16, uint16), S1(uint32, uint32), S1(uint64, uint64)};
+static const Sig ffs_cases[] = {S1(uint32, int8), S1(uint32, int16), S1(uint32, int32), S1(uint32, int64),
+                                S1(uint32, uint8), S1(uint32, uint16), S1(uint32, uint32), S1(uint32, uint64)};
+static const Sig brev_cases[] = {S1(uint32, uint32), S1(uint64, uint64)};
+static const Sig fma_cases[] = {S3(float32, float32, float32, float32), S3(float64, float64, float64, float64)};
+static const Sig cbrt_cases[] = {S1(float32, float32), S1(float64, float64)};
+static const Sig barrier_pred_cases[] = {S1(int32, int32)};
+static const Sig syncwarp_cases[] = {S1(none, uint32)};
+static const Sig vote_cases[] = {S2(bool, int32, bool)};
+static const Sig ballot_cases[] = {S2(uint32, int32, bool)};
+
+/* ---- typing rules for Numba's AbstractTemplates ---------------------------------- */
+
+static int nargs(const Node *call) { return call->item_len; }
+static Type *arg_type(const Node *call, int i) { return call->items[i]->ty; }
+
+static bool want_args(Sema *s, Node *call, const Entity *e, int lo, int hi) {
+    if (call->kwarg_len > 0) {
+        sema_error(s, call->kwargs[0]->span, "%s takes no keyword arguments here", e->path);
+        return false;
+    }
+    if (nargs(call) >= lo && nargs(call) <= hi) return true;
+    if (lo == hi) sema_error(s, call->span, "%s takes %d argument%s, %d given", e->path, lo, lo == 1 ? "" : "s", nargs(call));
+    else sema_error(s, call->span, "%s takes %d to %d arguments, %d given", e->path, lo, hi, nargs(call));
+    return false;
+}
+
+static Type *type_grid(Sema *s, Node *call, const Entity *e) {
+    int64_t n;
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    if (!sema_const_int(s, call->items[0], "the dimension count of cuda.grid", &n)) return &ty_error;
+    if (n < 1 || n > 3) {
+        sema_error(s, call->items[0]->span, "%s(ndim): ndim must be 1, 2 or 3, not %lld", e->path, (long long)n);
+        return &ty_error;
+    }
+    return n == 1 ? &ty_int64 : type_unituple(sema_arena(s), &ty_int64, (int)n);
+}
+
+static Type *type_no_args(Sema *s, Node *call, const Entity *e) {
+    return want_args(s, call, e, 0, 0) ? e->type : &ty_error;
+}
+
+/* shape: a compile-time int or tuple of them; dtype: a type. */
+static Type *type_array_alloc(Sema *s, Node *call, const Entity *e, bool shared) {
+    Node *shape = nargs(call) > 0 ? call->items[0] : NULL, *dtype = nargs(call) > 1 ? call->items[1] : NULL;
+    for (int i = 0; i < call->kwarg_len; i++) {
+        Node *kw = call->kwargs[i];
+        if (strcmp(kw->name, "shape") == 0) shape = kw->rhs;
+        else if (strcmp(kw->name, "dtype") == 0) dtype = kw->rhs;
+        else if (strcmp(kw->name, "alignment") != 0) {
+            sema_error(s, kw->span, "%s has no argument '%s'", e->path, kw->name);
+            return &ty_error;
+        }
+    }
+    if (!shape || !dtype) {
+        sema_error(s, call->span, "%s needs a shape and a dtype", e->path);
+        return &ty_error;
+    }
+    Type *elem = sema_dtype_arg(s, dtype, "the dtype of a shared or local array");
+    if (elem->kind == TY_ERROR) return elem;
+    int ndim = 1;
+    long count = 1;
+    Node **dims = &shape;
+    if (shape->kind == ND_TUPLE) {
+        dims = shape->items;
+        ndim = shape->item_len;
+    }
+    for (int i = 0; i < ndim; i++) {
+        int64_t d;
+        if (!sema_const_int(s, dims[i], "the shape of a shared or local array", &d)) return &ty_error;
+        if (d < 0 || (d == 0 && !shared)) {
+            sema_error(s, dims[i]->span, "array dimension must be %s, not %lld", shared ? "non-negative" : "positive",
+                       (long long)d);
+            return &ty_error;
+        }
+        count *= d;
+    }
+    if (shared) sema_add_shared(s, count * type_size(elem));
+    return type_array(sema_arena(s), elem, ndim, 'C');
+}
+
+static Type *type_shared_array(Sema *s, Node *call, const Entity *e) { return type_array_alloc(s, call, e, true); }
+static Type *type_local_array(Sema *s, Node *call, const Entity *e) { return type_array_alloc(s, call, e, false); }
+
+static Type *type_const_array(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    Type *t = arg_type(call, 0);
+    if (t->kind != TY_ARRAY || call->items[0]->kind != ND_NAME || !call->items[0]->sym ||
+        call->items[0]->sym->kind != SYM_CONST) {
+        sema_error(s, call->items[0]->span, "cuda.const.array_like needs a module-level array constant");
+        return &ty_error;
+    }
+    return type_array(sema_arena(s), t->dtype, t->ndim, 'C');
+}
+
+static bool is_one_of(const Type *t, Type *const *set, int n) {
+    for (int i = 0; i < n; i++)
+        if (type_equal(t, set[i])) return true;
+    return false;
+}
+
+static Type *const atomic_all[] = {&ty_float64, &ty_float32, &ty_int32, &ty_uint32, &ty_int64, &ty_uint64};
+static Type *const atomic_int[] = {&ty_int32, &ty_uint32, &ty_int64, &ty_uint64};
+static Type *const atomic_uint[] = {&ty_uint32, &ty_uint64};
+
+/* The index of an atomic: an integer for 1-d arrays, else a tuple of
+ * integers matching ndim. */
+static bool check_atomic_index(Sema *s, const Entity *e, Node *idx, const Type *ary) {
+    const Type *t = idx->ty;
+    bool ok = ary->ndim == 1 ? is_integer(t) || t->kind == TY_BOOL : false;
+    if (t->kind == TY_TUPLE && t->elem_count == ary->ndim) {
+        ok = true;
+        for (int i = 0; i < t->elem_count; i++) ok = ok && is_integer(t->elems[i]);
+    }
+    if (ary->ndim == 1 && t->kind == TY_TUPLE && t->elem_count == 1 && is_integer(t->elems[0])) ok = true;
+    if (!ok)
+        sema_error(s, idx->span, "%s: the index of a %d-d array must be %s", e->path, ary->ndim,
+                   ary->ndim == 1 ? "an integer" : "a tuple of integers, one per dimension");
+    return ok;
+}
+
+static Type *type_atomic(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 3, 3)) return &ty_error;
+    Type *ary = arg_type(call, 0);
+    if (ary->kind != TY_ARRAY) {
+        sema_error(s, call->items[0]->span, "%s needs an array as its first argument, not %s", e->path,
+                   type_name(sema_arena(s), ary));
+        return &ty_error;
+    }
+    const char *op = e->lower_name;
+    bool ints_only = !strcmp(op, "and_") || !strcmp(op, "or_") || !strcmp(op, "xor") || !strcmp(op, "exch");
+    bool uints_only = !strcmp(op, "inc") || !strcmp(op, "dec");
+    bool ok = uints_only ? is_one_of(ary->dtype, atomic_uint, 2)
+              : ints_only ? is_one_of(ary->dtype, atomic_int, 4) : is_one_of(ary->dtype, atomic_all, 6);
+    if (!ok) {
+        sema_error(s, call->items[0]->span, "%s does not support %s arrays", e->path, type_name(sema_arena(s), ary->dtype));
+        return &ty_error;
+    }
+    if (!check_atomic_index(s, e, call->items[1], ary)) return &ty_error;
+    if (!is_scalar(arg_type(call, 2)) || type_conversion(arg_type(call, 2), ary->dtype) == CONV_NONE) {
+        sema_error(s, call->items[2]->span, "%s: cannot store %s into a %s array", e->path,
+                   type_name(sema_arena(s), arg_type(call, 2)), type_name(sema_arena(s), ary->dtype));
+        return &ty_error;
+    }
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, 3);
+    call->casts[0] = ary;
+    call->casts[1] = arg_type(call, 1);
+    call->casts[2] = ary->dtype;
+    sema_note_access(s, call->items[0], true, true);
+    return ary->dtype;
+}
+
+static Type *type_cas(Sema *s, Node *call, const Entity *e) {
+    bool indexed = strcmp(e->lower_name, "cas") == 0;
+    if (!want_args(s, call, e, indexed ? 4 : 3, indexed ? 4 : 3)) return &ty_error;
+    Type *ary = arg_type(call, 0);
+    if (ary->kind != TY_ARRAY || !is_one_of(ary->dtype, atomic_int, 4)) {
+        sema_error(s, call->items[0]->span, "%s needs an array of int32, uint32, int64 or uint64", e->path);
+        return &ty_error;
+    }
+    if (!indexed && ary->ndim != 1) {
+        sema_error(s, call->items[0]->span, "%s needs a 1-d array", e->path);
+        return &ty_error;
+    }
+    if (indexed && !check_atomic_index(s, e, call->items[1], ary)) return &ty_error;
+    int n = nargs(call);
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, n);
+    for (int i = 0; i < n; i++) call->casts[i] = i == 0 ? ary : (indexed && i == 1) ? arg_type(call, 1) : ary->dtype;
+    sema_note_access(s, call->items[0], true, true);
+    return ary->dtype;
+}
+
+static Type *type_selp(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 3, 3)) return &ty_error;
+    Type *a = arg_type(call, 1), *b = arg_type(call, 2);
+    if (!type_equal(a, b) || !is_scalar(a)) {
+        sema_error(s, call->span, "cuda.selp needs two values of the same scalar type, not %s and %s",
+                   type_name(sema_arena(s), a), type_name(sema_arena(s), b));
+        return &ty_error;
+    }
+    return a;
+}
+
+static Type *const shfl_types[] = {&ty_int32, &ty_int64, &ty_float32, &ty_float64};
+
+static Type *type_shfl(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 3, 3)) return &ty_error;
+    Type *v = arg_type(call, 1);
+    Type *as = is_one_of(v, shfl_types, 4) ? v : is_integer(v) ? (v->bits > 32 ? &ty_int64 : &ty_int32) : NULL;
+    if (!as || !is_integer(arg_type(call, 0)) || !is_integer(arg_type(call, 2))) {
+        sema_error(s, call->span, "%s shuffles int32, int64, float32 or float64 values", e->path);
+        return &ty_error;
+    }
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, 3);
+    call->casts[0] = &ty_uint32;
+    call->casts[1] = as;
+    call->casts[2] = &ty_uint32;
+    return as;
+}
+
+/* min and max: Numba unifies the arguments (MinMaxBase). */
+static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
+    if (nargs(call) < 2 || call->kwarg_len) {
+        sema_error(s, call->span, "%s needs two or more scalar arguments", e->path + 9);
+        return &ty_error;
+    }
+    Type *t = arg_type(call, 0);
+    for (int i = 1; i < nargs(call) && t; i++) t = type_unify(sema_arena(s), t, arg_type(call, i));
+    if (!t || !is_scalar(t) || t->kind == TY_COMPLEX) {
+        sema_error(s, call->span, "%s needs scalar arguments that unify", e->path + 9);
+        return &ty_error;
+    }
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, nargs(call));
+    for (int i = 0; i < nargs(call); i++) call->casts[i] = t;
+    return t;
+}
+
+static Type *type_len(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    Type *t = arg_type(call, 0);
+    if (t->kind != TY_ARRAY && t->kind != TY_TUPLE) {
+        sema_error(s, call->items[0]->span, "len() of %s", type_name(sema_arena(s), t));
+        return &ty_error;
+    }
+    return &ty_int64;
+}
+
+/* int(x) -> int64, float(x) -> float64, bool(x) -> bool, complex(a, b). */
+static Type *type_number_ctor(Sema *s, Node *call, const Entity *e) {
+    bool is_complex = e->type == &ty_complex128;
+    if (!want_args(s, call, e, is_complex ? 1 : 1, is_complex ? 2 : 1)) return &ty_error;
+    for (int i = 0; i < nargs(call); i++)
+        if (!is_scalar(arg_type(call, i))) {
+            sema_error(s, call->items[i]->span, "%s() of %s", e->path + 9, type_name(sema_arena(s), arg_type(call, i)));
+            return &ty_error;
+        }
+    if (!strcmp(e->path, "builtins.float") && arg_type(call, 0) == &ty_float16) return &ty_float16;
+    return e->type;
+}
+
+/* round(x) -> int64; round(x, n) -> x's float type. */
+static Type *type_round(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 2)) return &ty_error;
+    Type *x = arg_type(call, 0);
+    if (!is_float(x) && !is_integer(x)) {
+        sema_error(s, call->items[0]->span, "round() of %s", type_name(sema_arena(s), x));
+        return &ty_error;
+    }
+    if (nargs(call) == 1) return is_float(x) ? &ty_int64 : x;
+    return is_float(x) ? x : &ty_float64;
+}
+
+static Type *type_pow(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2)) return &ty_error;
+    int n;
+    bool unsafe;
+    const Sig *cases = operator_cases(OP_POW, 2, &n, &unsafe);
+    Type *args[2] = {arg_type(call, 0), arg_type(call, 1)};
+    int k = resolve_overload(cases, n, args, 2, unsafe);
+    if (k < 0) {
+        sema_error(s, call->span, "pow() of %s and %s", type_name(sema_arena(s), args[0]), type_name(sema_arena(s), args[1]));
+        return &ty_error;
+    }
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, 2);
+    call->casts[0] = cases[k].args[0];
+    call->casts[1] = cases[k].args[1];
+    return cases[k].ret;
+}
+
+static Type *type_print(Sema *s, Node *call, const Entity *e) {
+    if (nargs(call) > 32) {
+        sema_error(s, call->span, "print() takes at most 32 arguments in kernels");
+        return &ty_error;
+    }
+    for (int i = 0; i < nargs(call); i++) {
+        Type *t = arg_type(call, i);
+        if (!is_scalar(t) && t->kind != TY_STRING) {
+            sema_error(s, call->items[i]->span, "print() of %s is not supported in kernels", type_name(sema_arena(s), t));
+            return &ty_error;
+        }
+    }
+    return &ty_none;
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+#define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, NULL}
+#define DTYPE(path, t) {path, ENT_DTYPE, NULL, NULL, 0, &ty_##t, LW_CAST, NULL}
+#define CASES(path, cases, lw, name) {path, ENT_FUNCTION, NULL, cases, N_(cases), NULL, lw, name}
+#define RULE(path, fn, type, lw, name) {path, ENT_FUNCTION, fn, NULL, 0, type, lw, name}
+#define MATH(name, cases) CASES("math." name, cases, LW_MATH, name)
+#define NUMPY_AND_NUMBA(t) DTYPE("numba." #t, t), DTYPE("numpy." #t, t)
+
+static const Entity entities[] = {
+    MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
+    MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
+    MODULE("math"), MODULE("numpy"),
+
+    NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
+    NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
+    NUMPY_AND_NUMBA(float16), NUMPY_AND_NUMBA(float32), NUMPY_AND_NUMBA(float64),
+    NUMPY_AND_NUMBA(complex64), NUMPY_AND_NUMBA(complex128),
+    DTYPE("numba.intp", int64), DTYPE("numpy.intp", int64), DTYPE("numba.uintp", uint64), DTYPE("numpy.uintp", uint64),
+    DTYPE("numba.boolean", bool), DTYPE("numba.bool_", bool), DTYPE("numpy.bool_", bool),
+    DTYPE("numba.float_", float32), DTYPE("numba.double", float64), DTYPE("numpy.double", float64),
+    DTYPE("numba.void", none), DTYPE("numba.none", none),
+
+    /* The decorator itself: sema reads it, nothing lowers it. */
+    {"numba.cuda.jit", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_NONE, NULL},
+
+    {"numba.cuda.threadIdx", ENT_DIM3, NULL, NULL, 0, &ty_int32, LW_SREG, "tid"},
+    {"numba.cuda.blockIdx", ENT_DIM3, NULL, NULL, 0, &ty_int32, LW_SREG, "ctaid"},
+    {"numba.cuda.blockDim", ENT_DIM3, NULL, NULL, 0, &ty_int32, LW_SREG, "ntid"},
+    {"numba.cuda.gridDim", ENT_DIM3, NULL, NULL, 0, &ty_int32, LW_SREG, "nctaid"},
+    {"numba.cuda.laneid", ENT_VALUE, NULL, NULL, 0, &ty_int32, LW_SREG, "laneid"},
+    {"numba.cuda.warpsize", ENT_VALUE, NULL, NULL, 0, &ty_int32, LW_SREG, "warpsize"},
+    RULE("numba.cuda.grid", type_grid, NULL, LW_GRID, NULL),
+    RULE("numba.cuda.gridsize", type_grid, NULL, LW_GRIDSIZE, NULL),
+
+    RULE("numba.cuda.syncthreads", type_no_args, &ty_none, LW_BARRIER, "syncthreads"),
+    CASES("numba.cuda.syncthreads_count", barrier_pred_cases, LW_BARRIER_PRED, "popc"),
+    CASES("numba.cuda.syncthreads_and", barrier_pred_cases, LW_BARRIER_PRED, "and"),
+    CASES("numba.cuda.syncthreads_or", barrier_pred_cases, LW_BARRIER_PRED, "or"),
+    CASES("numba.cuda.syncwarp", syncwarp_cases, LW_BARRIER, "syncwarp"),
+    RULE("numba.cuda.threadfence", type_no_args, &ty_none, LW_BARRIER, "threadfence"),
+    RULE("numba.cuda.threadfence_block", type_no_args, &ty_none, LW_BARRIER, "threadfence_block"),
+    RULE("numba.cuda.threadfence_system", type_no_args, &ty_none, LW_BARRIER, "threadfence_system"),
+
+    RULE("numba.cuda.shared.array", type_shared_array, NULL, LW_SHARED_ARRAY, NULL),
+    RULE("numba.cuda.local.array", type_local_array, NULL, LW_LOCAL_ARRAY, NULL),
+    RULE("numba.cuda.const.array_like", type_const_array, NULL, LW_CONST_ARRAY, NULL),
+
+    RULE("numba.cuda.atomic.add", type_atomic, NULL, LW_ATOMIC, "add"),
+    RULE("numba.cuda.atomic.sub", type_atomic, NULL, LW_ATOMIC, "sub"),
+    RULE("numba.cuda.atomic.max", type_atomic, NULL, LW_ATOMIC, "max"),
+    RULE("numba.cuda.atomic.min", type_atomic, NULL, LW_ATOMIC, "min"),
+    RULE("numba.cuda.atomic.nanmax", type_atomic, NULL, LW_ATOMIC, "nanmax"),
+    RULE("numba.cuda.atomic.nanmin", type_atomic, NULL, LW_ATOMIC, "nanmin"),
+    RULE("numba.cuda.atomic.and_", type_atomic, NULL, LW_ATOMIC, "and_"),
+    RULE("numba.cuda.atomic.or_", type_atomic, NULL, LW_ATOMIC, "or_"),
+    RULE("numba.cuda.atomic.xor", type_atomic, NULL, LW_ATOMIC, "xor"),
+    RULE("numba.cuda.atomic.exch", type_atomic, NULL, LW_ATOMIC, "exch"),
+    RULE("numba.cuda.atomic.inc", type_atomic, NULL, LW_ATOMIC, "inc"),
+    RULE("numba.cuda.atomic.dec", type_atomic, NULL, LW_ATOMIC, "dec"),
+    RULE("numba.cuda.atomic.cas", type_cas, NULL, LW_ATOMIC_CAS, "cas"),
+    RULE("numba.cuda.atomic.compare_and_swap", type_cas, NULL, LW_ATOMIC_CAS, "compare_and_swap"),
+
+    CASES("numba.cuda.popc", popc_cases, LW_BITOP, "popc"),
+    CASES("numba.cuda.clz", popc_cases, LW_BITOP, "clz"),
+    CASES("numba.cuda.ffs", ffs_cases, LW_BITOP, "ffs"),
+    CASES("numba.cuda.brev", brev_cases, LW_BITOP, "brev"),
+    CASES("numba.cuda.fma", fma_cases, LW_FMA, NULL),
+    CASES("numba.cuda.cbrt", cbrt_cases, LW_MATH, "cbrt"),
+    RULE("numba.cuda.selp", type_selp, NULL, LW_SELP, NULL),
+
+    RULE("numba.cuda.activemask", type_no_args, &ty_uint32, LW_WARP, "activemask"),
+    RULE("numba.cuda.lanemask_lt", type_no_args, &ty_uint32, LW_WARP, "lanemask_lt"),
+    RULE("numba.cuda.shfl_sync", type_shfl, NULL, LW_WARP, "idx"),
+    RULE("numba.cuda.shfl_up_sync", type_shfl, NULL, LW_WARP, "up"),
+    RULE("numba.cuda.shfl_down_sync", type_shfl, NULL, LW_WARP, "down"),
+    RULE("numba.cuda.shfl_xor_sync", type_shfl, NULL, LW_WARP, "bfly"),
+    CASES("numba.cuda.all_sync", vote_cases, LW_WARP, "all"),
+    CASES("numba.cuda.any_sync", vote_cases, LW_WARP, "any"),
+    CASES("numba.cuda.eq_sync", vote_cases, LW_WARP, "uni"),
+    CASES("numba.cuda.ballot_sync", ballot_cases, LW_WARP, "ballot"),
+
+    MATH("sin", math_unary), MATH("cos", math_unary), MATH("tan", math_unary),
+    MATH("asin", math_unary), MATH("acos", math_unary), MATH("atan", math_unary),
+    MATH("sinh", math_unary), MATH("cosh", math_unary), MATH("tanh", math_unary),
+    MATH("asinh", math_unary), MATH("acosh", math_unary), MATH("atanh", math_unary),
+    MATH("exp", math_unary), MATH("exp2", math_unary), MATH("expm1", math_unary),
+    MATH("log", math_unary), MATH("log2", math_unary), MATH("log10", math_unary), MATH("log1p", math_unary),
+    MATH("sqrt", math_unary), MATH("fabs", math_unary), MATH("erf", math_unary), MATH("erfc", math_unary),
+    MATH("gamma", math_unary), MATH("lgamma", math_unary), MATH("degrees", math_unary),
+    MATH("radians", math_unary),
+    MATH("atan2", math_binary), MATH("hypot", math_binary), MATH("fmod", math_binary),
+    MATH("remainder", math_binary),
+    MATH("floor", math_converter), MATH("ceil", math_converter), MATH("trunc", math_converter),
+    MATH("copysign", math_copysign), MATH("nextafter", math_nextafter), MATH("pow", math_pow),
+    MATH("ldexp", math_ldexp),
+    CASES("math.isnan", math_predicate, LW_MATH_PRED, "isnan"),
+    CASES("math.isinf", math_predicate, LW_MATH_PRED, "isinf"),
+    CASES("math.isfinite", math_predicate, LW_MATH_PRED, "isfinite"),
+
+    CASES("builtins.abs", abs_cases, LW_BUILTIN, "abs"),
+    RULE("builtins.min", type_minmax, NULL, LW_BUILTIN, "min"),
+    RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, "max"),
+    RULE("builtins.len", type_len, NULL, LW_BUILTIN, "len"),
+    CASES("builtins.range", range_cases, LW_RANGE, NULL),
+    RULE("builtins.int", type_number_ctor, &ty_int64, LW_BUILTIN, "int"),
+    RULE("builtins.float", type_number_ctor, &ty_float64, LW_BUILTIN, "float"),
+    RULE("builtins.bool", type_number_ctor, &ty_bool, LW_BUILTIN, "bool"),
+    RULE("builtins.complex", type_number_ctor, &ty_complex128, LW_BUILTIN, "complex"),
+    RULE("builtins.round", type_round, NULL, LW_BUILTIN, "round"),
+    RULE("builtins.pow", type_pow, NULL, LW_BUILTIN, "pow"),
+    RULE("builtins.print", type_print, NULL, LW_BUILTIN, "print"),
+};
+
+const Entity *entity_lookup(const char *path) {
+    for (int i = 0; i < N_(entities); i++)
+        if (strcmp(entities[i].path, path) == 0) return &entities[i];
+    return NULL;
+}
+
+const char *entity_module_path(const char *import_name) {
+    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.types", "math", "numpy"};
+    for (int i = 0; i < N_(known); i++)
+        if (strcmp(known[i], import_name) == 0) return known[i];
+    return NULL;
+}

@@ -1,0 +1,1270 @@
+/*
+ * sema.c - names and types, as numba-cuda gives them.
+ *
+ * Takes the parsed module and gives every expression a type (Node.ty), every
+ * name a symbol (Node.sym), every call its callee (Node.entity) and every
+ * operand the type it converts to (Node.casts), so that codegen decides
+ * nothing about typing. Module-level imports bind names to the entities of
+ * builtins.c; module constants are folded; decorators say what is a kernel.
+ *
+ * Locals are typed as Numba types them: each variable's type is the
+ * unification of what is assigned to it (NumPy promotion for numbers). As a
+ * loop may read a variable before the assignment that widens it, a function
+ * is typed repeatedly, silently, until no variable's type changes, and then
+ * once more to report errors and record types.
+ */
+#include "pykc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Scope {
+    Sym **syms;
+    int count, cap;
+} Scope;
+
+struct Sema {
+    Unit *unit;
+    Arena *arena;
+    Diag *diag;
+    Scope globals;
+    FuncInfo *fn;        /* the function being typed */
+    Scope *locals;
+    bool quiet;          /* a fixpoint pass: no diagnostics */
+    bool changed;        /* a local's type changed in this pass */
+    int loop_depth;
+    bool in_signature;   /* names are numba.types names, as in "void(int32)" */
+};
+
+Arena *sema_arena(Sema *s) { return s->arena; }
+
+void sema_error(Sema *s, Span where, const char *fmt, ...) {
+    if (s->quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    diag_report(s->diag, DIAG_ERROR, where, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- scopes ------------------------------------------------------------------- */
+
+static Sym *scope_find(const Scope *sc, const char *name) {
+    for (int i = 0; i < sc->count; i++)
+        if (strcmp(sc->syms[i]->name, name) == 0) return sc->syms[i];
+    return NULL;
+}
+
+static void scope_add(Sema *s, Scope *sc, Sym *sym) {
+    if (sc->count == sc->cap) {
+        int cap = sc->cap ? sc->cap * 2 : 16;
+        Sym **grown = ARENA_ARRAY(s->arena, Sym *, cap);
+        if (sc->count) memcpy(grown, sc->syms, sizeof(Sym *) * (size_t)sc->count);
+        sc->syms = grown;
+        sc->cap = cap;
+    }
+    sc->syms[sc->count++] = sym;
+}
+
+static Sym *new_sym(Sema *s, SymKind kind, const char *name, Span def) {
+    Sym *sym = ARENA_NEW(s->arena, Sym);
+    sym->kind = kind;
+    sym->name = name;
+    sym->def = def;
+    return sym;
+}
+
+static Sym *lookup(Sema *s, const char *name) {
+    Sym *sym = s->locals ? scope_find(s->locals, name) : NULL;
+    return sym ? sym : scope_find(&s->globals, name);
+}
+
+/* Levenshtein distance, for "did you mean". */
+static int edit_distance(const char *a, const char *b) {
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 64 || m > 64) return 99;
+    int row[65];
+    for (size_t j = 0; j <= m; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        int prev = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            int cur = row[j];
+            int best = prev + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            prev = cur;
+        }
+    }
+    return row[m];
+}
+
+static const char *builtin_names[] = {"abs", "min", "max", "len", "range", "int", "float", "bool",
+                                      "round", "complex", "pow", "print"};
+
+static const char *suggest(Sema *s, const char *name) {
+    const char *best = NULL;
+    int best_d = strlen(name) <= 3 ? 1 : 2;
+    Scope *scopes[] = {s->locals, &s->globals};
+    for (int k = 0; k < 2; k++) {
+        if (!scopes[k]) continue;
+        for (int i = 0; i < scopes[k]->count; i++) {
+            int d = edit_distance(name, scopes[k]->syms[i]->name);
+            if (d <= best_d) { best_d = d; best = scopes[k]->syms[i]->name; }
+        }
+    }
+    for (size_t i = 0; i < sizeof builtin_names / sizeof builtin_names[0]; i++) {
+        int d = edit_distance(name, builtin_names[i]);
+        if (d < best_d || (d == best_d && !best)) { best_d = d; best = builtin_names[i]; }
+    }
+    return best;
+}
+
+static void note_undefined(Sema *s, Node *n) {
+    const char *hint = suggest(s, n->name);
+    if (hint) sema_error(s, n->span, "undefined name '%s'; did you mean '%s'?", n->name, hint);
+    else sema_error(s, n->span, "undefined name '%s'", n->name);
+}
+
+/* ---- compile-time constants ---------------------------------------------------- */
+
+static ConstValue *new_const(Sema *s, Type *ty) {
+    ConstValue *c = ARENA_NEW(s->arena, ConstValue);
+    c->ty = ty;
+    return c;
+}
+
+static ConstValue *fold(Sema *s, Node *n);
+
+static ConstValue *fold_binary(Sema *s, Node *n, ConstValue *a, ConstValue *b) {
+    bool ints = a->ty->kind != TY_FLOAT && b->ty->kind != TY_FLOAT;
+    double x = a->ty->kind == TY_FLOAT ? a->v.f : (double)a->v.i, y = b->ty->kind == TY_FLOAT ? b->v.f : (double)b->v.i;
+    int64_t p = a->v.i, q = b->v.i;
+    ConstValue *r = new_const(s, ints ? &ty_int64 : &ty_float64);
+    switch (n->op) {
+    case OP_ADD: if (ints) r->v.i = (int64_t)((uint64_t)p + (uint64_t)q); else r->v.f = x + y; return r;
+    case OP_SUB: if (ints) r->v.i = (int64_t)((uint64_t)p - (uint64_t)q); else r->v.f = x - y; return r;
+    case OP_MUL: if (ints) r->v.i = (int64_t)((uint64_t)p * (uint64_t)q); else r->v.f = x * y; return r;
+    case OP_DIV: r->ty = &ty_float64; r->v.f = x / y; return r;
+    case OP_FLOORDIV: case OP_MOD:
+        if (!ints || q == 0) return NULL;
+        r->v.i = p / q - ((p % q != 0) && ((p < 0) != (q < 0)));
+        if (n->op == OP_MOD) r->v.i = p - r->v.i * q;
+        return r;
+    case OP_LSHIFT: if (!ints || q < 0 || q > 63) return NULL; r->v.i = (int64_t)((uint64_t)p << q); return r;
+    case OP_RSHIFT: if (!ints || q < 0 || q > 63) return NULL; r->v.i = p >> q; return r;
+    case OP_BITAND: if (!ints) return NULL; r->v.i = p & q; return r;
+    case OP_BITOR: if (!ints) return NULL; r->v.i = p | q; return r;
+    case OP_BITXOR: if (!ints) return NULL; r->v.i = p ^ q; return r;
+    case OP_POW:
+        if (!ints || q < 0) return NULL;
+        r->v.i = 1;
+        for (int64_t k = 0; k < q && k < 64; k++) r->v.i *= p;
+        return r;
+    default: return NULL;
+    }
+}
+
+/* Folds a module-level expression; NULL if it is not a constant. */
+static ConstValue *fold(Sema *s, Node *n) {
+    ConstValue *c;
+    switch (n->kind) {
+    case ND_INT:
+        if (n->v.i.overflow || n->v.i.value > INT64_MAX) return NULL;
+        c = new_const(s, &ty_int64);
+        c->v.i = (int64_t)n->v.i.value;
+        return c;
+    case ND_FLOAT: c = new_const(s, &ty_float64); c->v.f = n->v.f; return c;
+    case ND_BOOL: c = new_const(s, &ty_bool); c->v.b = n->v.b; c->v.i = n->v.b; return c;
+    case ND_NAME: {
+        Sym *sym = lookup(s, n->name);
+        return sym && sym->kind == SYM_CONST && sym->value->ty->kind != TY_ARRAY ? sym->value : NULL;
+    }
+    case ND_UNARY: {
+        ConstValue *a = fold(s, n->rhs);
+        if (!a || a->ty->kind == TY_TUPLE) return NULL;
+        c = new_const(s, a->ty == &ty_bool ? &ty_int64 : a->ty);
+        if (n->op == OP_NEG) { if (a->ty == &ty_float64) c->v.f = -a->v.f; else c->v.i = -a->v.i; }
+        else if (n->op == OP_POS) c->v = a->v;
+        else if (n->op == OP_INVERT && a->ty != &ty_float64) c->v.i = ~a->v.i;
+        else if (n->op == OP_NOT) { c->ty = &ty_bool; c->v.i = c->v.b = a->ty == &ty_float64 ? a->v.f == 0 : a->v.i == 0; }
+        else return NULL;
+        return c;
+    }
+    case ND_BINOP: {
+        ConstValue *a = fold(s, n->lhs), *b = fold(s, n->rhs);
+        if (!a || !b || a->ty->kind == TY_TUPLE || b->ty->kind == TY_TUPLE) return NULL;
+        return fold_binary(s, n, a, b);
+    }
+    case ND_TUPLE: {
+        c = new_const(s, NULL);
+        c->elems = ARENA_ARRAY(s->arena, ConstValue *, n->item_len ? n->item_len : 1);
+        Type **tys = ARENA_ARRAY(s->arena, Type *, n->item_len ? n->item_len : 1);
+        for (int i = 0; i < n->item_len; i++) {
+            if (!(c->elems[i] = fold(s, n->items[i]))) return NULL;
+            tys[i] = c->elems[i]->ty;
+        }
+        c->elem_count = n->item_len;
+        c->ty = type_tuple(s->arena, tys, n->item_len);
+        return c;
+    }
+    default: return NULL;
+    }
+}
+
+bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out) {
+    ConstValue *c = s->fn ? NULL : fold(s, n);
+    if (!c && (n->kind == ND_INT || n->kind == ND_NAME || n->kind == ND_BINOP || n->kind == ND_UNARY)) {
+        Scope *saved = s->locals;
+        s->locals = NULL; /* constants live at module level */
+        c = fold(s, n);
+        s->locals = saved;
+    }
+    if (!c || (c->ty != &ty_int64 && c->ty != &ty_bool)) {
+        sema_error(s, n->span, "%s must be a compile-time integer constant", what);
+        return false;
+    }
+    *out = c->v.i;
+    return true;
+}
+
+/* ---- annotations and dtypes ----------------------------------------------------- */
+
+static Type *type_expr(Sema *s, Node *n);
+
+static const Entity *entity_of(Sema *s, Node *n) {
+    Type *t = n->ty ? n->ty : type_expr(s, n);
+    return t->kind == TY_ENTITY ? t->entity : NULL;
+}
+
+Type *sema_dtype_arg(Sema *s, Node *n, const char *what) {
+    if (n->kind == ND_NAME && s->in_signature) {
+        Type *t = type_by_name(n->name);
+        if (t && t != &ty_none) return t;
+    } else if (n->kind == ND_STR) {
+        Type *t = type_by_name(n->v.s.data);
+        if (t && t != &ty_none) return t;
+    } else {
+        Type *t = type_expr(s, n);
+        if (t->kind == TY_DTYPE && t->dtype != &ty_none) return t->dtype;
+        if (t->kind == TY_ERROR) return t;
+    }
+    sema_error(s, n->span, "%s must be a Numba type such as float32", what);
+    return &ty_error;
+}
+
+/* The layout of an array annotation's index: [:] A, [::1] C, [:, ::1] C,
+ * [::1, :] F. */
+static bool is_full_slice(const Node *n) { return n->kind == ND_SLICE && !n->lower && !n->upper && !n->step; }
+static bool is_unit_slice(const Node *n) {
+    return n->kind == ND_SLICE && !n->lower && !n->upper && n->step && n->step->kind == ND_INT && n->step->v.i.value == 1;
+}
+
+static Type *array_annotation(Sema *s, Node *ann, Type *elem) {
+    Node *idx = ann->rhs;
+    Node **dims = &idx;
+    int ndim = 1;
+    if (idx->kind == ND_TUPLE) {
+        dims = idx->items;
+        ndim = idx->item_len;
+    }
+    char layout = 'A';
+    for (int i = 0; i < ndim; i++) {
+        if (is_unit_slice(dims[i])) {
+            if (i == ndim - 1 && layout == 'A') layout = 'C';
+            else if (i == 0 && ndim > 1) layout = 'F';
+            else layout = 'X';
+        } else if (!is_full_slice(dims[i])) {
+            layout = 'X';
+        }
+    }
+    if (layout == 'X' || ndim < 1) {
+        sema_error(s, ann->span, "an array type is written T[:], T[:, :], T[::1], T[:, ::1] or T[::1, :]");
+        return &ty_error;
+    }
+    return type_array(s->arena, elem, ndim, layout);
+}
+
+/* A parameter, return or local annotation: a scalar type or an array. */
+static Type *annotation_type(Sema *s, Node *ann) {
+    if (ann->kind == ND_STR) {
+        Type *t = type_by_name(ann->v.s.data);
+        if (t) return t;
+    }
+    if (ann->kind == ND_NONE) return &ty_none;
+    if (ann->kind == ND_NAME && s->in_signature) {
+        Type *t = type_by_name(ann->name);
+        if (t) return t;
+    }
+    if (ann->kind == ND_SUBSCRIPT) {
+        Type *elem = sema_dtype_arg(s, ann->lhs, "an array's element type");
+        return elem->kind == TY_ERROR ? elem : array_annotation(s, ann, elem);
+    }
+    Type *t = type_expr(s, ann);
+    if (t->kind == TY_DTYPE) return t->dtype;
+    if (t->kind != TY_ERROR) sema_error(s, ann->span, "a type annotation must name a Numba type such as float32 or float32[:]");
+    return &ty_error;
+}
+
+/* ---- expressions ------------------------------------------------------------------ */
+
+static Type **new_casts(Sema *s, int n) { return ARENA_ARRAY(s->arena, Type *, n ? n : 1); }
+
+static Type *set_type(Node *n, Type *t) {
+    n->ty = t;
+    return t;
+}
+
+static Type *type_name_ref(Sema *s, Node *n) {
+    Sym *sym = lookup(s, n->name);
+    if (!sym) {
+        const Entity *e = NULL;
+        char path[128];
+        snprintf(path, sizeof path, "builtins.%s", n->name);
+        e = entity_lookup(path);
+        if (e) return type_entity(s->arena, e);
+        note_undefined(s, n);
+        return &ty_error;
+    }
+    n->sym = sym;
+    if (sym->kind == SYM_LOCAL && !sym->ty) {
+        if (!s->quiet) sema_error(s, n->span, "local variable '%s' is read before it is assigned", n->name);
+        return &ty_error;
+    }
+    if (sym->kind == SYM_PARAM) sym->read = true;
+    return sym->ty ? sym->ty : &ty_error;
+}
+
+static Type *member(Sema *s, Node *n, const Entity *base) {
+    char path[256];
+    snprintf(path, sizeof path, "%s.%s", base->path, n->name);
+    const Entity *e = entity_lookup(path);
+    if (!e) {
+        sema_error(s, n->span, "'%s' has no attribute '%s'", base->path, n->name);
+        return &ty_error;
+    }
+    if (e->kind == ENT_DTYPE) return type_dtype(s->arena, e->type);
+    if (e->kind == ENT_VALUE) {
+        n->entity = e;
+        return e->type;
+    }
+    return type_entity(s->arena, e);
+}
+
+static Type *type_attribute(Sema *s, Node *n) {
+    Type *base = type_expr(s, n->lhs);
+    const char *a = n->name;
+    switch (base->kind) {
+    case TY_ERROR: return base;
+    case TY_ENTITY:
+        if (base->entity->kind == ENT_DIM3) {
+            if (strcmp(a, "x") && strcmp(a, "y") && strcmp(a, "z")) break;
+            n->entity = base->entity;
+            return &ty_int32;
+        }
+        return member(s, n, base->entity);
+    case TY_ARRAY:
+        if (!strcmp(a, "shape") || !strcmp(a, "strides")) return type_unituple(s->arena, &ty_int64, base->ndim);
+        if (!strcmp(a, "size") || !strcmp(a, "ndim")) return &ty_int64;
+        if (!strcmp(a, "dtype")) return type_dtype(s->arena, base->dtype);
+        break;
+    case TY_COMPLEX:
+        if (!strcmp(a, "real") || !strcmp(a, "imag")) return type_float(base->bits / 2);
+        break;
+    case TY_INT: case TY_FLOAT: case TY_BOOL:
+        if (!strcmp(a, "real") || !strcmp(a, "imag")) return base;
+        break;
+    default: break;
+    }
+    sema_error(s, n->span, "%s has no attribute '%s'", type_name(s->arena, base), a);
+    return &ty_error;
+}
+
+/* Array indices: integers (Numba normalises to intp) or slices. */
+static Type *type_subscript(Sema *s, Node *n) {
+    Type *base = type_expr(s, n->lhs);
+    Type *idx = type_expr(s, n->rhs);
+    if (base->kind == TY_ERROR || idx->kind == TY_ERROR) return &ty_error;
+    if (base->kind == TY_TUPLE) {
+        ConstValue *c = n->rhs->kind == ND_INT || n->rhs->kind == ND_UNARY ? fold(s, n->rhs) : NULL;
+        if (c && c->ty == &ty_int64) {
+            int64_t k = c->v.i < 0 ? c->v.i + base->elem_count : c->v.i;
+            if (k < 0 || k >= base->elem_count) {
+                sema_error(s, n->rhs->span, "tuple index %lld out of range", (long long)c->v.i);
+                return &ty_error;
+            }
+            return base->elems[k];
+        }
+        bool uniform = base->elem_count > 0;
+        for (int i = 1; i < base->elem_count; i++) uniform = uniform && type_equal(base->elems[0], base->elems[i]);
+        if (uniform && is_integer(idx)) return base->elems[0];
+        sema_error(s, n->rhs->span, "a tuple of mixed types needs a constant index");
+        return &ty_error;
+    }
+    if (base->kind != TY_ARRAY) {
+        sema_error(s, n->lhs->span, "%s is not subscriptable", type_name(s->arena, base));
+        return &ty_error;
+    }
+    int count = idx->kind == TY_TUPLE ? idx->elem_count : 1;
+    for (int i = 0; i < count; i++) {
+        Type *t = idx->kind == TY_TUPLE ? idx->elems[i] : idx;
+        if (!is_integer(t) && t->kind != TY_BOOL) {
+            sema_error(s, n->rhs->span, "array index must be an integer or a tuple of integers, not %s%s",
+                       type_name(s->arena, t), t->kind == TY_SLICE ? " (array slicing is not supported yet)" : "");
+            return &ty_error;
+        }
+    }
+    if (count != base->ndim) {
+        sema_error(s, n->rhs->span, "%d-d array indexed with %d index%s", base->ndim, count, count == 1 ? "" : "es");
+        return &ty_error;
+    }
+    return base->dtype;
+}
+
+static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **casts) {
+    Type *args[2] = {lhs->ty, rhs ? rhs->ty : NULL};
+    int nargs = rhs ? 2 : 1;
+    if (args[0]->kind == TY_ERROR || (rhs && args[1]->kind == TY_ERROR)) return &ty_error;
+    if (op == OP_IS || op == OP_ISNOT) {
+        casts[0] = args[0];
+        if (rhs) casts[1] = args[1];
+        return &ty_bool;
+    }
+    if (op == OP_ADD && args[0]->kind == TY_TUPLE && args[1]->kind == TY_TUPLE) {
+        Type *elems[64];
+        int k = 0;
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < args[i]->elem_count && k < 64; j++) elems[k++] = args[i]->elems[j];
+        casts[0] = args[0];
+        casts[1] = args[1];
+        return type_tuple(s->arena, elems, k);
+    }
+    int ncases;
+    bool unsafe;
+    const Sig *cases = op == OP_IN || op == OP_NOTIN || op == OP_MATMUL ? NULL : operator_cases(op, nargs, &ncases, &unsafe);
+    int k = cases ? resolve_overload(cases, ncases, args, nargs, unsafe) : -1;
+    if (k < 0) {
+        if (rhs)
+            sema_error(s, n->span, "operator '%s' is not supported between %s and %s", op_spelling(op),
+                       type_name(s->arena, args[0]), type_name(s->arena, args[1]));
+        else
+            sema_error(s, n->span, "operator '%s' is not supported for %s", op_spelling(op), type_name(s->arena, args[0]));
+        return &ty_error;
+    }
+    casts[0] = cases[k].args[0];
+    if (rhs) casts[1] = cases[k].args[1];
+    return cases[k].ret;
+}
+
+static Type *type_binop(Sema *s, Node *n) {
+    type_expr(s, n->lhs);
+    type_expr(s, n->rhs);
+    n->casts = new_casts(s, 2);
+    return resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+}
+
+static Type *type_unary(Sema *s, Node *n) {
+    type_expr(s, n->rhs);
+    n->casts = new_casts(s, 1);
+    if (n->op == OP_NOT && n->rhs->ty->kind != TY_ERROR) {
+        n->casts[0] = n->rhs->ty;
+        return &ty_bool;
+    }
+    return resolve_op(s, n, n->op, n->rhs, NULL, n->casts);
+}
+
+static Type *type_compare(Sema *s, Node *n) {
+    for (int i = 0; i < n->item_len; i++) type_expr(s, n->items[i]);
+    n->casts = new_casts(s, 2 * (n->item_len - 1));
+    for (int i = 0; i + 1 < n->item_len; i++)
+        if (resolve_op(s, n, n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i])->kind == TY_ERROR)
+            return &ty_error;
+    return &ty_bool;
+}
+
+/* `a and b` and `a if c else b` are joins: their type unifies the arms. */
+static Type *join(Sema *s, Node *at, Type *a, Type *b) {
+    if (a->kind == TY_ERROR || b->kind == TY_ERROR) return &ty_error;
+    Type *t = type_unify(s->arena, a, b);
+    if (!t) {
+        sema_error(s, at->span, "cannot unify %s and %s", type_name(s->arena, a), type_name(s->arena, b));
+        return &ty_error;
+    }
+    return t;
+}
+
+static Type *type_boolop(Sema *s, Node *n) {
+    Type *t = type_expr(s, n->items[0]);
+    for (int i = 1; i < n->item_len; i++) t = join(s, n, t, type_expr(s, n->items[i]));
+    return t;
+}
+
+static Type *type_ifexp(Sema *s, Node *n) {
+    type_expr(s, n->cond);
+    return join(s, n, type_expr(s, n->then), type_expr(s, n->els));
+}
+
+static bool check_args_typed(Node *call) {
+    for (int i = 0; i < call->item_len; i++)
+        if (call->items[i]->ty->kind == TY_ERROR) return false;
+    for (int i = 0; i < call->kwarg_len; i++)
+        if (call->kwargs[i]->rhs->ty->kind == TY_ERROR) return false;
+    return true;
+}
+
+static Type *call_cases(Sema *s, Node *call, const Entity *e) {
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "%s takes no keyword arguments", e->path);
+        return &ty_error;
+    }
+    Type *args[3] = {NULL, NULL, NULL};
+    int n = call->item_len;
+    for (int i = 0; i < n && i < 3; i++) args[i] = call->items[i]->ty;
+    int k = n <= 3 ? resolve_overload(e->cases, e->ncases, args, n, true) : -1;
+    if (k < 0) {
+        char buf[256] = "";
+        for (int i = 0; i < n; i++) {
+            strncat(buf, i ? ", " : "", sizeof buf - strlen(buf) - 1);
+            strncat(buf, type_name(s->arena, call->items[i]->ty), sizeof buf - strlen(buf) - 1);
+        }
+        sema_error(s, call->span, "%s does not accept (%s)", e->path, buf);
+        return &ty_error;
+    }
+    call->casts = new_casts(s, n);
+    for (int i = 0; i < n; i++) call->casts[i] = e->cases[k].args[i];
+    return e->lower == LW_RANGE ? type_range(s->arena, e->cases[k].ret) : e->cases[k].ret;
+}
+
+static FuncInfo *type_function(Sema *s, FuncInfo *f);
+
+static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
+    if (f->is_kernel) {
+        sema_error(s, call->span, "kernel '%s' cannot be called like a function (dynamic parallelism is not supported yet)",
+                   f->def->name);
+        return &ty_error;
+    }
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "keyword arguments to device functions are not supported yet");
+        return &ty_error;
+    }
+    if (call->item_len != f->param_count) {
+        sema_error(s, call->span, "'%s' takes %d argument%s, %d given", f->def->name, f->param_count,
+                   f->param_count == 1 ? "" : "s", call->item_len);
+        return &ty_error;
+    }
+    call->casts = new_casts(s, call->item_len);
+    for (int i = 0; i < call->item_len; i++) {
+        Type *want = f->params[i]->ty, *got = call->items[i]->ty;
+        if (type_conversion(got, want) == CONV_NONE) {
+            sema_error(s, call->items[i]->span, "argument %d of '%s' is %s, which does not convert to %s", i + 1,
+                       f->def->name, type_name(s->arena, got), type_name(s->arena, want));
+            return &ty_error;
+        }
+        call->casts[i] = want;
+    }
+    if (f->typing && !f->ret) {
+        sema_error(s, call->span, "recursive call to '%s' needs its return type annotated", f->def->name);
+        return &ty_error;
+    }
+    if (!f->typing) type_function(s, f);
+    return f->ret ? f->ret : &ty_error;
+}
+
+static Type *type_call(Sema *s, Node *n) {
+    Type *callee = type_expr(s, n->func);
+    for (int i = 0; i < n->item_len; i++) type_expr(s, n->items[i]);
+    for (int i = 0; i < n->kwarg_len; i++) type_expr(s, n->kwargs[i]->rhs);
+    if (callee->kind == TY_ERROR || !check_args_typed(n)) return &ty_error;
+    if (callee->kind == TY_FUNC) return call_device_function(s, n, callee->func->sym->func);
+    if (callee->kind == TY_DTYPE) {
+        if (n->item_len != 1 || n->kwarg_len || !is_scalar(n->items[0]->ty)) {
+            sema_error(s, n->span, "%s() takes one scalar argument", type_name(s->arena, callee->dtype));
+            return &ty_error;
+        }
+        n->entity = entity_lookup("numba.float32"); /* any dtype entity: lowered as a cast */
+        return callee->dtype;
+    }
+    if (callee->kind != TY_ENTITY || callee->entity->kind != ENT_FUNCTION) {
+        sema_error(s, n->func->span, "%s is not callable", type_name(s->arena, callee));
+        return &ty_error;
+    }
+    const Entity *e = callee->entity;
+    n->entity = e;
+    return e->type_call ? e->type_call(s, n, e) : call_cases(s, n, e);
+}
+
+static Type *type_tuple_expr(Sema *s, Node *n) {
+    Type **elems = ARENA_ARRAY(s->arena, Type *, n->item_len ? n->item_len : 1);
+    for (int i = 0; i < n->item_len; i++) {
+        elems[i] = type_expr(s, n->items[i]);
+        if (elems[i]->kind == TY_ERROR) return &ty_error;
+        if (!is_value(elems[i]) && elems[i]->kind != TY_SLICE) {
+            sema_error(s, n->items[i]->span, "a tuple cannot hold %s", type_name(s->arena, elems[i]));
+            return &ty_error;
+        }
+    }
+    return type_tuple(s->arena, elems, n->item_len);
+}
+
+static Type *type_expr(Sema *s, Node *n) {
+    switch (n->kind) {
+    case ND_INT:
+        if (n->v.i.overflow) {
+            sema_error(s, n->span, "integer literal too large for uint64");
+            return set_type(n, &ty_error);
+        }
+        return set_type(n, n->v.i.value > INT64_MAX ? &ty_uint64 : &ty_int64);
+    case ND_FLOAT: return set_type(n, &ty_float64);
+    case ND_IMAG: return set_type(n, &ty_complex128);
+    case ND_BOOL: return set_type(n, &ty_bool);
+    case ND_NONE: return set_type(n, &ty_none);
+    case ND_STR:
+        if (n->v.s.bytes) sema_error(s, n->span, "bytes literals are not supported in kernels");
+        return set_type(n, n->v.s.bytes ? &ty_error : &ty_string);
+    case ND_NAME: return set_type(n, type_name_ref(s, n));
+    case ND_ATTR: return set_type(n, type_attribute(s, n));
+    case ND_SUBSCRIPT: return set_type(n, type_subscript(s, n));
+    case ND_BINOP: return set_type(n, type_binop(s, n));
+    case ND_UNARY: return set_type(n, type_unary(s, n));
+    case ND_COMPARE: return set_type(n, type_compare(s, n));
+    case ND_BOOLOP: return set_type(n, type_boolop(s, n));
+    case ND_IFEXP: return set_type(n, type_ifexp(s, n));
+    case ND_CALL: return set_type(n, type_call(s, n));
+    case ND_TUPLE: return set_type(n, type_tuple_expr(s, n));
+    case ND_SLICE:
+        if (n->lower) type_expr(s, n->lower);
+        if (n->upper) type_expr(s, n->upper);
+        if (n->step) type_expr(s, n->step);
+        return set_type(n, &ty_slice);
+    case ND_ELLIPSIS:
+        sema_error(s, n->span, "'...' is not supported in kernels");
+        return set_type(n, &ty_error);
+    case ND_LIST:
+        sema_error(s, n->span, "list displays are not supported in kernels");
+        return set_type(n, &ty_error);
+    default:
+        ice("type_expr: unexpected %s", node_kind_name(n->kind));
+    }
+}
+
+/* ---- statements ------------------------------------------------------------------ */
+
+static void add_local(Sema *s, Sym *sym) {
+    FuncInfo *f = s->fn;
+    if (f->local_count == f->local_cap) {
+        int cap = f->local_cap ? f->local_cap * 2 : 16;
+        Sym **grown = ARENA_ARRAY(s->arena, Sym *, cap);
+        if (f->local_count) memcpy(grown, f->locals, sizeof(Sym *) * (size_t)f->local_count);
+        f->locals = grown;
+        f->local_cap = cap;
+    }
+    f->locals[f->local_count++] = sym;
+    scope_add(s, s->locals, sym);
+}
+
+void sema_note_access(Sema *s, Node *array_arg, bool read, bool write) {
+    Sym *sym = array_arg->kind == ND_NAME ? array_arg->sym : NULL;
+    if (array_arg->kind == ND_SUBSCRIPT && array_arg->lhs->kind == ND_NAME) sym = array_arg->lhs->sym;
+    if (!sym || sym->kind != SYM_PARAM) return;
+    sym->read |= read;
+    sym->written |= write;
+}
+
+void sema_add_shared(Sema *s, long bytes) {
+    if (!s->fn || s->quiet) return;
+    if (bytes == 0) s->fn->shared_dynamic = true;
+    s->fn->shared_static += bytes;
+}
+
+/* Binds a name to a value: a new local, or the unification with what the
+ * local held, as Numba unifies a variable's definitions. */
+static void assign_name(Sema *s, Node *target, Type *value, Span where) {
+    Sym *sym = lookup(s, target->name);
+    if (sym && (sym->kind == SYM_CONST || sym->kind == SYM_FUNC || sym->kind == SYM_ENTITY) &&
+        !scope_find(s->locals, target->name)) {
+        sym = NULL; /* a local shadows a global */
+    }
+    if (!sym) {
+        sym = new_sym(s, SYM_LOCAL, target->name, target->span);
+        add_local(s, sym);
+    }
+    target->sym = sym;
+    target->ty = value;
+    if (value->kind == TY_ERROR) return;
+    if (value->kind == TY_STRING) {
+        sema_error(s, where, "strings can only be printed or used as assert messages in kernels");
+        return;
+    }
+    if (!is_value(value) && value->kind != TY_RANGE) {
+        sema_error(s, where, "cannot assign %s to a variable", type_name(s->arena, value));
+        return;
+    }
+    if (sym->kind == SYM_PARAM) sym->written = true;
+    if (sym->pinned) {
+        if (type_conversion(value, sym->ty) == CONV_NONE)
+            sema_error(s, where, "cannot assign %s to '%s', declared %s", type_name(s->arena, value), sym->name,
+                       type_name(s->arena, sym->ty));
+        target->ty = sym->ty;
+        return;
+    }
+    if (!sym->ty) {
+        sym->ty = value;
+        s->changed = true;
+        return;
+    }
+    if (sym->ty->kind == TY_ERROR) return;
+    Type *u = type_unify(s->arena, sym->ty, value);
+    if (!u) {
+        if (!s->quiet) {
+            sema_error(s, where, "cannot unify %s and %s for '%s'", type_name(s->arena, sym->ty),
+                       type_name(s->arena, value), sym->name);
+            diag_note(s->diag, sym->def, "'%s' is first assigned here", sym->name);
+        }
+        return;
+    }
+    if (!type_equal(u, sym->ty)) {
+        sym->ty = u;
+        s->changed = true;
+    }
+    target->ty = sym->ty;
+}
+
+static void assign_target(Sema *s, Node *target, Type *value, Span where);
+
+static void assign_item(Sema *s, Node *target, Type *value, Span where) {
+    Type *arr = type_expr(s, target->lhs);
+    Type *idx = type_expr(s, target->rhs);
+    if (arr->kind == TY_ERROR || idx->kind == TY_ERROR || value->kind == TY_ERROR) return;
+    if (arr->kind != TY_ARRAY) {
+        sema_error(s, target->lhs->span, "%s does not support item assignment", type_name(s->arena, arr));
+        return;
+    }
+    Type *elem = type_subscript(s, target);
+    target->ty = elem;
+    if (elem->kind == TY_ERROR) return;
+    if (!is_scalar(value) || type_conversion(value, elem) == CONV_NONE)
+        sema_error(s, where, "cannot store %s into an array of %s", type_name(s->arena, value), type_name(s->arena, elem));
+    sema_note_access(s, target->lhs, false, true);
+}
+
+static void assign_target(Sema *s, Node *target, Type *value, Span where) {
+    switch (target->kind) {
+    case ND_NAME: assign_name(s, target, value, where); return;
+    case ND_SUBSCRIPT: assign_item(s, target, value, where); return;
+    case ND_TUPLE: case ND_LIST:
+        if (value->kind == TY_ERROR) return;
+        if (value->kind != TY_TUPLE || value->elem_count != target->item_len) {
+            sema_error(s, where, "cannot unpack %s into %d targets", type_name(s->arena, value), target->item_len);
+            return;
+        }
+        target->ty = value;
+        for (int i = 0; i < target->item_len; i++) assign_target(s, target->items[i], value->elems[i], where);
+        return;
+    default:
+        sema_error(s, target->span, "cannot assign to %s here", node_kind_name(target->kind));
+    }
+}
+
+static void type_block(Sema *s, Node **body, int n);
+
+static void type_condition(Sema *s, Node *cond) {
+    Type *t = type_expr(s, cond);
+    if (t->kind != TY_ERROR && !is_scalar(t) && t->kind != TY_NONE && t->kind != TY_TUPLE)
+        sema_error(s, cond->span, "%s cannot be used as a condition", type_name(s->arena, t));
+}
+
+static void type_for(Sema *s, Node *n) {
+    Type *it = type_expr(s, n->iter);
+    Type *elem = &ty_error;
+    if (it->kind == TY_RANGE) elem = it->dtype;
+    else if (it->kind == TY_ARRAY && it->ndim == 1) elem = it->dtype;
+    else if (it->kind != TY_ERROR)
+        sema_error(s, n->iter->span, "for loops iterate over range() or a 1-d array, not %s", type_name(s->arena, it));
+    assign_target(s, n->cond, elem, n->cond->span);
+    s->loop_depth++;
+    type_block(s, n->body, n->body_len);
+    s->loop_depth--;
+    type_block(s, n->orelse, n->orelse_len);
+}
+
+static void type_return(Sema *s, Node *n) {
+    FuncInfo *f = s->fn;
+    Type *t = n->item_len ? type_expr(s, n->items[0]) : &ty_none;
+    if (f->is_kernel) {
+        if (t != &ty_none) sema_error(s, n->span, "a kernel must not return a value (kernels return void)");
+        return;
+    }
+    if (t->kind == TY_ERROR) return;
+    if (f->def->annotation || f->ret_declared) {
+        if (type_conversion(t, f->ret) == CONV_NONE)
+            sema_error(s, n->span, "'%s' returns %s, which does not convert to %s", f->def->name,
+                       type_name(s->arena, t), type_name(s->arena, f->ret));
+        return;
+    }
+    Type *u = f->ret ? type_unify(s->arena, f->ret, t) : t;
+    if (!u) {
+        sema_error(s, n->span, "'%s' returns both %s and %s", f->def->name, type_name(s->arena, f->ret),
+                   type_name(s->arena, t));
+        return;
+    }
+    if (!f->ret || !type_equal(u, f->ret)) s->changed = true;
+    f->ret = u;
+}
+
+static void type_statement(Sema *s, Node *n) {
+    switch (n->kind) {
+    case ND_ASSIGN: {
+        Type *v = type_expr(s, n->rhs);
+        for (int i = 0; i < n->item_len; i++) assign_target(s, n->items[i], v, n->rhs->span);
+        return;
+    }
+    case ND_ANNASSIGN: {
+        if (n->lhs->kind != ND_NAME) {
+            sema_error(s, n->lhs->span, "only a local variable can be annotated");
+            return;
+        }
+        Type *t = annotation_type(s, n->annotation);
+        Sym *sym = scope_find(s->locals, n->lhs->name);
+        if (!sym) {
+            sym = new_sym(s, SYM_LOCAL, n->lhs->name, n->lhs->span);
+            add_local(s, sym);
+        }
+        if (sym->pinned && !type_equal(sym->ty, t))
+            sema_error(s, n->span, "'%s' is declared %s here but %s before", sym->name, type_name(s->arena, t),
+                       type_name(s->arena, sym->ty));
+        sym->pinned = true;
+        sym->ty = t;
+        n->lhs->sym = sym;
+        n->lhs->ty = t;
+        if (n->rhs) assign_target(s, n->lhs, type_expr(s, n->rhs), n->rhs->span);
+        return;
+    }
+    case ND_AUGASSIGN: {
+        Type *cur = type_expr(s, n->lhs);
+        type_expr(s, n->rhs);
+        n->casts = new_casts(s, 2);
+        Type *r = cur->kind == TY_ERROR ? cur : resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+        n->ty = r;
+        if (n->lhs->kind == ND_NAME) assign_name(s, n->lhs, r, n->span);
+        else if (n->lhs->kind == ND_SUBSCRIPT) assign_item(s, n->lhs, r, n->span), sema_note_access(s, n->lhs->lhs, true, true);
+        else sema_error(s, n->lhs->span, "cannot assign to an attribute");
+        return;
+    }
+    case ND_IF:
+        type_condition(s, n->cond);
+        type_block(s, n->body, n->body_len);
+        type_block(s, n->orelse, n->orelse_len);
+        return;
+    case ND_WHILE:
+        type_condition(s, n->cond);
+        s->loop_depth++;
+        type_block(s, n->body, n->body_len);
+        s->loop_depth--;
+        type_block(s, n->orelse, n->orelse_len);
+        return;
+    case ND_FOR: type_for(s, n); return;
+    case ND_RETURN: type_return(s, n); return;
+    case ND_ASSERT:
+        type_condition(s, n->cond);
+        if (n->then && type_expr(s, n->then) != &ty_string && n->then->ty->kind != TY_ERROR)
+            sema_error(s, n->then->span, "an assert message must be a string literal");
+        return;
+    case ND_RAISE:
+        if (n->rhs) type_expr(s, n->rhs);
+        return;
+    case ND_EXPR_STMT:
+        if (n->rhs->kind == ND_STR) return; /* docstring */
+        type_expr(s, n->rhs);
+        return;
+    case ND_BREAK: case ND_CONTINUE: case ND_PASS: return;
+    case ND_FUNCDEF: case ND_IMPORT: case ND_IMPORT_FROM:
+        sema_error(s, n->span, "%s is only supported at module level", node_kind_name(n->kind));
+        return;
+    default: ice("type_statement: unexpected %s", node_kind_name(n->kind));
+    }
+}
+
+static void type_block(Sema *s, Node **body, int n) {
+    for (int i = 0; i < n; i++) type_statement(s, body[i]);
+}
+
+/* ---- functions ---------------------------------------------------------------- */
+
+/* Types f's body until no local's type changes, then once more to report. */
+static FuncInfo *type_function(Sema *s, FuncInfo *f) {
+    if (f->typed || f->typing) return f;
+    FuncInfo *outer_fn = s->fn;
+    Scope *outer_scope = s->locals;
+    bool outer_quiet = s->quiet;
+    int outer_loops = s->loop_depth;
+    Scope scope = {0};
+    s->fn = f;
+    s->locals = &scope;
+    s->loop_depth = 0;
+    f->typing = true;
+    for (int i = 0; i < f->param_count; i++) scope_add(s, &scope, f->params[i]);
+    for (int pass = 0; pass < 16; pass++) {
+        s->quiet = true;
+        s->changed = false;
+        type_block(s, f->def->body, f->def->body_len);
+        if (!s->changed) break;
+    }
+    s->quiet = outer_quiet;
+    f->shared_static = 0;
+    f->shared_dynamic = false;
+    type_block(s, f->def->body, f->def->body_len);
+    if (!f->is_kernel && !f->ret) f->ret = &ty_none;
+    f->typing = false;
+    f->typed = true;
+    s->fn = outer_fn;
+    s->locals = outer_scope;
+    s->loop_depth = outer_loops;
+    return f;
+}
+
+/* ---- decorators and signatures --------------------------------------------------- */
+
+static bool is_cuda_jit(Sema *s, Node *n) {
+    if (n->kind == ND_CALL) n = n->func;
+    const Entity *e = entity_of(s, n);
+    return e && strcmp(e->path, "numba.cuda.jit") == 0;
+}
+
+/* A signature string, "void(float32[:], int64)" or "float32(float32)",
+ * parsed as the Python expression it is. */
+static bool apply_signature(Sema *s, FuncInfo *f, Node *str) {
+    int file = diag_add_source(s->diag, arena_printf(s->arena, "<signature of %s>", f->def->name), str->v.s.data,
+                               str->v.s.len);
+    int errors = s->diag->error_count;
+    TokenArray toks = lex_file(s->arena, s->diag, file);
+    Node *m = parse_module(s->arena, s->diag, file, &toks);
+    if (s->diag->error_count != errors) return false;
+    Node *call = m->body_len == 1 && m->body[0]->kind == ND_EXPR_STMT ? m->body[0]->rhs : NULL;
+    if (!call || call->kind != ND_CALL || call->kwarg_len) {
+        sema_error(s, str->span, "a signature is written \"rettype(argtype, ...)\"");
+        return false;
+    }
+    if (call->item_len != f->param_count) {
+        sema_error(s, str->span, "the signature has %d argument type%s but '%s' takes %d", call->item_len,
+                   call->item_len == 1 ? "" : "s", f->def->name, f->param_count);
+        return false;
+    }
+    s->in_signature = true;
+    Type *ret = annotation_type(s, call->func);
+    for (int i = 0; i < call->item_len; i++) f->params[i]->ty = annotation_type(s, call->items[i]);
+    s->in_signature = false;
+    if (!f->is_kernel) {
+        f->ret = ret;
+        f->ret_declared = true;
+    } else if (ret != &ty_none && ret->kind != TY_ERROR) {
+        sema_error(s, str->span, "a kernel's signature must return void");
+    }
+    return true;
+}
+
+static void apply_jit_option(Sema *s, FuncInfo *f, Node *kw) {
+    static const char *const accepted[] = {"device", "fastmath", "lineinfo", "debug", "opt", "max_registers",
+                                           "cache", "inline", "forceinline", "launch_bounds", "link", "boundscheck"};
+    bool known = false;
+    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) known = known || !strcmp(kw->name, accepted[i]);
+    if (!known) {
+        sema_error(s, kw->span, "unknown cuda.jit option '%s'", kw->name);
+        return;
+    }
+    Node *v = kw->rhs;
+    if (!strcmp(kw->name, "inline") || !strcmp(kw->name, "link")) {
+        if (v->kind == ND_STR) f->inline_mode = v->v.s.data;
+        return;
+    }
+    if (!strcmp(kw->name, "max_registers") || !strcmp(kw->name, "launch_bounds")) {
+        int64_t n = 0;
+        if (v->kind == ND_TUPLE && v->item_len > 0) v = v->items[0];
+        if (sema_const_int(s, v, kw->name, &n)) *(!strcmp(kw->name, "max_registers") ? &f->max_registers : &f->launch_bounds) = (int)n;
+        return;
+    }
+    ConstValue *c = fold(s, v);
+    if (!c || c->ty->kind == TY_TUPLE) {
+        if (!strcmp(kw->name, "opt") || !strcmp(kw->name, "cache") || !strcmp(kw->name, "boundscheck")) return;
+        sema_error(s, v->span, "cuda.jit option '%s' must be a constant", kw->name);
+        return;
+    }
+    bool on = c->v.i != 0;
+    if (!strcmp(kw->name, "device")) f->is_kernel = !on;
+    else if (!strcmp(kw->name, "fastmath")) f->fastmath = on;
+    else if (!strcmp(kw->name, "lineinfo")) f->lineinfo = on;
+    else if (!strcmp(kw->name, "debug")) f->debug = on;
+}
+
+/* @cuda.jit, @cuda.jit(...options), @cuda.jit("sig", ...): true if the
+ * function is compiled for the GPU. */
+static bool apply_decorators(Sema *s, FuncInfo *f) {
+    bool jit = false;
+    Node *sig = NULL;
+    for (int i = 0; i < f->def->decorator_len; i++) {
+        Node *d = f->def->decorators[i];
+        if (!is_cuda_jit(s, d)) {
+            if (d->ty && d->ty->kind != TY_ERROR) sema_error(s, d->span, "only @cuda.jit decorates functions in a .pyk module");
+            continue;
+        }
+        jit = true;
+        if (d->kind != ND_CALL) continue;
+        for (int k = 0; k < d->kwarg_len; k++) apply_jit_option(s, f, d->kwargs[k]);
+        for (int k = 0; k < d->item_len; k++) {
+            Node *a = d->items[k];
+            if (a->kind == ND_LIST && a->item_len > 0) a = a->items[0]; /* a list of signatures: the first */
+            if (a->kind == ND_STR && k == 0) sig = a;
+            else sema_error(s, a->span, "cuda.jit takes a signature string as its only positional argument");
+        }
+    }
+    if (sig) apply_signature(s, f, sig);
+    return jit;
+}
+
+static FuncInfo *declare_function(Sema *s, Node *def) {
+    FuncInfo *f = ARENA_NEW(s->arena, FuncInfo);
+    f->def = def;
+    f->is_kernel = true;
+    f->param_count = def->item_len;
+    f->params = ARENA_ARRAY(s->arena, Sym *, def->item_len ? def->item_len : 1);
+    for (int i = 0; i < def->item_len; i++) {
+        Node *p = def->items[i];
+        Sym *sym = new_sym(s, SYM_PARAM, p->name, p->span);
+        sym->index = i;
+        sym->pinned = true;
+        p->sym = sym;
+        f->params[i] = sym;
+    }
+    Sym *sym = new_sym(s, SYM_FUNC, def->name, def->span);
+    sym->func = f;
+    sym->ty = type_func(s->arena, def);
+    def->sym = sym;
+    f->sym = sym;
+    return f;
+}
+
+static void type_parameters(Sema *s, FuncInfo *f) {
+    for (int i = 0; i < f->param_count; i++) {
+        Node *p = f->def->items[i];
+        if (p->rhs) sema_error(s, p->rhs->span, "default parameter values are not supported yet");
+        if (p->annotation) {
+            Type *t = annotation_type(s, p->annotation);
+            if (f->params[i]->ty && !type_equal(f->params[i]->ty, t) && t->kind != TY_ERROR)
+                sema_error(s, p->annotation->span, "parameter '%s' is annotated %s but the signature says %s", p->name,
+                           type_name(s->arena, t), type_name(s->arena, f->params[i]->ty));
+            f->params[i]->ty = t;
+        } else if (!f->params[i]->ty) {
+            sema_error(s, p->span, "parameter '%s' of %s '%s' needs a type: annotate it (%s: float32[:]) or give a signature",
+                       p->name, f->is_kernel ? "kernel" : "device function", f->def->name, p->name);
+            f->params[i]->ty = &ty_error;
+        }
+        if (f->params[i]->ty->kind != TY_ERROR && !is_value(f->params[i]->ty))
+            sema_error(s, p->span, "parameter '%s' cannot be %s", p->name, type_name(s->arena, f->params[i]->ty));
+    }
+    if (f->def->annotation) {
+        Type *r = annotation_type(s, f->def->annotation);
+        if (f->is_kernel && r != &ty_none && r->kind != TY_ERROR)
+            sema_error(s, f->def->annotation->span, "a kernel must return None (kernels return void)");
+        if (!f->is_kernel) {
+            f->ret = r;
+            f->ret_declared = true;
+        }
+    }
+    if (f->is_kernel) f->ret = &ty_none;
+}
+
+/* ---- module level ------------------------------------------------------------------ */
+
+static void bind_global(Sema *s, const char *name, Sym *sym) {
+    Sym *old = scope_find(&s->globals, name);
+    if (old) {
+        *old = *sym; /* rebinding at module level: the last one wins, as in Python */
+        return;
+    }
+    scope_add(s, &s->globals, sym);
+}
+
+static void bind_entity(Sema *s, const char *name, const Entity *e, Span at) {
+    Sym *sym = new_sym(s, SYM_ENTITY, name, at);
+    sym->entity = e;
+    sym->ty = e->kind == ENT_DTYPE ? type_dtype(s->arena, e->type) : type_entity(s->arena, e);
+    bind_global(s, name, sym);
+}
+
+static void import_module(Sema *s, Node *alias) {
+    const char *path = entity_module_path(alias->name);
+    if (!path) {
+        sema_error(s, alias->span, "cannot import '%s': pykc knows numba, numba.cuda, math and numpy (imports of .pyk modules are not supported yet)",
+                   alias->name);
+        return;
+    }
+    /* `import numba.cuda` binds numba; `import numba.cuda as c` binds c. */
+    const char *name = alias->asname;
+    if (!name) {
+        const char *dot = strchr(alias->name, '.');
+        name = dot ? arena_strndup(s->arena, alias->name, (size_t)(dot - alias->name)) : alias->name;
+        if (dot) path = "numba";
+    }
+    bind_entity(s, name, entity_lookup(path), alias->span);
+}
+
+static void import_from(Sema *s, Node *n) {
+    const char *mod = n->name ? entity_module_path(n->name) : NULL;
+    if (!mod) {
+        sema_error(s, n->span, "cannot import from '%s': pykc knows numba, numba.cuda, math and numpy",
+                   n->name ? n->name : ".");
+        return;
+    }
+    if (n->star) {
+        sema_error(s, n->span, "'from %s import *' is not supported: import the names you use", n->name);
+        return;
+    }
+    for (int i = 0; i < n->item_len; i++) {
+        Node *a = n->items[i];
+        /* numba.types.float32 is numba.float32 */
+        const char *prefix = strcmp(mod, "numba.types") == 0 ? "numba" : mod;
+        const Entity *e = entity_lookup(arena_printf(s->arena, "%s.%s", prefix, a->name));
+        if (!e) {
+            sema_error(s, a->span, "'%s' has no name '%s' that kernels can use", n->name, a->name);
+            continue;
+        }
+        bind_entity(s, a->asname ? a->asname : a->name, e, a->span);
+    }
+}
+
+static const Define *find_define(const Options *o, const char *name) {
+    for (int i = 0; o && i < o->define_count; i++)
+        if (strcmp(o->defines[i].name, name) == 0) return &o->defines[i];
+    return NULL;
+}
+
+/* -DNAME=VALUE replaces the value of module constant NAME. */
+static ConstValue *override_value(Sema *s, const Define *d, Span at) {
+    int file = diag_add_source(s->diag, arena_printf(s->arena, "<-D%s>", d->name), d->value, strlen(d->value));
+    TokenArray toks = lex_file(s->arena, s->diag, file);
+    Node *m = parse_module(s->arena, s->diag, file, &toks);
+    ConstValue *c = m->body_len == 1 && m->body[0]->kind == ND_EXPR_STMT ? fold(s, m->body[0]->rhs) : NULL;
+    if (!c) sema_error(s, at, "-D%s=%s: the value must be a constant expression", d->name, d->value);
+    return c;
+}
+
+static void define_constant(Sema *s, Node *n) {
+    Node *target = n->item_len == 1 ? n->items[0] : NULL;
+    if (!target || target->kind != ND_NAME) {
+        sema_error(s, n->span, "module-level assignments must bind one name to a constant");
+        return;
+    }
+    ConstValue *c = fold(s, n->rhs);
+    const Define *d = find_define(s->unit->opts, target->name);
+    if (d) c = override_value(s, d, n->span);
+    if (!c) {
+        Type *t = type_expr(s, n->rhs);
+        if (t->kind == TY_ENTITY || t->kind == TY_DTYPE) { /* an alias: f32 = numba.float32 */
+            Sym *sym = new_sym(s, SYM_ENTITY, target->name, target->span);
+            sym->ty = t;
+            sym->entity = t->kind == TY_ENTITY ? t->entity : NULL;
+            bind_global(s, target->name, sym);
+            return;
+        }
+        if (t->kind != TY_ERROR)
+            sema_error(s, n->rhs->span, "module-level values must be compile-time constants (ints, floats, bools, tuples of them)");
+        return;
+    }
+    Sym *sym = new_sym(s, SYM_CONST, target->name, target->span);
+    sym->value = c;
+    sym->ty = c->ty;
+    target->sym = sym;
+    bind_global(s, target->name, sym);
+}
+
+static bool is_main_guard(const Node *n) {
+    return n->kind == ND_IF && n->cond->kind == ND_COMPARE && n->cond->item_len == 2 &&
+           n->cond->items[0]->kind == ND_NAME && strcmp(n->cond->items[0]->name, "__name__") == 0;
+}
+
+static void check_defines_exist(Sema *s) {
+    const Options *o = s->unit->opts;
+    for (int i = 0; o && i < o->define_count; i++) {
+        Sym *sym = scope_find(&s->globals, o->defines[i].name);
+        if (!sym || sym->kind != SYM_CONST)
+            diag_plain(s->diag, DIAG_ERROR, "-D%s: '%s' is not a module constant of %s", o->defines[i].name,
+                       o->defines[i].name, o->input);
+    }
+}
+
+static void module_statement(Sema *s, Node *n, Vec *funcs) {
+    switch (n->kind) {
+    case ND_IMPORT:
+        for (int i = 0; i < n->item_len; i++) import_module(s, n->items[i]);
+        return;
+    case ND_IMPORT_FROM: import_from(s, n); return;
+    case ND_ASSIGN: define_constant(s, n); return;
+    case ND_FUNCDEF: {
+        FuncInfo *f = declare_function(s, n);
+        bind_global(s, n->name, f->sym);
+        vec_push(s->arena, funcs, f);
+        return;
+    }
+    case ND_EXPR_STMT:
+        if (n->rhs->kind == ND_STR) return; /* docstring */
+        break;
+    case ND_IF:
+        if (is_main_guard(n)) return; /* host code for running under Python */
+        break;
+    case ND_PASS: return;
+    default: break;
+    }
+    sema_error(s, n->span, "only imports, constants and functions may appear at module level");
+}
+
+bool sema_module(Unit *u) {
+    Sema s = {.unit = u, .arena = u->arena, .diag = u->diag};
+    int errors = u->diag->error_count;
+    Vec funcs = {0};
+    for (int i = 0; i < u->module->body_len; i++) module_statement(&s, u->module->body[i], &funcs);
+    check_defines_exist(&s);
+    u->funcs = (FuncInfo **)funcs.items;
+    u->func_count = funcs.len;
+    for (int i = 0; i < u->func_count; i++) {
+        FuncInfo *f = u->funcs[i];
+        for (int k = 0; k < f->def->decorator_len; k++) {
+            Node *d = f->def->decorators[k];
+            type_expr(&s, d->kind == ND_CALL ? d->func : d);
+        }
+        if (!apply_decorators(&s, f)) {
+            sema_error(&s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
+            continue;
+        }
+        type_parameters(&s, f);
+    }
+    int kernels = 0;
+    for (int i = 0; i < u->func_count; i++) {
+        type_function(&s, u->funcs[i]);
+        kernels += u->funcs[i]->is_kernel;
+    }
+    if (kernels == 0 && u->diag->error_count == errors)
+        diag_warning(u->diag, (Span){u->module->span.file, 0, 0}, "module defines no kernel");
+    return u->diag->error_count == errors;
+}
+
+/* ---- --dump-types ------------------------------------------------------------------- */
+
+static int by_name(const void *a, const void *b) {
+    return strcmp((*(Sym *const *)a)->name, (*(Sym *const *)b)->name);
+}
+
+void sema_dump_types(FILE *out, const Unit *u) {
+    for (int i = 0; i < u->func_count; i++) {
+        FuncInfo *f = u->funcs[i];
+        fprintf(out, "%s -> %s%s\n", f->def->name, type_name(u->arena, f->ret ? f->ret : &ty_none),
+                f->is_kernel ? "" : "  [device]");
+        int n = f->local_count + f->param_count;
+        Sym **all = ARENA_ARRAY(u->arena, Sym *, n ? n : 1);
+        memcpy(all, f->params, sizeof(Sym *) * (size_t)f->param_count);
+        int k = f->param_count;
+        for (int j = 0; j < f->local_count; j++) all[k++] = f->locals[j];
+        qsort(all, (size_t)k, sizeof(Sym *), by_name);
+        for (int j = 0; j < k; j++)
+            if (all[j]->ty && is_value(all[j]->ty))
+                fprintf(out, "%s %s %s\n", f->def->name, all[j]->name, type_name(u->arena, all[j]->ty));
+    }
+}

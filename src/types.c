@@ -1,0 +1,512 @@
+/*
+ * types.c - Numba's types, conversions, overload resolution and unification.
+ *
+ * pykc types a module as numba-cuda does, so this file transcribes Numba's
+ * own machinery rather than a table of outcomes: the casting rules of
+ * typeconv/rules.py closed transitively as castgraph.py closes them, the
+ * candidate signatures of each operator from typing/builtins.py in their
+ * order, the rating of candidates from typing/context.py, and NumPy's
+ * promote_types for unifying numbers (Number.unify). tests/typing checks the
+ * outcome against numba-cuda itself.
+ */
+#include "pykc.h"
+
+#include <string.h>
+
+#define SCALAR(kind_, bits_, signed_) {.kind = kind_, .bits = bits_, .is_signed = signed_}
+Type ty_error = {.kind = TY_ERROR}, ty_none = {.kind = TY_NONE}, ty_bool = SCALAR(TY_BOOL, 8, false);
+Type ty_string = {.kind = TY_STRING}, ty_slice = {.kind = TY_SLICE};
+Type ty_int8 = SCALAR(TY_INT, 8, true), ty_int16 = SCALAR(TY_INT, 16, true);
+Type ty_int32 = SCALAR(TY_INT, 32, true), ty_int64 = SCALAR(TY_INT, 64, true);
+Type ty_uint8 = SCALAR(TY_INT, 8, false), ty_uint16 = SCALAR(TY_INT, 16, false);
+Type ty_uint32 = SCALAR(TY_INT, 32, false), ty_uint64 = SCALAR(TY_INT, 64, false);
+Type ty_float16 = SCALAR(TY_FLOAT, 16, false), ty_float32 = SCALAR(TY_FLOAT, 32, false);
+Type ty_float64 = SCALAR(TY_FLOAT, 64, false);
+Type ty_complex64 = SCALAR(TY_COMPLEX, 64, false), ty_complex128 = SCALAR(TY_COMPLEX, 128, false);
+
+/* The scalars in one order for the conversion matrix: ORDER SCALARS. */
+static Type *const scalars[] = {
+    &ty_bool, &ty_int8, &ty_int16, &ty_int32, &ty_int64, &ty_uint8, &ty_uint16, &ty_uint32,
+    &ty_uint64, &ty_float16, &ty_float32, &ty_float64, &ty_complex64, &ty_complex128,
+};
+enum { NSCALARS = sizeof scalars / sizeof scalars[0] };
+
+static const struct { const char *name; Type *type; } type_names[] = {
+    {"boolean", &ty_bool}, {"bool_", &ty_bool}, {"b1", &ty_bool},
+    {"int8", &ty_int8}, {"int16", &ty_int16}, {"int32", &ty_int32}, {"int64", &ty_int64},
+    {"uint8", &ty_uint8}, {"uint16", &ty_uint16}, {"uint32", &ty_uint32}, {"uint64", &ty_uint64},
+    {"intp", &ty_int64}, {"uintp", &ty_uint64}, {"intc", &ty_int32}, {"uintc", &ty_uint32},
+    {"byte", &ty_uint8}, {"i1", &ty_int8}, {"i2", &ty_int16}, {"i4", &ty_int32}, {"i8", &ty_int64},
+    {"u1", &ty_uint8}, {"u2", &ty_uint16}, {"u4", &ty_uint32}, {"u8", &ty_uint64},
+    {"float16", &ty_float16}, {"float32", &ty_float32}, {"float64", &ty_float64},
+    {"f2", &ty_float16}, {"f4", &ty_float32}, {"f8", &ty_float64},
+    {"float_", &ty_float32}, {"double", &ty_float64},
+    {"complex64", &ty_complex64}, {"complex128", &ty_complex128}, {"c8", &ty_complex64}, {"c16", &ty_complex128},
+    {"void", &ty_none}, {"none", &ty_none},
+};
+
+Type *type_by_name(const char *name) {
+    for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
+        if (strcmp(type_names[i].name, name) == 0) return type_names[i].type;
+    return NULL;
+}
+
+Type *type_int(int bits, bool is_signed) {
+    switch (bits) {
+    case 8: return is_signed ? &ty_int8 : &ty_uint8;
+    case 16: return is_signed ? &ty_int16 : &ty_uint16;
+    case 32: return is_signed ? &ty_int32 : &ty_uint32;
+    default: return is_signed ? &ty_int64 : &ty_uint64;
+    }
+}
+
+Type *type_float(int bits) { return bits == 16 ? &ty_float16 : bits == 32 ? &ty_float32 : &ty_float64; }
+Type *type_complex(int bits) { return bits == 64 ? &ty_complex64 : &ty_complex128; }
+
+static Type *new_type(Arena *a, TypeKind kind) {
+    Type *t = ARENA_NEW(a, Type);
+    t->kind = kind;
+    return t;
+}
+
+Type *type_array(Arena *a, Type *dtype, int ndim, char layout) {
+    Type *t = new_type(a, TY_ARRAY);
+    t->dtype = dtype;
+    t->ndim = ndim;
+    /* Numba calls a 1-d array that is both C and F contiguous C. */
+    t->layout = layout == 'F' && ndim == 1 ? 'C' : layout;
+    return t;
+}
+
+Type *type_tuple(Arena *a, Type **elems, int n) {
+    Type *t = new_type(a, TY_TUPLE);
+    t->elems = ARENA_ARRAY(a, Type *, n ? n : 1);
+    memcpy(t->elems, elems, sizeof(Type *) * (size_t)n);
+    t->elem_count = n;
+    return t;
+}
+
+Type *type_unituple(Arena *a, Type *elem, int n) {
+    Type *t = new_type(a, TY_TUPLE);
+    t->elems = ARENA_ARRAY(a, Type *, n ? n : 1);
+    for (int i = 0; i < n; i++) t->elems[i] = elem;
+    t->elem_count = n;
+    return t;
+}
+
+Type *type_dtype(Arena *a, Type *of) {
+    Type *t = new_type(a, TY_DTYPE);
+    t->dtype = of;
+    return t;
+}
+
+Type *type_range(Arena *a, Type *elem) {
+    Type *t = new_type(a, TY_RANGE);
+    t->dtype = elem;
+    return t;
+}
+
+Type *type_entity(Arena *a, const Entity *e) {
+    Type *t = new_type(a, TY_ENTITY);
+    t->entity = e;
+    return t;
+}
+
+Type *type_func(Arena *a, Node *def) {
+    Type *t = new_type(a, TY_FUNC);
+    t->func = def;
+    return t;
+}
+
+bool type_equal(const Type *a, const Type *b) {
+    if (a == b) return true;
+    if (!a || !b || a->kind != b->kind) return false;
+    switch (a->kind) {
+    case TY_INT: return a->bits == b->bits && a->is_signed == b->is_signed;
+    case TY_FLOAT: case TY_COMPLEX: return a->bits == b->bits;
+    case TY_ARRAY: return a->ndim == b->ndim && a->layout == b->layout && type_equal(a->dtype, b->dtype);
+    case TY_TUPLE:
+        if (a->elem_count != b->elem_count) return false;
+        for (int i = 0; i < a->elem_count; i++)
+            if (!type_equal(a->elems[i], b->elems[i])) return false;
+        return true;
+    case TY_DTYPE: case TY_RANGE: return type_equal(a->dtype, b->dtype);
+    case TY_ENTITY: return a->entity == b->entity;
+    case TY_FUNC: return a->func == b->func;
+    default: return true;
+    }
+}
+
+bool is_scalar(const Type *t) { return t->kind >= TY_BOOL && t->kind <= TY_COMPLEX; }
+bool is_number(const Type *t) { return t->kind >= TY_INT && t->kind <= TY_COMPLEX; }
+bool is_integer(const Type *t) { return t->kind == TY_INT; }
+bool is_float(const Type *t) { return t->kind == TY_FLOAT; }
+bool is_value(const Type *t) { return (t->kind >= TY_NONE && t->kind <= TY_TUPLE) || t->kind == TY_ERROR; }
+
+int type_size(const Type *t) {
+    switch (t->kind) {
+    case TY_BOOL: return 1;
+    case TY_INT: case TY_FLOAT: case TY_COMPLEX: return t->bits / 8;
+    case TY_TUPLE: {
+        int n = 0;
+        for (int i = 0; i < t->elem_count; i++) n += type_size(t->elems[i]);
+        return n;
+    }
+    default: return 0;
+    }
+}
+
+static void append(char *buf, size_t cap, size_t *len, const char *s) {
+    size_t n = strlen(s);
+    if (*len + n >= cap) n = cap - *len - 1;
+    memcpy(buf + *len, s, n);
+    *len += n;
+    buf[*len] = '\0';
+}
+
+static void name_into(const Type *t, char *buf, size_t cap, size_t *len) {
+    char tmp[64];
+    switch (t->kind) {
+    case TY_ERROR: append(buf, cap, len, "<error>"); break;
+    case TY_NONE: append(buf, cap, len, "none"); break;
+    case TY_BOOL: append(buf, cap, len, "bool"); break;
+    case TY_INT: snprintf(tmp, sizeof tmp, "%sint%d", t->is_signed ? "" : "u", t->bits); append(buf, cap, len, tmp); break;
+    case TY_FLOAT: snprintf(tmp, sizeof tmp, "float%d", t->bits); append(buf, cap, len, tmp); break;
+    case TY_COMPLEX: snprintf(tmp, sizeof tmp, "complex%d", t->bits); append(buf, cap, len, tmp); break;
+    case TY_ARRAY:
+        append(buf, cap, len, "array(");
+        name_into(t->dtype, buf, cap, len);
+        snprintf(tmp, sizeof tmp, ", %dd, %c)", t->ndim, t->layout);
+        append(buf, cap, len, tmp);
+        break;
+    case TY_TUPLE: {
+        bool uniform = t->elem_count > 0;
+        for (int i = 1; i < t->elem_count; i++) uniform = uniform && type_equal(t->elems[0], t->elems[i]);
+        if (uniform) {
+            append(buf, cap, len, "UniTuple(");
+            name_into(t->elems[0], buf, cap, len);
+            snprintf(tmp, sizeof tmp, " x %d)", t->elem_count);
+            append(buf, cap, len, tmp);
+            break;
+        }
+        append(buf, cap, len, "Tuple(");
+        for (int i = 0; i < t->elem_count; i++) {
+            if (i) append(buf, cap, len, ", ");
+            name_into(t->elems[i], buf, cap, len);
+        }
+        append(buf, cap, len, ")");
+        break;
+    }
+    case TY_STRING: append(buf, cap, len, "unicode_type"); break;
+    case TY_RANGE:
+        append(buf, cap, len, t->dtype == &ty_uint64 ? "range_state_uint64" : "range_state_int64");
+        break;
+    case TY_DTYPE:
+        append(buf, cap, len, "class(");
+        name_into(t->dtype, buf, cap, len);
+        append(buf, cap, len, ")");
+        break;
+    case TY_ENTITY: append(buf, cap, len, "<compile-time name>"); break;
+    case TY_FUNC: append(buf, cap, len, "<device function>"); break;
+    case TY_SLICE: append(buf, cap, len, "slice<a:b>"); break;
+    }
+}
+
+const char *type_name(Arena *a, const Type *t) {
+    char buf[512];
+    size_t len = 0;
+    buf[0] = '\0';
+    name_into(t, buf, sizeof buf, &len);
+    return arena_strdup(a, buf);
+}
+
+/* ---- conversions ------------------------------------------------------------ */
+
+static int scalar_index(const Type *t) {
+    for (int i = 0; i < NSCALARS; i++)
+        if (type_equal(scalars[i], t)) return i;
+    return -1;
+}
+
+static Conversion conv_matrix[NSCALARS][NSCALARS];
+static bool conv_ready;
+
+static void set_conv(Type *from, Type *to, Conversion c) {
+    Conversion *slot = &conv_matrix[scalar_index(from)][scalar_index(to)];
+    if (c < *slot) *slot = c;
+}
+
+/* rules.py's helpers: the first kind is from -> to, the second to -> from. */
+static void rule(Type *a, Type *b, Conversion forward, Conversion backward) {
+    set_conv(a, b, forward);
+    if (backward != CONV_NONE) set_conv(b, a, backward);
+}
+
+static void init_conversions(void) {
+    for (int i = 0; i < NSCALARS; i++)
+        for (int j = 0; j < NSCALARS; j++) conv_matrix[i][j] = i == j ? CONV_EXACT : CONV_NONE;
+    rule(&ty_bool, &ty_int8, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_bool, &ty_uint8, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_int8, &ty_int16, CONV_PROMOTE, CONV_UNSAFE);
+    rule(&ty_uint8, &ty_uint16, CONV_PROMOTE, CONV_UNSAFE);
+    rule(&ty_int16, &ty_int32, CONV_PROMOTE, CONV_UNSAFE);
+    rule(&ty_uint16, &ty_uint32, CONV_PROMOTE, CONV_UNSAFE);
+    rule(&ty_int32, &ty_int64, CONV_PROMOTE, CONV_UNSAFE);
+    rule(&ty_uint32, &ty_uint64, CONV_PROMOTE, CONV_UNSAFE);
+    rule(&ty_uint8, &ty_int16, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_uint16, &ty_int32, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_uint32, &ty_int64, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_int8, &ty_float16, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_int16, &ty_float32, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_int32, &ty_float64, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_int16, &ty_float16, CONV_UNSAFE, CONV_UNSAFE);
+    rule(&ty_int32, &ty_float32, CONV_UNSAFE, CONV_UNSAFE);
+    rule(&ty_int64, &ty_float64, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_uint64, &ty_float64, CONV_SAFE, CONV_UNSAFE);
+    rule(&ty_float16, &ty_float32, CONV_PROMOTE, CONV_UNSAFE);
+    rule(&ty_float32, &ty_float64, CONV_PROMOTE, CONV_UNSAFE);
+    rule(&ty_float32, &ty_complex64, CONV_SAFE, CONV_NONE);
+    rule(&ty_float64, &ty_complex128, CONV_SAFE, CONV_NONE);
+    rule(&ty_complex64, &ty_complex128, CONV_PROMOTE, CONV_UNSAFE);
+    /* castgraph.py propagates each rule through the known ones: a path's
+     * kind is its worst step, and the best path wins. */
+    for (int k = 0; k < NSCALARS; k++)
+        for (int i = 0; i < NSCALARS; i++)
+            for (int j = 0; j < NSCALARS; j++) {
+                Conversion via = conv_matrix[i][k] > conv_matrix[k][j] ? conv_matrix[i][k] : conv_matrix[k][j];
+                if (via < conv_matrix[i][j]) conv_matrix[i][j] = via;
+            }
+    conv_ready = true;
+}
+
+Conversion type_conversion(const Type *from, const Type *to) {
+    if (type_equal(from, to)) return CONV_EXACT;
+    if (!conv_ready) init_conversions();
+    int i = scalar_index(from), j = scalar_index(to);
+    if (i >= 0 && j >= 0) return conv_matrix[i][j];
+    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->elem_count == to->elem_count) {
+        Conversion worst = CONV_EXACT;
+        for (int k = 0; k < from->elem_count; k++) {
+            Conversion c = type_conversion(from->elems[k], to->elems[k]);
+            if (c > worst) worst = c;
+        }
+        return worst;
+    }
+    if (from->kind == TY_ARRAY && to->kind == TY_ARRAY && from->ndim == to->ndim &&
+        type_equal(from->dtype, to->dtype) && (to->layout == 'A' || to->layout == from->layout))
+        return CONV_SAFE;
+    return CONV_NONE;
+}
+
+static bool rate_less(const int a[3], const int b[3]) {
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k];
+    return false;
+}
+
+int resolve_overload(const Sig *cases, int ncases, Type *const *args, int nargs, bool allow_unsafe) {
+    int best = -1;
+    int best_rate[3] = {0, 0, 0};
+    for (int c = 0; c < ncases; c++) {
+        if (cases[c].nargs != nargs) continue;
+        int rate[3] = {0, 0, 0}; /* unsafe, safe, promote */
+        bool ok = true;
+        for (int i = 0; i < nargs && ok; i++) {
+            Conversion conv = type_conversion(args[i], cases[c].args[i]);
+            if (conv == CONV_NONE || (conv == CONV_UNSAFE && !allow_unsafe)) ok = false;
+            else if (conv == CONV_UNSAFE) rate[0]++;
+            else if (conv == CONV_SAFE) rate[1]++;
+            else if (conv == CONV_PROMOTE) rate[2]++;
+        }
+        if (ok && (best < 0 || rate_less(rate, best_rate))) {
+            best = c;
+            memcpy(best_rate, rate, sizeof rate);
+        }
+    }
+    return best;
+}
+
+/* ---- operator cases (typing/builtins.py) ---------------------------------------- */
+
+typedef struct CaseList {
+    Sig cases[48];
+    int count;
+    bool allow_unsafe;
+} CaseList;
+
+static CaseList op_cases[OP_COUNT][2]; /* [op][unary=0, binary=1] */
+static bool cases_ready;
+
+static void add_case(CaseList *l, Type *ret, Type *a, Type *b) {
+    Sig *s = &l->cases[l->count++];
+    s->ret = ret;
+    s->args[0] = a;
+    s->args[1] = b;
+    s->nargs = b ? 2 : 1;
+}
+
+static Type *const machine_ints[] = {&ty_int64, &ty_uint64};
+static Type *const signed_domain[] = {&ty_int8, &ty_int16, &ty_int32, &ty_int64};
+static Type *const unsigned_domain[] = {&ty_uint8, &ty_uint16, &ty_uint32, &ty_uint64};
+static Type *const real_domain[] = {&ty_float32, &ty_float64};
+static Type *const complex_domain[] = {&ty_complex64, &ty_complex128};
+
+/* choose_result_int: at least 64 bits, signed if any input is. */
+static Type *result_int(const Type *a, const Type *b) {
+    int bits = 64;
+    if (a->bits > bits) bits = a->bits;
+    if (b && b->bits > bits) bits = b->bits;
+    return type_int(bits, a->is_signed || (b && b->is_signed));
+}
+
+static void add_integer_binops(CaseList *l, bool float_result) {
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            add_case(l, float_result ? &ty_float64 : result_int(machine_ints[i], machine_ints[j]), machine_ints[i],
+                     machine_ints[j]);
+}
+
+static void add_same(CaseList *l, Type *const *domain, int n, bool binary) {
+    for (int i = 0; i < n; i++) add_case(l, domain[i], domain[i], binary ? domain[i] : NULL);
+}
+
+static void add_bool_result(CaseList *l, Type *const *domain, int n, bool binary) {
+    for (int i = 0; i < n; i++) add_case(l, &ty_bool, domain[i], binary ? domain[i] : NULL);
+}
+
+static void init_arith(Op op) {
+    CaseList *l = &op_cases[op][1];
+    l->allow_unsafe = true;
+    if (op == OP_DIV) {
+        add_integer_binops(l, true);
+    } else {
+        add_integer_binops(l, false);
+    }
+    if (op == OP_POW) {
+        Type *const rhs[] = {&ty_int32, &ty_int64, &ty_uint64};
+        for (int i = 0; i < 3; i++) add_case(l, &ty_float32, &ty_float32, rhs[i]);
+        for (int i = 0; i < 3; i++) add_case(l, &ty_float64, &ty_float64, rhs[i]);
+    }
+    add_same(l, real_domain, 2, true);
+    if (op != OP_MOD && op != OP_FLOORDIV) add_same(l, complex_domain, 2, true);
+}
+
+static void init_shift(Op op) {
+    CaseList *l = &op_cases[op][1];
+    l->allow_unsafe = false;
+    Type *const rhs[] = {&ty_uint64, &ty_int64};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 2; j++) add_case(l, result_int(signed_domain[i], NULL), signed_domain[i], rhs[j]);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 2; j++) add_case(l, result_int(unsigned_domain[i], NULL), unsigned_domain[i], rhs[j]);
+}
+
+static void init_bitwise(Op op) {
+    CaseList *l = &op_cases[op][1];
+    l->allow_unsafe = false;
+    add_case(l, &ty_bool, &ty_bool, &ty_bool);
+    add_integer_binops(l, false);
+}
+
+static void init_comparison(Op op) {
+    CaseList *l = &op_cases[op][1];
+    l->allow_unsafe = true;
+    add_case(l, &ty_bool, &ty_bool, &ty_bool);
+    add_bool_result(l, signed_domain, 4, true);
+    add_bool_result(l, unsigned_domain, 4, true);
+    add_bool_result(l, real_domain, 2, true);
+    if (op == OP_EQ || op == OP_NE) add_bool_result(l, complex_domain, 2, true);
+}
+
+static void init_unary(void) {
+    Op signs[] = {OP_NEG, OP_POS};
+    for (int k = 0; k < 2; k++) {
+        CaseList *l = &op_cases[signs[k]][0];
+        l->allow_unsafe = true;
+        for (int i = 0; i < 4; i++) add_case(l, result_int(unsigned_domain[i], NULL), unsigned_domain[i], NULL);
+        for (int i = 0; i < 4; i++) add_case(l, result_int(signed_domain[i], NULL), signed_domain[i], NULL);
+        add_same(l, real_domain, 2, false);
+        add_same(l, complex_domain, 2, false);
+        add_case(l, &ty_int64, &ty_bool, NULL);
+    }
+    CaseList *inv = &op_cases[OP_INVERT][0];
+    inv->allow_unsafe = false;
+    add_case(inv, &ty_bool, &ty_bool, NULL);
+    for (int i = 0; i < 4; i++) add_case(inv, result_int(unsigned_domain[i], NULL), unsigned_domain[i], NULL);
+    for (int i = 0; i < 4; i++) add_case(inv, result_int(signed_domain[i], NULL), signed_domain[i], NULL);
+    CaseList *not_ = &op_cases[OP_NOT][0];
+    not_->allow_unsafe = true;
+    add_case(not_, &ty_bool, &ty_bool, NULL);
+    add_bool_result(not_, signed_domain, 4, false);
+    add_bool_result(not_, unsigned_domain, 4, false);
+    add_bool_result(not_, real_domain, 2, false);
+    add_bool_result(not_, complex_domain, 2, false);
+}
+
+static void init_cases(void) {
+    Op arith[] = {OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW};
+    for (size_t i = 0; i < sizeof arith / sizeof arith[0]; i++) init_arith(arith[i]);
+    init_shift(OP_LSHIFT);
+    init_shift(OP_RSHIFT);
+    init_bitwise(OP_BITAND);
+    init_bitwise(OP_BITOR);
+    init_bitwise(OP_BITXOR);
+    Op cmp[] = {OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE};
+    for (size_t i = 0; i < sizeof cmp / sizeof cmp[0]; i++) init_comparison(cmp[i]);
+    init_unary();
+    cases_ready = true;
+}
+
+const Sig *operator_cases(Op op, int nargs, int *ncases, bool *allow_unsafe) {
+    if (!cases_ready) init_cases();
+    const CaseList *l = &op_cases[op][nargs == 2];
+    *ncases = l->count;
+    *allow_unsafe = l->allow_unsafe;
+    return l->cases;
+}
+
+/* ---- unification -------------------------------------------------------------- */
+
+/* NumPy's promote_types for two numbers (Number.unify in Numba). */
+static Type *promote_numbers(Type *x, Type *y) {
+    if (x->kind < y->kind) {
+        Type *t = x;
+        x = y;
+        y = t;
+    }
+    /* Now x is the wider kind: complex > float > int. */
+    if (x->kind == TY_INT) {
+        if (x->is_signed == y->is_signed) return x->bits >= y->bits ? x : y;
+        Type *s = x->is_signed ? x : y, *u = x->is_signed ? y : x;
+        if (s->bits > u->bits) return s;
+        return u->bits == 64 ? &ty_float64 : type_int(u->bits * 2, true);
+    }
+    /* The float (or complex's part) that holds y's values exactly enough. */
+    int need = 16;
+    if (y->kind == TY_INT) need = y->bits <= 8 ? 16 : y->bits <= 16 ? 32 : 64;
+    else if (y->kind == TY_FLOAT) need = y->bits;
+    else need = y->bits / 2;
+    int have = x->kind == TY_COMPLEX ? x->bits / 2 : x->bits;
+    int bits = have > need ? have : need;
+    if (x->kind == TY_COMPLEX || y->kind == TY_COMPLEX) return type_complex(bits < 32 ? 64 : bits * 2);
+    return type_float(bits);
+}
+
+Type *type_unify(Arena *a, Type *x, Type *y) {
+    if (type_equal(x, y)) return x;
+    if (x->kind == TY_ERROR || y->kind == TY_ERROR) return &ty_error;
+    if (is_number(x) && is_number(y)) return promote_numbers(x, y);
+    if (x->kind == TY_TUPLE && y->kind == TY_TUPLE && x->elem_count == y->elem_count) {
+        Type **elems = ARENA_ARRAY(a, Type *, x->elem_count);
+        for (int i = 0; i < x->elem_count; i++)
+            if (!(elems[i] = type_unify(a, x->elems[i], y->elems[i]))) return NULL;
+        return type_tuple(a, elems, x->elem_count);
+    }
+    if (x->kind == TY_ARRAY && y->kind == TY_ARRAY && x->ndim == y->ndim && type_equal(x->dtype, y->dtype))
+        return type_array(a, x->dtype, x->ndim, 'A');
+    Conversion c = type_conversion(x, y);
+    if (c != CONV_NONE && c <= CONV_SAFE) return y;
+    c = type_conversion(y, x);
+    if (c != CONV_NONE && c <= CONV_SAFE) return x;
+    return NULL;
+}
