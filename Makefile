@@ -27,7 +27,8 @@ CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 LDFLAGS_BASE += -fsanitize=address,undefined
 endif
 
-FRONTEND_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c
+FRONTEND_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c \
+                 src/codegen.c src/target.c src/manifest.c
 COMPILER_SRCS := $(FRONTEND_SRCS) src/main.c
 COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc
@@ -35,11 +36,13 @@ PYKC := $(BUILD)/pykc
 .PHONY: all deps test clean help demo fuzz install check-gpu bench
 all: $(PYKC)
 
+include mk/llvm.mk
+
 $(BUILD)/obj/%.o: src/%.c src/pykc.h | $(BUILD)/obj
-	$(CC) $(CFLAGS_BASE) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(LLVM_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(PYKC): $(COMPILER_OBJS)
-	$(CC) $(LDFLAGS_BASE) $(LDFLAGS) $^ -o $@
+	$(CC) $(LDFLAGS_BASE) $(LDFLAGS) $^ -o $@ $(COMPILER_LIBS)
 
 $(BUILD)/obj $(BUILD)/results:
 	mkdir -p $@

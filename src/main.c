@@ -191,6 +191,105 @@ void options_free(Options *o) {
     free(o->include_dirs);
 }
 
+/* out.ptx -> out.yaml; with several archs, out.sm_90.ptx beside it. */
+static char *sibling(const char *path, const char *arch, const char *ext) {
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+    size_t n = stem + (arch ? strlen(arch) + 1 : 0) + strlen(ext) + 2;
+    char *out = malloc(n);
+    if (!out) ice("out of memory");
+    snprintf(out, n, "%.*s%s%s.%s", (int)stem, path, arch ? "." : "", arch ? arch : "", ext);
+    return out;
+}
+
+static bool write_file(const char *path, const char *data, size_t len, Diag *d) {
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+    if (!f) {
+        diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = fwrite(data, 1, len, f) == len;
+    if (f != stdout) ok = fclose(f) == 0 && ok;
+    if (!ok) diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+    return ok;
+}
+
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* One arch: IR, libdevice, passes, then PTX (or IR, or a cubin) on disk. */
+static bool compile_arch(Unit *u, const Options *o, int arch, ManifestTarget *t) {
+    TargetConfig cfg = {.arch = o->archs[arch], .opt_level = o->opt_level, .fastmath = o->fastmath,
+                        .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice};
+    const char *out = o->output ? o->output : "-";
+    char *path = o->arch_count > 1 && strcmp(out, "-") ? sibling(out, cfg.arch, o->emit == EMIT_CUBIN ? "cubin" : "ptx")
+                                                          : strdup(out);
+    char *text = NULL;
+    size_t len = 0;
+    char version[8] = "";
+    bool ok = cg_emit(u, &cfg, o->emit == EMIT_LLVM, &text, &len, version);
+    if (ok && o->emit == EMIT_LLVM) {
+        ok = write_file(path, text, len, u->diag);
+    } else if (ok) {
+        char *ptx = text;
+        if (o->emit == EMIT_CUBIN) ok = target_assemble_cubin(ptx, len, &cfg, path, u->diag);
+        else if (o->emit == EMIT_PTX) ok = write_file(path, ptx, len, u->diag);
+        if (ok) {
+            char digest[25];
+            digest_fnv1a64(ptx, len, digest);
+            if (o->emit == EMIT_CUBIN) {
+                size_t n;
+                char *bytes = NULL;
+                FILE *f = fopen(path, "rb");
+                if (f) {
+                    fseek(f, 0, SEEK_END);
+                    n = (size_t)ftell(f);
+                    rewind(f);
+                    bytes = malloc(n ? n : 1);
+                    if (bytes && fread(bytes, 1, n, f) == n) digest_fnv1a64(bytes, n, digest);
+                    free(bytes);
+                    fclose(f);
+                }
+            }
+            *t = (ManifestTarget){cfg.arch, arena_strdup(u->arena, version), o->emit == EMIT_CUBIN ? "cubin" : "ptx",
+                                  arena_strdup(u->arena, base_name(path)), arena_strdup(u->arena, digest)};
+        }
+    }
+    free(text);
+    free(path);
+    return ok;
+}
+
+static bool write_manifest(Unit *u, const Options *o, ManifestTarget *targets) {
+    const SourceFile *src = diag_file(u->diag, u->module->span.file);
+    char digest[25];
+    digest_fnv1a64(src->text, src->size, digest);
+    Manifest m = {.source_path = base_name(o->input), .source_digest = digest, .targets = targets,
+                  .target_count = o->arch_count};
+    cg_describe_kernels(u, &m);
+    const char *out = o->output ? o->output : "-";
+    if (o->emit == EMIT_MANIFEST) return manifest_write(&m, out, u->diag);
+    if (!strcmp(out, "-")) return true;
+    char *path = sibling(out, NULL, "yaml");
+    bool ok = manifest_write(&m, path, u->diag);
+    free(path);
+    return ok;
+}
+
+static bool generate(Unit *u, const Options *o) {
+    if (o->emit == EMIT_HEADER || o->emit == EMIT_C) {
+        diag_plain(u->diag, DIAG_ERROR, "--emit %s is not implemented yet", o->emit == EMIT_HEADER ? "header" : "c");
+        return false;
+    }
+    ManifestTarget targets[PYKC_MAX_ARCHS] = {{0}};
+    for (int i = 0; i < o->arch_count; i++)
+        if (!compile_arch(u, o, i, &targets[i])) return false;
+    if (o->emit == EMIT_LLVM) return true;
+    return write_manifest(u, o, targets);
+}
+
 static int compile(const Options *o) {
     Diag diag;
     diag_init(&diag, stderr);
@@ -208,8 +307,10 @@ static int compile(const Options *o) {
     Node *module = parse_module(&arena, &diag, file, &toks);
     Unit unit = {.arena = &arena, .diag = &diag, .opts = o, .module = module};
     if (o->dump_ast && diag.error_count == 0) ast_dump(stdout, &diag, module);
+    bool front_only = o->dump_ast || o->dump_types || o->syntax_only;
     if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);
     if (o->dump_types && diag.error_count == 0) sema_dump_types(stdout, &unit);
+    if (diag.error_count == 0 && !front_only) generate(&unit, o);
     int status = diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
     arena_release(&arena);
     diag_free(&diag);

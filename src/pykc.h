@@ -287,6 +287,7 @@ typedef struct Type Type;
 typedef struct Sym Sym;
 typedef struct Options Options;
 typedef struct Entity Entity;
+typedef struct Manifest Manifest;
 
 /* One struct for every kind, as chibicc does; which fields a kind uses is
  * written beside them. Lists are arena arrays with a count. */
@@ -643,7 +644,7 @@ typedef struct ManifestConst {
     long size;                 /* bytes */
 } ManifestConst;
 
-typedef struct Manifest {
+struct Manifest {
     const char *source_path, *source_digest;
     ManifestTarget *targets;
     int target_count;
@@ -651,12 +652,22 @@ typedef struct Manifest {
     int kernel_count;
     ManifestConst *consts;
     int const_count;
-} Manifest;
+};
 
 /* "fnv1a64:" and 16 lowercase hex digits into out (25 bytes). */
 void digest_fnv1a64(const void *data, size_t len, char out[25]);
 /* Writes the manifest as YAML with libyaml, to path or to stdout for "-". */
 bool manifest_write(const Manifest *m, const char *path, Diag *d);
+
+/* ---- codegen.c --------------------------------------------------------- */
+
+/* Builds the LLVM module of a typed unit in ctx; NULL after errors. */
+struct LLVMOpaqueModule *cg_module(Unit *u, struct LLVMOpaqueContext *ctx, const char *name);
+/* Builds, links and optimises the unit for one arch and gives its PTX (or
+ * with ir_only its LLVM IR) as malloc'd text. */
+bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]);
+/* The kernels' parameters as the manifest lists them (the ABI above). */
+void cg_describe_kernels(Unit *u, Manifest *m);
 
 /* ---- main.c ------------------------------------------------------------ */
 

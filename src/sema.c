@@ -331,7 +331,6 @@ static Type *type_name_ref(Sema *s, Node *n) {
         if (!s->quiet) sema_error(s, n->span, "local variable '%s' is read before it is assigned", n->name);
         return &ty_error;
     }
-    if (sym->kind == SYM_PARAM) sym->read = true;
     return sym->ty ? sym->ty : &ty_error;
 }
 
@@ -561,6 +560,7 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
             return &ty_error;
         }
         call->casts[i] = want;
+        if (want->kind == TY_ARRAY) sema_note_access(s, call->items[i], true, true);
     }
     if (f->typing && !f->ret) {
         sema_error(s, call->span, "recursive call to '%s' needs its return type annotated", f->def->name);
@@ -623,7 +623,9 @@ static Type *type_expr(Sema *s, Node *n) {
         return set_type(n, n->v.s.bytes ? &ty_error : &ty_string);
     case ND_NAME: return set_type(n, type_name_ref(s, n));
     case ND_ATTR: return set_type(n, type_attribute(s, n));
-    case ND_SUBSCRIPT: return set_type(n, type_subscript(s, n));
+    case ND_SUBSCRIPT:
+        sema_note_access(s, n->lhs, true, false);
+        return set_type(n, type_subscript(s, n));
     case ND_BINOP: return set_type(n, type_binop(s, n));
     case ND_UNARY: return set_type(n, type_unary(s, n));
     case ND_COMPARE: return set_type(n, type_compare(s, n));

@@ -1,0 +1,1415 @@
+/*
+ * codegen.c - the typed tree to LLVM IR, through LLVM's C API.
+ *
+ * Takes a Unit that sema typed (every expression has its type, every
+ * operand its cast) and builds one LLVM module: kernels are PTX entries whose
+ * arrays arrive as a global data pointer followed by shape and strides, as
+ * the manifest describes; device functions are internal. It decides nothing
+ * about typing, only how each typed operation runs with Python's semantics
+ * as Numba compiles them.
+ *
+ * Values: bool is i1 (i8 in memory), ints iN, floats half/float/double,
+ * complex {f, f}, tuples structs, arrays {ptr, [n x i64] shape, [n x i64]
+ * strides} with a generic data pointer: kernel parameters and shared arrays
+ * are cast from their address spaces, and NVPTX's InferAddressSpaces turns
+ * the accesses back into ld.global / ld.shared.
+ *
+ * What depends on the GPU (special registers, barriers, atomics, libdevice)
+ * goes through the gpu_* functions at the end of the file.
+ */
+#include "pykc.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { AS_GENERIC = 0, AS_GLOBAL = 1, AS_SHARED = 3, AS_CONST = 4, AS_LOCAL = 5, MAX_LOOPS = 256 };
+
+typedef struct CodeGen {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    Unit *unit;
+    Diag *diag;
+    Arena *arena;
+    FuncInfo *fn;
+    LLVMValueRef llfn;
+    LLVMBasicBlockRef break_to[MAX_LOOPS], continue_to[MAX_LOOPS];
+    int loops;
+    bool fastmath;
+    bool failed;
+} CodeGen;
+
+static void cg_error(CodeGen *g, Span at, const char *fmt, const char *what) {
+    if (!g->failed || g->diag->error_count == 0) diag_error(g->diag, at, fmt, what);
+    g->failed = true;
+}
+
+/* ---- types ---------------------------------------------------------------------- */
+
+static LLVMTypeRef i1(CodeGen *g) { return LLVMInt1TypeInContext(g->ctx); }
+static LLVMTypeRef i8(CodeGen *g) { return LLVMInt8TypeInContext(g->ctx); }
+static LLVMTypeRef i32(CodeGen *g) { return LLVMInt32TypeInContext(g->ctx); }
+static LLVMTypeRef i64(CodeGen *g) { return LLVMInt64TypeInContext(g->ctx); }
+static LLVMTypeRef ptr_in(CodeGen *g, unsigned as) { return LLVMPointerTypeInContext(g->ctx, as); }
+
+static LLVMTypeRef llvm_type(CodeGen *g, const Type *t);
+
+static LLVMTypeRef float_type(CodeGen *g, int bits) {
+    return bits == 16 ? LLVMHalfTypeInContext(g->ctx) : bits == 32 ? LLVMFloatTypeInContext(g->ctx)
+                                                                    : LLVMDoubleTypeInContext(g->ctx);
+}
+
+static LLVMTypeRef array_struct(CodeGen *g, int ndim) {
+    LLVMTypeRef dims = LLVMArrayType2(i64(g), (uint64_t)ndim);
+    LLVMTypeRef fields[] = {ptr_in(g, AS_GENERIC), dims, dims};
+    return LLVMStructTypeInContext(g->ctx, fields, 3, false);
+}
+
+static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
+    switch (t->kind) {
+    case TY_BOOL: return i1(g);
+    case TY_INT: return LLVMIntTypeInContext(g->ctx, (unsigned)t->bits);
+    case TY_FLOAT: return float_type(g, t->bits);
+    case TY_COMPLEX: {
+        LLVMTypeRef f = float_type(g, t->bits / 2);
+        LLVMTypeRef parts[] = {f, f};
+        return LLVMStructTypeInContext(g->ctx, parts, 2, false);
+    }
+    case TY_ARRAY: return array_struct(g, t->ndim);
+    case TY_TUPLE: {
+        LLVMTypeRef fields[64];
+        int n = t->elem_count < 64 ? t->elem_count : 64;
+        for (int i = 0; i < n; i++) fields[i] = llvm_type(g, t->elems[i]);
+        return LLVMStructTypeInContext(g->ctx, fields, (unsigned)n, false);
+    }
+    case TY_NONE: return LLVMVoidTypeInContext(g->ctx);
+    default: return i8(g);
+    }
+}
+
+/* How a scalar sits in memory: bool as a byte. */
+static LLVMTypeRef memory_type(CodeGen *g, const Type *t) { return t->kind == TY_BOOL ? i8(g) : llvm_type(g, t); }
+
+static LLVMValueRef const_int(CodeGen *g, LLVMTypeRef t, long long v) { return LLVMConstInt(t, (unsigned long long)v, true); }
+static LLVMValueRef i64c(CodeGen *g, long long v) { return const_int(g, i64(g), v); }
+
+/* ---- conversions ------------------------------------------------------------------- */
+
+static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t);
+
+/* Converts v of type from to type to, as Numba's context.cast does. */
+static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to) {
+    if (type_equal(from, to) || to->kind == TY_ERROR) return v;
+    LLVMBuilderRef b = g->b;
+    LLVMTypeRef dst = llvm_type(g, to);
+    if (to->kind == TY_BOOL) return to_bool(g, v, from);
+    if (from->kind == TY_BOOL) {
+        if (to->kind == TY_INT) return LLVMBuildZExt(b, v, dst, "");
+        if (to->kind == TY_FLOAT) return LLVMBuildUIToFP(b, v, dst, "");
+    }
+    if (from->kind == TY_INT && to->kind == TY_INT) {
+        if (to->bits > from->bits) return from->is_signed ? LLVMBuildSExt(b, v, dst, "") : LLVMBuildZExt(b, v, dst, "");
+        if (to->bits < from->bits) return LLVMBuildTrunc(b, v, dst, "");
+        return v;
+    }
+    if (from->kind == TY_INT && to->kind == TY_FLOAT)
+        return from->is_signed ? LLVMBuildSIToFP(b, v, dst, "") : LLVMBuildUIToFP(b, v, dst, "");
+    if (from->kind == TY_FLOAT && to->kind == TY_INT)
+        return to->is_signed ? LLVMBuildFPToSI(b, v, dst, "") : LLVMBuildFPToUI(b, v, dst, "");
+    if (from->kind == TY_FLOAT && to->kind == TY_FLOAT)
+        return to->bits > from->bits ? LLVMBuildFPExt(b, v, dst, "") : LLVMBuildFPTrunc(b, v, dst, "");
+    if (to->kind == TY_COMPLEX) {
+        Type *part = type_float(to->bits / 2);
+        LLVMValueRef re, im;
+        if (from->kind == TY_COMPLEX) {
+            Type *fp = type_float(from->bits / 2);
+            re = convert(g, LLVMBuildExtractValue(b, v, 0, ""), fp, part);
+            im = convert(g, LLVMBuildExtractValue(b, v, 1, ""), fp, part);
+        } else {
+            re = convert(g, v, from, part);
+            im = LLVMConstReal(float_type(g, part->bits), 0.0);
+        }
+        LLVMValueRef c = LLVMGetUndef(dst);
+        c = LLVMBuildInsertValue(b, c, re, 0, "");
+        return LLVMBuildInsertValue(b, c, im, 1, "");
+    }
+    if (from->kind == TY_COMPLEX)
+        return convert(g, LLVMBuildExtractValue(b, v, 0, ""), type_float(from->bits / 2), to);
+    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE) {
+        LLVMValueRef out = LLVMGetUndef(dst);
+        for (int i = 0; i < to->elem_count; i++) {
+            LLVMValueRef e = convert(g, LLVMBuildExtractValue(b, v, (unsigned)i, ""), from->elems[i], to->elems[i]);
+            out = LLVMBuildInsertValue(b, out, e, (unsigned)i, "");
+        }
+        return out;
+    }
+    if (from->kind == TY_ARRAY && to->kind == TY_ARRAY) return v;
+    ice("convert: %s to %s", type_name(g->arena, from), type_name(g->arena, to));
+}
+
+/* Python truthiness. */
+static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t) {
+    switch (t->kind) {
+    case TY_BOOL: return v;
+    case TY_INT: return LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    case TY_FLOAT: return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    case TY_COMPLEX: {
+        LLVMValueRef re = LLVMBuildExtractValue(g->b, v, 0, ""), im = LLVMBuildExtractValue(g->b, v, 1, "");
+        Type *p = type_float(t->bits / 2);
+        return LLVMBuildOr(g->b, to_bool(g, re, p), to_bool(g, im, p), "");
+    }
+    case TY_TUPLE: return LLVMConstInt(i1(g), t->elem_count != 0, false);
+    default: return LLVMConstInt(i1(g), 0, false);
+    }
+}
+
+/* ---- helpers ----------------------------------------------------------------------- */
+
+static LLVMValueRef call_fn(CodeGen *g, LLVMTypeRef ret, const char *name, LLVMValueRef *args, int n) {
+    LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
+    LLVMTypeRef params[8];
+    for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, false);
+    if (!f) f = LLVMAddFunction(g->mod, name, fty);
+    return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, (unsigned)n, "");
+}
+
+static LLVMValueRef intrinsic(CodeGen *g, const char *name, LLVMTypeRef *overloads, int no, LLVMValueRef *args, int n) {
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    if (!id) ice("unknown intrinsic %s", name);
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->mod, id, overloads, (size_t)no);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(g->ctx, id, overloads, (size_t)no);
+    return LLVMBuildCall2(g->b, fty, f, args, (unsigned)n, "");
+}
+
+static void set_fp_flags(CodeGen *g, LLVMValueRef inst) {
+    if (!LLVMCanValueUseFastMathFlags(inst)) return;
+    LLVMSetFastMathFlags(inst, g->fastmath ? LLVMFastMathAll : LLVMFastMathAllowContract);
+}
+
+static LLVMBasicBlockRef new_block(CodeGen *g, const char *name) {
+    return LLVMAppendBasicBlockInContext(g->ctx, g->llfn, name);
+}
+
+static bool terminated(CodeGen *g) { return LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(g->b)) != NULL; }
+
+static void branch(CodeGen *g, LLVMBasicBlockRef to) {
+    if (!terminated(g)) LLVMBuildBr(g->b, to);
+}
+
+/* An alloca in the entry block, so that mem2reg promotes it. */
+static LLVMValueRef entry_alloca(CodeGen *g, LLVMTypeRef t, const char *name) {
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(g->llfn);
+    LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->ctx);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    if (first) LLVMPositionBuilderBefore(eb, first);
+    else LLVMPositionBuilderAtEnd(eb, entry);
+    LLVMValueRef a = LLVMBuildAlloca(eb, t, name);
+    LLVMDisposeBuilder(eb);
+    return a;
+}
+
+/* ---- GPU-specific lowering: the interface a host target would replace ------------ */
+
+static LLVMValueRef gpu_sreg(CodeGen *g, const char *reg) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s", reg);
+    return intrinsic(g, name, NULL, 0, NULL, 0);
+}
+
+static void gpu_barrier(CodeGen *g, const char *which, LLVMValueRef mask) {
+    if (!strcmp(which, "syncthreads")) intrinsic(g, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
+    else if (!strcmp(which, "syncwarp")) {
+        LLVMValueRef m = mask ? mask : const_int(g, i32(g), -1);
+        intrinsic(g, "llvm.nvvm.bar.warp.sync", NULL, 0, &m, 1);
+    } else if (!strcmp(which, "threadfence")) intrinsic(g, "llvm.nvvm.membar.gl", NULL, 0, NULL, 0);
+    else if (!strcmp(which, "threadfence_block")) intrinsic(g, "llvm.nvvm.membar.cta", NULL, 0, NULL, 0);
+    else intrinsic(g, "llvm.nvvm.membar.sys", NULL, 0, NULL, 0);
+}
+
+static LLVMValueRef gpu_barrier_pred(CodeGen *g, const char *which, LLVMValueRef pred) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.barrier0.%s", which);
+    return intrinsic(g, name, NULL, 0, &pred, 1);
+}
+
+static LLVMValueRef gpu_libdevice(CodeGen *g, const char *fn, const Type *t, LLVMValueRef *args, int n) {
+    char name[64];
+    snprintf(name, sizeof name, "__nv_%s%s", fn, t->bits == 32 ? "f" : "");
+    return call_fn(g, llvm_type(g, t), name, args, n);
+}
+
+static LLVMValueRef gpu_atomic(CodeGen *g, const char *op, LLVMValueRef ptr, LLVMValueRef val, const Type *t) {
+    bool fp = t->kind == TY_FLOAT, sgn = t->kind == TY_INT && t->is_signed;
+    LLVMAtomicRMWBinOp rmw;
+    if (!strcmp(op, "add")) rmw = fp ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+    else if (!strcmp(op, "sub")) rmw = fp ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub;
+    else if (!strcmp(op, "max") || !strcmp(op, "nanmax")) rmw = fp ? LLVMAtomicRMWBinOpFMax : sgn ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+    else if (!strcmp(op, "min") || !strcmp(op, "nanmin")) rmw = fp ? LLVMAtomicRMWBinOpFMin : sgn ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+    else if (!strcmp(op, "and_")) rmw = LLVMAtomicRMWBinOpAnd;
+    else if (!strcmp(op, "or_")) rmw = LLVMAtomicRMWBinOpOr;
+    else if (!strcmp(op, "xor")) rmw = LLVMAtomicRMWBinOpXor;
+    else if (!strcmp(op, "exch")) rmw = LLVMAtomicRMWBinOpXchg;
+    else if (!strcmp(op, "inc")) rmw = LLVMAtomicRMWBinOpUIncWrap;
+    else rmw = LLVMAtomicRMWBinOpUDecWrap;
+    return LLVMBuildAtomicRMW(g->b, rmw, ptr, val, LLVMAtomicOrderingMonotonic, false);
+}
+
+/* ---- arrays ----------------------------------------------------------------------- */
+
+static LLVMValueRef make_array(CodeGen *g, const Type *t, LLVMValueRef data, LLVMValueRef *shape, LLVMValueRef *strides) {
+    LLVMValueRef a = LLVMGetUndef(array_struct(g, t->ndim));
+    a = LLVMBuildInsertValue(g->b, a, data, 0, "");
+    LLVMValueRef sh = LLVMGetUndef(LLVMArrayType2(i64(g), (uint64_t)t->ndim)), st = sh;
+    for (int i = 0; i < t->ndim; i++) {
+        sh = LLVMBuildInsertValue(g->b, sh, shape[i], (unsigned)i, "");
+        st = LLVMBuildInsertValue(g->b, st, strides[i], (unsigned)i, "");
+    }
+    a = LLVMBuildInsertValue(g->b, a, sh, 1, "");
+    return LLVMBuildInsertValue(g->b, a, st, 2, "");
+}
+
+static LLVMValueRef array_dim(CodeGen *g, LLVMValueRef arr, int field, int i) {
+    LLVMValueRef dims = LLVMBuildExtractValue(g->b, arr, (unsigned)field, "");
+    return LLVMBuildExtractValue(g->b, dims, (unsigned)i, field == 1 ? "shape" : "stride");
+}
+
+/* The address of arr[idx...]: negative indices wrap around as in Numba; a
+ * C-contiguous innermost dimension needs no stride multiply. */
+static LLVMValueRef element_ptr(CodeGen *g, const Type *t, LLVMValueRef arr, LLVMValueRef *idx, const Type **idx_ty) {
+    LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "data");
+    LLVMValueRef offset = i64c(g, 0);
+    LLVMTypeRef elem = memory_type(g, t->dtype);
+    LLVMValueRef last = NULL;
+    for (int d = 0; d < t->ndim; d++) {
+        LLVMValueRef i = convert(g, idx[d], idx_ty[d], idx_ty[d]->kind == TY_INT && !idx_ty[d]->is_signed ? &ty_uint64 : &ty_int64);
+        if (idx_ty[d]->kind != TY_INT || idx_ty[d]->is_signed) {
+            LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, i, i64c(g, 0), "");
+            LLVMValueRef wrapped = LLVMBuildAdd(g->b, i, array_dim(g, arr, 1, d), "");
+            i = LLVMBuildSelect(g->b, neg, wrapped, i, "");
+        }
+        bool contiguous = (t->layout == 'C' && d == t->ndim - 1) || (t->layout == 'F' && d == 0);
+        if (contiguous) {
+            last = i;
+            continue;
+        }
+        LLVMValueRef term = LLVMBuildNSWMul(g->b, i, array_dim(g, arr, 2, d), "");
+        offset = LLVMBuildNSWAdd(g->b, offset, term, "");
+    }
+    LLVMValueRef p = LLVMBuildGEP2(g->b, i8(g), data, &offset, 1, "");
+    if (last) p = LLVMBuildGEP2(g->b, elem, p, &last, 1, "");
+    return p;
+}
+
+static LLVMValueRef load_scalar(CodeGen *g, const Type *t, LLVMValueRef p) {
+    LLVMValueRef v = LLVMBuildLoad2(g->b, memory_type(g, t), p, "");
+    return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(i8(g), 0, false), "") : v;
+}
+
+static void store_scalar(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef p) {
+    if (t->kind == TY_BOOL) v = LLVMBuildZExt(g->b, v, i8(g), "");
+    LLVMBuildStore(g->b, v, p);
+}
+
+/* A static shared or local array: storage of the whole size, C strides. */
+static LLVMValueRef alloc_array(CodeGen *g, Node *call, bool shared) {
+    const Type *t = call->ty;
+    long count = 1, shape[8];
+    Node *sh = call->items[0];
+    for (int i = 0; i < t->ndim; i++) {
+        Node *d = sh->kind == ND_TUPLE ? sh->items[i] : sh;
+        ConstValue *c = NULL;
+        if (d->kind == ND_INT) shape[i] = (long)d->v.i.value;
+        else if (d->kind == ND_NAME && d->sym && d->sym->kind == SYM_CONST && (c = d->sym->value)) shape[i] = (long)c->v.i;
+        else shape[i] = 1; /* folded by sema; arithmetic shapes are rare */
+        count *= shape[i];
+    }
+    LLVMTypeRef elem = memory_type(g, t->dtype);
+    LLVMTypeRef storage = LLVMArrayType2(elem, (uint64_t)count);
+    LLVMValueRef data;
+    if (shared) {
+        LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->mod, count ? storage : LLVMArrayType2(elem, 0), "shared", AS_SHARED);
+        LLVMSetLinkage(gv, count ? LLVMInternalLinkage : LLVMExternalLinkage);
+        if (count) LLVMSetInitializer(gv, LLVMGetUndef(storage));
+        LLVMSetAlignment(gv, 16);
+        data = LLVMBuildAddrSpaceCast(g->b, gv, ptr_in(g, AS_GENERIC), "");
+    } else {
+        LLVMValueRef a = entry_alloca(g, storage, "local");
+        LLVMSetAlignment(a, 16);
+        data = a;
+    }
+    LLVMValueRef shv[8], stv[8];
+    long stride = type_size(t->dtype);
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        shv[i] = i64c(g, shape[i]);
+        stv[i] = i64c(g, stride);
+        stride *= shape[i];
+    }
+    return make_array(g, t, data, shv, stv);
+}
+
+/* ---- arithmetic ------------------------------------------------------------------- */
+
+static LLVMValueRef gen_expr(CodeGen *g, Node *n);
+
+static LLVMValueRef fp_op(CodeGen *g, LLVMValueRef v) {
+    set_fp_flags(g, v);
+    return v;
+}
+
+/* Python's floor division and modulo of integers: the quotient rounds to
+ * minus infinity and the remainder takes the divisor's sign. Division by
+ * zero gives 0, as no exception can be raised in a kernel. */
+static LLVMValueRef int_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type *t, bool want_mod) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef ty = LLVMTypeOf(a);
+    LLVMValueRef zero = LLVMConstNull(ty);
+    LLVMValueRef is_zero = LLVMBuildICmp(B, LLVMIntEQ, b, zero, "");
+    LLVMValueRef safe_b = LLVMBuildSelect(B, is_zero, LLVMConstInt(ty, 1, false), b, "");
+    if (!t->is_signed) {
+        LLVMValueRef r = want_mod ? LLVMBuildURem(B, a, safe_b, "") : LLVMBuildUDiv(B, a, safe_b, "");
+        return LLVMBuildSelect(B, is_zero, zero, r, "");
+    }
+    LLVMValueRef q = LLVMBuildSDiv(B, a, safe_b, ""), r = LLVMBuildSRem(B, a, safe_b, "");
+    LLVMValueRef adjust = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntNE, r, zero, ""),
+                                       LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildXor(B, r, safe_b, ""), zero, ""), "");
+    LLVMValueRef out = want_mod ? LLVMBuildSelect(B, adjust, LLVMBuildAdd(B, r, safe_b, ""), r, "")
+                                : LLVMBuildSelect(B, adjust, LLVMBuildSub(B, q, LLVMConstInt(ty, 1, false), ""), q, "");
+    return LLVMBuildSelect(B, is_zero, zero, out, "");
+}
+
+/* Python's float floor division and modulo, as Numba's real_divmod: from
+ * fmod, then corrected to the divisor's sign. */
+static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type *t, bool want_mod) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef ty = LLVMTypeOf(a);
+    LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstReal(ty, 1.0);
+    LLVMValueRef mod = fp_op(g, LLVMBuildFRem(B, a, b, ""));
+    LLVMValueRef div = fp_op(g, LLVMBuildFDiv(B, fp_op(g, LLVMBuildFSub(B, a, mod, "")), b, ""));
+    LLVMValueRef mod_nz = LLVMBuildFCmp(B, LLVMRealUNE, mod, zero, "");
+    LLVMValueRef signs_differ = LLVMBuildXor(B, LLVMBuildFCmp(B, LLVMRealOLT, b, zero, ""),
+                                             LLVMBuildFCmp(B, LLVMRealOLT, mod, zero, ""), "");
+    LLVMValueRef fix = LLVMBuildAnd(B, mod_nz, signs_differ, "");
+    if (want_mod) {
+        LLVMValueRef fixed = LLVMBuildSelect(B, fix, fp_op(g, LLVMBuildFAdd(B, mod, b, "")), mod, "");
+        LLVMValueRef args[] = {zero, b};
+        LLVMTypeRef over[] = {ty};
+        LLVMValueRef signed_zero = intrinsic(g, "llvm.copysign", over, 1, args, 2);
+        return LLVMBuildSelect(B, mod_nz, fixed, signed_zero, "");
+    }
+    div = LLVMBuildSelect(B, fix, fp_op(g, LLVMBuildFSub(B, div, one, "")), div, "");
+    LLVMTypeRef over[] = {ty};
+    LLVMValueRef fl = intrinsic(g, "llvm.floor", over, 1, &div, 1);
+    LLVMValueRef frac = fp_op(g, LLVMBuildFSub(B, div, fl, ""));
+    LLVMValueRef round_up = LLVMBuildFCmp(B, LLVMRealOGT, frac, LLVMConstReal(ty, 0.5), "");
+    LLVMValueRef result = LLVMBuildSelect(B, round_up, fp_op(g, LLVMBuildFAdd(B, fl, one, "")), fl, "");
+    LLVMValueRef plain = fp_op(g, LLVMBuildFDiv(B, a, b, ""));
+    LLVMValueRef b_zero = LLVMBuildFCmp(B, LLVMRealOEQ, b, zero, "");
+    return LLVMBuildSelect(B, b_zero, plain, result, "");
+}
+
+/* Integer power by squaring, in a helper function built once a module;
+ * a negative exponent gives 0, Numba's answer for ints. */
+static LLVMValueRef int_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef e) {
+    LLVMTypeRef ty = LLVMTypeOf(a);
+    unsigned bits = LLVMGetIntTypeWidth(ty);
+    char name[32];
+    snprintf(name, sizeof name, "pykc.ipow.i%u", bits);
+    LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
+    LLVMTypeRef params[] = {ty, ty};
+    LLVMTypeRef fty = LLVMFunctionType(ty, params, 2, false);
+    if (!f) {
+        f = LLVMAddFunction(g->mod, name, fty);
+        LLVMSetLinkage(f, LLVMInternalLinkage);
+        LLVMBuilderRef B = LLVMCreateBuilderInContext(g->ctx);
+        LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->ctx, f, "entry");
+        LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->ctx, f, "loop");
+        LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, f, "done");
+        LLVMPositionBuilderAtEnd(B, entry);
+        LLVMValueRef base = LLVMGetParam(f, 0), exp = LLVMGetParam(f, 1), zero = LLVMConstNull(ty);
+        LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, exp, zero, "");
+        LLVMBuildCondBr(B, neg, done, loop);
+        LLVMPositionBuilderAtEnd(B, loop);
+        LLVMValueRef acc = LLVMBuildPhi(B, ty, "acc"), b = LLVMBuildPhi(B, ty, "b"), x = LLVMBuildPhi(B, ty, "e");
+        LLVMValueRef odd = LLVMBuildTrunc(B, x, LLVMInt1TypeInContext(g->ctx), "");
+        LLVMValueRef acc2 = LLVMBuildSelect(B, odd, LLVMBuildMul(B, acc, b, ""), acc, "");
+        LLVMValueRef b2 = LLVMBuildMul(B, b, b, ""), x2 = LLVMBuildLShr(B, x, LLVMConstInt(ty, 1, false), "");
+        LLVMValueRef more = LLVMBuildICmp(B, LLVMIntNE, x2, zero, "");
+        LLVMBuildCondBr(B, more, loop, done);
+        LLVMValueRef one = LLVMConstInt(ty, 1, false);
+        LLVMValueRef acc_in[] = {one, acc2}, b_in[] = {base, b2}, x_in[] = {exp, x2};
+        LLVMBasicBlockRef from[] = {entry, loop};
+        LLVMAddIncoming(acc, acc_in, from, 2);
+        LLVMAddIncoming(b, b_in, from, 2);
+        LLVMAddIncoming(x, x_in, from, 2);
+        LLVMPositionBuilderAtEnd(B, done);
+        LLVMValueRef res = LLVMBuildPhi(B, ty, "");
+        LLVMValueRef res_in[] = {zero, acc2};
+        LLVMAddIncoming(res, res_in, from, 2);
+        LLVMBuildRet(B, res);
+        LLVMDisposeBuilder(B);
+    }
+    LLVMValueRef args[] = {a, e};
+    return LLVMBuildCall2(g->b, fty, f, args, 2, "");
+}
+
+/* x ** y once both are converted to the chosen case's types. */
+static LLVMValueRef power(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type *ta, const Type *tb) {
+    if (ta->kind == TY_INT) return int_pow(g, a, b);
+    if (tb->kind == TY_INT) {
+        LLVMValueRef e = convert(g, b, tb, &ty_int32);
+        LLVMValueRef args[] = {a, e};
+        return call_fn(g, LLVMTypeOf(a), ta->bits == 32 ? "__nv_powif" : "__nv_powi", args, 2);
+    }
+    LLVMValueRef args[] = {a, b};
+    return gpu_libdevice(g, "pow", ta, args, 2);
+}
+
+static LLVMValueRef shift(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
+    /* A shift by the width or more gives 0 (or -1 for negative >>): never LLVM's poison. */
+    LLVMTypeRef ty = LLVMTypeOf(a);
+    LLVMValueRef width = LLVMConstInt(ty, (unsigned long long)t->bits, false);
+    LLVMValueRef too_far = LLVMBuildICmp(g->b, LLVMIntUGE, b, width, "");
+    LLVMValueRef amount = LLVMBuildSelect(g->b, too_far, LLVMConstInt(ty, (unsigned long long)t->bits - 1, false), b, "");
+    if (op == OP_LSHIFT) {
+        LLVMValueRef r = LLVMBuildShl(g->b, a, amount, "");
+        return LLVMBuildSelect(g->b, too_far, LLVMConstNull(ty), r, "");
+    }
+    if (t->is_signed) return LLVMBuildAShr(g->b, a, amount, "");
+    LLVMValueRef r = LLVMBuildLShr(g->b, a, amount, "");
+    return LLVMBuildSelect(g->b, too_far, LLVMConstNull(ty), r, "");
+}
+
+static LLVMValueRef complex_parts(CodeGen *g, LLVMValueRef v, int i) { return LLVMBuildExtractValue(g->b, v, (unsigned)i, ""); }
+
+static LLVMValueRef complex_make(CodeGen *g, LLVMTypeRef ty, LLVMValueRef re, LLVMValueRef im) {
+    LLVMValueRef c = LLVMGetUndef(ty);
+    c = LLVMBuildInsertValue(g->b, c, re, 0, "");
+    return LLVMBuildInsertValue(g->b, c, im, 1, "");
+}
+
+static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValueRef b) {
+    LLVMValueRef ar = complex_parts(g, a, 0), ai = complex_parts(g, a, 1), br = complex_parts(g, b, 0), bi = complex_parts(g, b, 1);
+    LLVMBuilderRef B = g->b;
+    switch (op) {
+    case OP_ADD: return complex_make(g, LLVMTypeOf(a), fp_op(g, LLVMBuildFAdd(B, ar, br, "")), fp_op(g, LLVMBuildFAdd(B, ai, bi, "")));
+    case OP_SUB: return complex_make(g, LLVMTypeOf(a), fp_op(g, LLVMBuildFSub(B, ar, br, "")), fp_op(g, LLVMBuildFSub(B, ai, bi, "")));
+    case OP_MUL: {
+        LLVMValueRef re = fp_op(g, LLVMBuildFSub(B, fp_op(g, LLVMBuildFMul(B, ar, br, "")), fp_op(g, LLVMBuildFMul(B, ai, bi, "")), ""));
+        LLVMValueRef im = fp_op(g, LLVMBuildFAdd(B, fp_op(g, LLVMBuildFMul(B, ar, bi, "")), fp_op(g, LLVMBuildFMul(B, ai, br, "")), ""));
+        return complex_make(g, LLVMTypeOf(a), re, im);
+    }
+    case OP_DIV: {
+        LLVMValueRef den = fp_op(g, LLVMBuildFAdd(B, fp_op(g, LLVMBuildFMul(B, br, br, "")), fp_op(g, LLVMBuildFMul(B, bi, bi, "")), ""));
+        LLVMValueRef re = fp_op(g, LLVMBuildFAdd(B, fp_op(g, LLVMBuildFMul(B, ar, br, "")), fp_op(g, LLVMBuildFMul(B, ai, bi, "")), ""));
+        LLVMValueRef im = fp_op(g, LLVMBuildFSub(B, fp_op(g, LLVMBuildFMul(B, ai, br, "")), fp_op(g, LLVMBuildFMul(B, ar, bi, "")), ""));
+        return complex_make(g, LLVMTypeOf(a), fp_op(g, LLVMBuildFDiv(B, re, den, "")), fp_op(g, LLVMBuildFDiv(B, im, den, "")));
+    }
+    default:
+        cg_error(g, at->span, "%s of complex numbers is not supported yet", op_spelling(op));
+        return LLVMGetUndef(LLVMTypeOf(a));
+    }
+}
+
+/* One binary operation on operands already converted to t (and tb). */
+static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t, const Type *tb,
+                          const Type *result) {
+    LLVMBuilderRef B = g->b;
+    if (op == OP_POW) return power(g, a, b, t, tb);
+    if (t->kind == TY_COMPLEX) return complex_arith(g, at, op, a, b);
+    bool fp = t->kind == TY_FLOAT;
+    if (op == OP_DIV && !fp) {
+        a = convert(g, a, t, result);
+        b = convert(g, b, tb, result);
+        fp = true;
+    }
+    switch (op) {
+    case OP_ADD: return fp ? fp_op(g, LLVMBuildFAdd(B, a, b, "")) : LLVMBuildAdd(B, a, b, "");
+    case OP_SUB: return fp ? fp_op(g, LLVMBuildFSub(B, a, b, "")) : LLVMBuildSub(B, a, b, "");
+    case OP_MUL: return fp ? fp_op(g, LLVMBuildFMul(B, a, b, "")) : LLVMBuildMul(B, a, b, "");
+    case OP_DIV: return fp_op(g, LLVMBuildFDiv(B, a, b, ""));
+    case OP_FLOORDIV: return fp ? float_divmod(g, a, b, t, false) : int_divmod(g, a, b, t, false);
+    case OP_MOD: return fp ? float_divmod(g, a, b, t, true) : int_divmod(g, a, b, t, true);
+    case OP_LSHIFT: case OP_RSHIFT: return shift(g, op, a, convert(g, b, tb, t), t);
+    case OP_BITAND: return LLVMBuildAnd(B, a, b, "");
+    case OP_BITOR: return LLVMBuildOr(B, a, b, "");
+    case OP_BITXOR: return LLVMBuildXor(B, a, b, "");
+    default:
+        cg_error(g, at->span, "operator '%s' is not supported by code generation", op_spelling(op));
+        return LLVMGetUndef(LLVMTypeOf(a));
+    }
+}
+
+static LLVMValueRef compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
+    if (t->kind == TY_FLOAT) {
+        LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE : op == OP_LT ? LLVMRealOLT
+                            : op == OP_LE ? LLVMRealOLE : op == OP_GT ? LLVMRealOGT : LLVMRealOGE;
+        return LLVMBuildFCmp(g->b, p, a, b, "");
+    }
+    if (t->kind == TY_COMPLEX) {
+        LLVMValueRef re = compare(g, op, complex_parts(g, a, 0), complex_parts(g, b, 0), type_float(t->bits / 2));
+        LLVMValueRef im = compare(g, op, complex_parts(g, a, 1), complex_parts(g, b, 1), type_float(t->bits / 2));
+        return op == OP_EQ ? LLVMBuildAnd(g->b, re, im, "") : LLVMBuildOr(g->b, re, im, "");
+    }
+    bool s = t->kind == TY_INT && t->is_signed;
+    LLVMIntPredicate p = op == OP_EQ ? LLVMIntEQ : op == OP_NE ? LLVMIntNE : op == OP_LT ? (s ? LLVMIntSLT : LLVMIntULT)
+                       : op == OP_LE ? (s ? LLVMIntSLE : LLVMIntULE) : op == OP_GT ? (s ? LLVMIntSGT : LLVMIntUGT)
+                                                                     : (s ? LLVMIntSGE : LLVMIntUGE);
+    return LLVMBuildICmp(g->b, p, a, b, "");
+}
+
+/* ---- expressions ------------------------------------------------------------------- */
+
+static LLVMValueRef gen_cast(CodeGen *g, Node *n, const Type *to) { return convert(g, gen_expr(g, n), n->ty, to); }
+
+static LLVMValueRef gen_name(CodeGen *g, Node *n) {
+    Sym *sym = n->sym;
+    if (!sym) ice("unresolved name %s", n->name);
+    if (sym->kind == SYM_CONST) {
+        ConstValue *c = sym->value;
+        if (c->ty == &ty_float64) return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), c->v.f);
+        if (c->ty == &ty_bool) return LLVMConstInt(i1(g), c->v.b, false);
+        if (c->ty == &ty_int64) return i64c(g, c->v.i);
+        cg_error(g, n->span, "constant '%s' of this kind is not supported in code yet", n->name);
+        return LLVMGetUndef(llvm_type(g, n->ty));
+    }
+    if (!sym->cg) ice("symbol %s has no storage", sym->name);
+    return LLVMBuildLoad2(g->b, llvm_type(g, sym->ty), sym->cg, sym->name);
+}
+
+static LLVMValueRef gen_dim3(CodeGen *g, Node *n) {
+    char reg[32];
+    snprintf(reg, sizeof reg, "%s.%s", n->entity->lower_name, n->name);
+    return gpu_sreg(g, reg);
+}
+
+static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
+    if (n->entity && n->entity->kind == ENT_DIM3) return gen_dim3(g, n);
+    if (n->entity && n->entity->kind == ENT_VALUE) return gpu_sreg(g, n->entity->lower_name);
+    const Type *bt = n->lhs->ty;
+    LLVMValueRef base = gen_expr(g, n->lhs);
+    if (bt->kind == TY_ARRAY) {
+        if (!strcmp(n->name, "ndim")) return i64c(g, bt->ndim);
+        if (!strcmp(n->name, "size")) {
+            LLVMValueRef size = i64c(g, 1);
+            for (int i = 0; i < bt->ndim; i++) size = LLVMBuildNSWMul(g->b, size, array_dim(g, base, 1, i), "");
+            return size;
+        }
+        LLVMValueRef dims = LLVMBuildExtractValue(g->b, base, !strcmp(n->name, "shape") ? 1 : 2, "");
+        LLVMValueRef t = LLVMGetUndef(llvm_type(g, n->ty));
+        for (int i = 0; i < bt->ndim; i++)
+            t = LLVMBuildInsertValue(g->b, t, LLVMBuildExtractValue(g->b, dims, (unsigned)i, ""), (unsigned)i, "");
+        return t;
+    }
+    if (bt->kind == TY_COMPLEX) return complex_parts(g, base, !strcmp(n->name, "imag"));
+    if (!strcmp(n->name, "imag")) return LLVMConstNull(llvm_type(g, n->ty));
+    return base;
+}
+
+/* The indices of a subscript, as values and types. */
+static int gen_indices(CodeGen *g, Node *index, LLVMValueRef *vals, const Type **tys) {
+    if (index->ty->kind == TY_TUPLE) {
+        LLVMValueRef t = gen_expr(g, index);
+        for (int i = 0; i < index->ty->elem_count; i++) {
+            vals[i] = LLVMBuildExtractValue(g->b, t, (unsigned)i, "");
+            tys[i] = index->ty->elems[i];
+        }
+        return index->ty->elem_count;
+    }
+    vals[0] = gen_expr(g, index);
+    tys[0] = index->ty;
+    if (tys[0]->kind == TY_BOOL) {
+        vals[0] = convert(g, vals[0], tys[0], &ty_int64);
+        tys[0] = &ty_int64;
+    }
+    return 1;
+}
+
+static LLVMValueRef subscript_ptr(CodeGen *g, Node *n) {
+    LLVMValueRef arr = gen_expr(g, n->lhs);
+    LLVMValueRef idx[8];
+    const Type *tys[8];
+    gen_indices(g, n->rhs, idx, tys);
+    return element_ptr(g, n->lhs->ty, arr, idx, tys);
+}
+
+static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
+    if (n->lhs->ty->kind == TY_TUPLE) {
+        LLVMValueRef t = gen_expr(g, n->lhs);
+        ConstValue *c = NULL;
+        long k = 0;
+        if (n->rhs->kind == ND_INT) k = (long)n->rhs->v.i.value;
+        else if (n->rhs->kind == ND_UNARY && n->rhs->rhs->kind == ND_INT) k = -(long)n->rhs->rhs->v.i.value;
+        else {
+            (void)c;
+            /* a uniform tuple with a variable index: spill and index */
+            LLVMTypeRef tt = llvm_type(g, n->lhs->ty);
+            LLVMValueRef slot = entry_alloca(g, tt, "tuple");
+            LLVMBuildStore(g->b, t, slot);
+            LLVMValueRef i = gen_cast(g, n->rhs, &ty_int64);
+            LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, i, i64c(g, 0), "");
+            i = LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, i, i64c(g, n->lhs->ty->elem_count), ""), i, "");
+            LLVMValueRef p = LLVMBuildGEP2(g->b, llvm_type(g, n->ty), slot, &i, 1, "");
+            return LLVMBuildLoad2(g->b, llvm_type(g, n->ty), p, "");
+        }
+        if (k < 0) k += n->lhs->ty->elem_count;
+        return LLVMBuildExtractValue(g->b, t, (unsigned)k, "");
+    }
+    return load_scalar(g, n->ty, subscript_ptr(g, n));
+}
+
+static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
+    LLVMValueRef a = gen_cast(g, n->lhs, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
+    if (n->lhs->ty->kind == TY_TUPLE) {
+        cg_error(g, n->span, "tuple %s is not supported by code generation yet", op_spelling(n->op));
+        return LLVMGetUndef(llvm_type(g, n->ty));
+    }
+    LLVMValueRef r = arith(g, n, n->op, a, b, n->casts[0], n->casts[1], n->ty);
+    const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
+    return convert(g, r, rt, n->ty);
+}
+
+static LLVMValueRef gen_unary(CodeGen *g, Node *n) {
+    if (n->op == OP_NOT) return LLVMBuildNot(g->b, to_bool(g, gen_expr(g, n->rhs), n->rhs->ty), "");
+    const Type *t = n->casts[0];
+    LLVMValueRef v = gen_cast(g, n->rhs, t);
+    LLVMValueRef r = v;
+    if (n->op == OP_NEG) {
+        if (t->kind == TY_FLOAT) r = LLVMBuildFNeg(g->b, v, "");
+        else if (t->kind == TY_COMPLEX)
+            r = complex_make(g, LLVMTypeOf(v), LLVMBuildFNeg(g->b, complex_parts(g, v, 0), ""), LLVMBuildFNeg(g->b, complex_parts(g, v, 1), ""));
+        else if (t->kind == TY_BOOL) return LLVMBuildNeg(g->b, convert(g, v, t, n->ty), "");
+        else r = LLVMBuildNeg(g->b, v, "");
+    } else if (n->op == OP_INVERT) {
+        r = t->kind == TY_BOOL ? LLVMBuildNot(g->b, v, "") : LLVMBuildNot(g->b, v, "");
+    } else if (t->kind == TY_BOOL) {
+        return convert(g, v, t, n->ty);
+    }
+    return convert(g, r, t, n->ty);
+}
+
+/* a < b < c: each operand evaluated once, stopping at the first false. */
+static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
+    LLVMBasicBlockRef done = new_block(g, "cmp.done");
+    LLVMValueRef phi_vals[64];
+    LLVMBasicBlockRef phi_from[64];
+    int k = 0;
+    LLVMValueRef left = gen_expr(g, n->items[0]);
+    LLVMValueRef result = NULL;
+    for (int i = 0; i + 1 < n->item_len; i++) {
+        LLVMValueRef right = gen_expr(g, n->items[i + 1]);
+        const Type *ta = n->casts[2 * i], *tb = n->casts[2 * i + 1];
+        Op op = n->ops[i];
+        if (op == OP_IS || op == OP_ISNOT) {
+            bool same = type_equal(n->items[i]->ty, n->items[i + 1]->ty) && n->items[i]->ty->kind == TY_NONE;
+            result = LLVMConstInt(i1(g), same == (op == OP_IS), false);
+        } else {
+            result = compare(g, op, convert(g, left, n->items[i]->ty, ta), convert(g, right, n->items[i + 1]->ty, tb), ta);
+        }
+        if (i + 2 < n->item_len && k < 63) {
+            LLVMBasicBlockRef next = new_block(g, "cmp.next");
+            phi_vals[k] = result;
+            phi_from[k++] = LLVMGetInsertBlock(g->b);
+            LLVMBuildCondBr(g->b, result, next, done);
+            LLVMPositionBuilderAtEnd(g->b, next);
+        }
+        left = right;
+    }
+    phi_vals[k] = result;
+    phi_from[k++] = LLVMGetInsertBlock(g->b);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+    LLVMValueRef phi = LLVMBuildPhi(g->b, i1(g), "");
+    LLVMAddIncoming(phi, phi_vals, phi_from, (unsigned)k);
+    return phi;
+}
+
+/* `a and b` / `a or b` return an operand, converted to the joined type. */
+static LLVMValueRef gen_boolop(CodeGen *g, Node *n) {
+    LLVMBasicBlockRef done = new_block(g, n->op == OP_AND ? "and.done" : "or.done");
+    LLVMValueRef vals[64];
+    LLVMBasicBlockRef from[64];
+    int k = 0;
+    for (int i = 0; i < n->item_len && k < 64; i++) {
+        LLVMValueRef v = gen_expr(g, n->items[i]);
+        LLVMValueRef as_result = convert(g, v, n->items[i]->ty, n->ty);
+        vals[k] = as_result;
+        from[k++] = LLVMGetInsertBlock(g->b);
+        if (i + 1 == n->item_len) {
+            LLVMBuildBr(g->b, done);
+            break;
+        }
+        LLVMValueRef truth = to_bool(g, v, n->items[i]->ty);
+        from[k - 1] = LLVMGetInsertBlock(g->b);
+        LLVMBasicBlockRef next = new_block(g, "bool.next");
+        if (n->op == OP_AND) LLVMBuildCondBr(g->b, truth, next, done);
+        else LLVMBuildCondBr(g->b, truth, done, next);
+        LLVMPositionBuilderAtEnd(g->b, next);
+    }
+    LLVMPositionBuilderAtEnd(g->b, done);
+    LLVMValueRef phi = LLVMBuildPhi(g->b, llvm_type(g, n->ty), "");
+    LLVMAddIncoming(phi, vals, from, (unsigned)k);
+    return phi;
+}
+
+static LLVMValueRef gen_ifexp(CodeGen *g, Node *n) {
+    LLVMValueRef c = to_bool(g, gen_expr(g, n->cond), n->cond->ty);
+    LLVMBasicBlockRef then = new_block(g, "ifexp.then"), els = new_block(g, "ifexp.else"), done = new_block(g, "ifexp.done");
+    LLVMBuildCondBr(g->b, c, then, els);
+    LLVMPositionBuilderAtEnd(g->b, then);
+    LLVMValueRef a = gen_cast(g, n->then, n->ty);
+    LLVMBasicBlockRef a_from = LLVMGetInsertBlock(g->b);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, els);
+    LLVMValueRef b = gen_cast(g, n->els, n->ty);
+    LLVMBasicBlockRef b_from = LLVMGetInsertBlock(g->b);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+    LLVMValueRef phi = LLVMBuildPhi(g->b, llvm_type(g, n->ty), "");
+    LLVMValueRef vals[] = {a, b};
+    LLVMBasicBlockRef from[] = {a_from, b_from};
+    LLVMAddIncoming(phi, vals, from, 2);
+    return phi;
+}
+
+static LLVMValueRef gen_tuple(CodeGen *g, Node *n) {
+    LLVMValueRef t = LLVMGetUndef(llvm_type(g, n->ty));
+    for (int i = 0; i < n->item_len; i++) t = LLVMBuildInsertValue(g->b, t, gen_expr(g, n->items[i]), (unsigned)i, "");
+    return t;
+}
+
+/* ---- calls ---------------------------------------------------------------------------- */
+
+static LLVMValueRef arg_cast(CodeGen *g, Node *call, int i) {
+    return call->casts ? gen_cast(g, call->items[i], call->casts[i]) : gen_expr(g, call->items[i]);
+}
+
+static LLVMValueRef gen_grid(CodeGen *g, Node *call, bool size) {
+    int n = call->ty->kind == TY_TUPLE ? call->ty->elem_count : 1;
+    static const char *const axes[] = {"x", "y", "z"};
+    LLVMValueRef out = n > 1 ? LLVMGetUndef(llvm_type(g, call->ty)) : NULL, v = NULL;
+    for (int i = 0; i < n; i++) {
+        char reg[16];
+        snprintf(reg, sizeof reg, "%s.%s", size ? "nctaid" : "ctaid", axes[i]);
+        /* Special registers are non-negative: zero extension and nuw/nsw let
+         * LLVM prove the index non-negative, so x[cuda.grid(1)] needs no
+         * wraparound check. */
+        LLVMValueRef a = LLVMBuildZExt(g->b, gpu_sreg(g, reg), i64(g), "");
+        snprintf(reg, sizeof reg, "ntid.%s", axes[i]);
+        LLVMValueRef b = LLVMBuildZExt(g->b, gpu_sreg(g, reg), i64(g), "");
+        LLVMValueRef prod = LLVMBuildNUWMul(g->b, a, b, "");
+        LLVMSetNSW(prod, true);
+        if (!size) {
+            snprintf(reg, sizeof reg, "tid.%s", axes[i]);
+            LLVMValueRef t = LLVMBuildZExt(g->b, gpu_sreg(g, reg), i64(g), "");
+            prod = LLVMBuildNUWAdd(g->b, prod, t, "");
+            LLVMSetNSW(prod, true);
+        }
+        v = prod;
+        if (out) out = LLVMBuildInsertValue(g->b, out, prod, (unsigned)i, "");
+    }
+    return out ? out : v;
+}
+
+static LLVMValueRef gen_atomic(CodeGen *g, Node *call, const Entity *e) {
+    LLVMValueRef arr = gen_expr(g, call->items[0]);
+    LLVMValueRef idx[8];
+    const Type *tys[8];
+    gen_indices(g, call->items[1], idx, tys);
+    LLVMValueRef p = element_ptr(g, call->items[0]->ty, arr, idx, tys);
+    const Type *dt = call->ty;
+    if (e->lower == LW_ATOMIC_CAS) {
+        int first = strcmp(e->lower_name, "cas") == 0 ? 2 : 1;
+        LLVMValueRef old = arg_cast(g, call, first), val = arg_cast(g, call, first + 1);
+        LLVMValueRef r = LLVMBuildAtomicCmpXchg(g->b, p, old, val, LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, false);
+        return LLVMBuildExtractValue(g->b, r, 0, "");
+    }
+    return gpu_atomic(g, e->lower_name, p, arg_cast(g, call, 2), dt);
+}
+
+static LLVMValueRef gen_minmax(CodeGen *g, Node *call, bool is_max) {
+    const Type *t = call->ty;
+    LLVMValueRef acc = arg_cast(g, call, 0);
+    for (int i = 1; i < call->item_len; i++) {
+        LLVMValueRef v = arg_cast(g, call, i);
+        LLVMValueRef pick;
+        if (t->kind == TY_FLOAT) {
+            /* Python keeps the first on ties and propagates NaN from the first */
+            pick = LLVMBuildFCmp(g->b, is_max ? LLVMRealOGT : LLVMRealOLT, v, acc, "");
+        } else {
+            pick = compare(g, is_max ? OP_GT : OP_LT, v, acc, t);
+        }
+        acc = LLVMBuildSelect(g->b, pick, v, acc, "");
+    }
+    return acc;
+}
+
+static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
+    const char *name = e->lower_name;
+    const Type *t = call->ty;
+    if (!strcmp(name, "min") || !strcmp(name, "max")) return gen_minmax(g, call, !strcmp(name, "max"));
+    if (!strcmp(name, "len")) {
+        const Type *at = call->items[0]->ty;
+        if (at->kind == TY_TUPLE) return i64c(g, at->elem_count);
+        return array_dim(g, gen_expr(g, call->items[0]), 1, 0);
+    }
+    if (!strcmp(name, "abs")) {
+        LLVMValueRef v = arg_cast(g, call, 0);
+        const Type *in = call->casts[0];
+        if (in->kind == TY_FLOAT) {
+            LLVMTypeRef over[] = {LLVMTypeOf(v)};
+            return intrinsic(g, "llvm.fabs", over, 1, &v, 1);
+        }
+        if (in->kind == TY_INT && !in->is_signed) return v;
+        if (in->kind == TY_INT) {
+            LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, v, LLVMConstNull(LLVMTypeOf(v)), "");
+            return LLVMBuildSelect(g->b, neg, LLVMBuildNeg(g->b, v, ""), v, "");
+        }
+        LLVMValueRef parts[] = {complex_parts(g, v, 0), complex_parts(g, v, 1)};
+        return gpu_libdevice(g, "hypot", t, parts, 2);
+    }
+    if (!strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool"))
+        return gen_cast(g, call->items[0], t);
+    if (!strcmp(name, "complex")) {
+        LLVMValueRef re = gen_cast(g, call->items[0], &ty_float64);
+        LLVMValueRef im = call->item_len > 1 ? gen_cast(g, call->items[1], &ty_float64) : LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 0);
+        return complex_make(g, llvm_type(g, t), re, im);
+    }
+    if (!strcmp(name, "round") && call->item_len == 1) {
+        const Type *in = call->items[0]->ty;
+        LLVMValueRef v = gen_expr(g, call->items[0]);
+        if (in->kind != TY_FLOAT) return convert(g, v, in, t);
+        LLVMTypeRef over[] = {LLVMTypeOf(v)};
+        return convert(g, intrinsic(g, "llvm.roundeven", over, 1, &v, 1), in, t);
+    }
+    if (!strcmp(name, "pow")) {
+        LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
+        return convert(g, power(g, a, b, call->casts[0], call->casts[1]), call->casts[0], t);
+    }
+    cg_error(g, call->span, "%s() is not supported by code generation yet", name);
+    return LLVMGetUndef(llvm_type(g, t));
+}
+
+static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
+    LLVMValueRef args[3];
+    for (int i = 0; i < call->item_len; i++) args[i] = arg_cast(g, call, i);
+    const Type *in = call->casts[0];
+    const char *name = e->lower_name;
+    if (e->lower == LW_MATH_PRED) {
+        if (in->kind == TY_INT) return LLVMConstInt(i1(g), !strcmp(name, "isfinite"), false);
+        LLVMValueRef v = args[0];
+        LLVMValueRef nan = LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
+        if (!strcmp(name, "isnan")) return nan;
+        LLVMTypeRef over[] = {LLVMTypeOf(v)};
+        LLVMValueRef mag = intrinsic(g, "llvm.fabs", over, 1, &v, 1);
+        LLVMValueRef inf = LLVMBuildFCmp(g->b, LLVMRealOEQ, mag, LLVMConstReal(LLVMTypeOf(v), 1.0 / 0.0), "");
+        return !strcmp(name, "isinf") ? inf : LLVMBuildNot(g->b, LLVMBuildOr(g->b, nan, inf, ""), "");
+    }
+    if (in->kind == TY_INT) {
+        /* math.floor of an int is the int itself */
+        return convert(g, args[0], in, call->ty);
+    }
+    static const struct { const char *py, *nv; } renames[] = {
+        {"gamma", "tgamma"}, {"degrees", NULL}, {"radians", NULL}, {"floor", "floor"}, {"ceil", "ceil"}, {"trunc", "trunc"},
+    };
+    const char *nv = name;
+    for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++)
+        if (!strcmp(renames[i].py, name)) nv = renames[i].nv;
+    if (!nv) {
+        double k = !strcmp(name, "degrees") ? 57.29577951308232 : 0.017453292519943295;
+        return fp_op(g, LLVMBuildFMul(g->b, args[0], LLVMConstReal(LLVMTypeOf(args[0]), k), ""));
+    }
+    if (!strcmp(name, "ldexp")) return call_fn(g, LLVMTypeOf(args[0]), in->bits == 32 ? "__nv_ldexpf" : "__nv_ldexp", args, 2);
+    LLVMValueRef r = gpu_libdevice(g, nv, in, args, call->item_len);
+    return convert(g, r, in, call->ty);
+}
+
+static LLVMValueRef gen_bitop(CodeGen *g, Node *call, const Entity *e) {
+    LLVMValueRef v = arg_cast(g, call, 0);
+    const Type *in = call->casts[0];
+    LLVMTypeRef over[] = {LLVMTypeOf(v)};
+    const char *op = e->lower_name;
+    if (!strcmp(op, "popc")) return intrinsic(g, "llvm.ctpop", over, 1, &v, 1);
+    if (!strcmp(op, "brev")) return intrinsic(g, "llvm.bitreverse", over, 1, &v, 1);
+    LLVMValueRef args[] = {v, LLVMConstInt(i1(g), 0, false)};
+    if (!strcmp(op, "clz")) return intrinsic(g, "llvm.ctlz", over, 1, args, 2);
+    /* ffs: 1 + the index of the lowest set bit, 0 for 0 (cuda's __ffs) */
+    LLVMValueRef tz = intrinsic(g, "llvm.cttz", over, 1, args, 2);
+    LLVMValueRef one = LLVMBuildAdd(g->b, tz, LLVMConstInt(LLVMTypeOf(v), 1, false), "");
+    LLVMValueRef zero = LLVMBuildICmp(g->b, LLVMIntEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    LLVMValueRef r = LLVMBuildSelect(g->b, zero, LLVMConstNull(LLVMTypeOf(v)), one, "");
+    return convert(g, r, in->bits > 32 ? in : type_int(in->bits, false), &ty_uint32);
+}
+
+static LLVMValueRef gen_warp(CodeGen *g, Node *call, const Entity *e) {
+    const char *op = e->lower_name;
+    if (!strcmp(op, "activemask")) return intrinsic(g, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
+    if (!strcmp(op, "lanemask_lt")) return gpu_sreg(g, "lanemask.lt");
+    if (!strcmp(op, "all") || !strcmp(op, "any") || !strcmp(op, "uni") || !strcmp(op, "ballot")) {
+        LLVMValueRef args[] = {gen_cast(g, call->items[0], &ty_uint32), gen_cast(g, call->items[1], &ty_bool)};
+        char name[48];
+        snprintf(name, sizeof name, "llvm.nvvm.vote.%s.sync", op);
+        return intrinsic(g, name, NULL, 0, args, 2);
+    }
+    const Type *t = call->ty;
+    LLVMValueRef mask = arg_cast(g, call, 0), v = arg_cast(g, call, 1), lane = arg_cast(g, call, 2);
+    LLVMValueRef clamp = const_int(g, i32(g), !strcmp(op, "up") ? 0 : 0x1f);
+    char name[48];
+    bool wide = type_size(t) == 8, fp = t->kind == TY_FLOAT;
+    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", op, fp && !wide ? "f32" : "i32");
+    if (!wide) {
+        LLVMValueRef args[] = {mask, v, lane, clamp};
+        return intrinsic(g, name, NULL, 0, args, 4);
+    }
+    /* 64-bit values shuffle as two 32-bit halves */
+    LLVMValueRef bits = fp ? LLVMBuildBitCast(g->b, v, i64(g), "") : v;
+    LLVMValueRef lo = LLVMBuildTrunc(g->b, bits, i32(g), "");
+    LLVMValueRef hi = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, bits, i64c(g, 32), ""), i32(g), "");
+    LLVMValueRef a1[] = {mask, lo, lane, clamp}, a2[] = {mask, hi, lane, clamp};
+    lo = LLVMBuildZExt(g->b, intrinsic(g, name, NULL, 0, a1, 4), i64(g), "");
+    hi = LLVMBuildZExt(g->b, intrinsic(g, name, NULL, 0, a2, 4), i64(g), "");
+    LLVMValueRef r = LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, i64c(g, 32), ""), "");
+    return fp ? LLVMBuildBitCast(g->b, r, LLVMDoubleTypeInContext(g->ctx), "") : r;
+}
+
+static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
+    LLVMValueRef args[64];
+    for (int i = 0; i < call->item_len && i < 64; i++) args[i] = arg_cast(g, call, i);
+    LLVMValueRef fn = f->cg;
+    return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)call->item_len, "");
+}
+
+static LLVMValueRef gen_call(CodeGen *g, Node *n) {
+    if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->func->ty->func->sym->func);
+    if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
+    const Entity *e = n->entity;
+    switch (e->lower) {
+    case LW_GRID: return gen_grid(g, n, false);
+    case LW_GRIDSIZE: return gen_grid(g, n, true);
+    case LW_BARRIER: gpu_barrier(g, e->lower_name, n->item_len ? arg_cast(g, n, 0) : NULL); return NULL;
+    case LW_BARRIER_PRED: return gpu_barrier_pred(g, e->lower_name, arg_cast(g, n, 0));
+    case LW_SHARED_ARRAY: return alloc_array(g, n, true);
+    case LW_LOCAL_ARRAY: return alloc_array(g, n, false);
+    case LW_ATOMIC: case LW_ATOMIC_CAS: return gen_atomic(g, n, e);
+    case LW_MATH: case LW_MATH_PRED: return gen_math(g, n, e);
+    case LW_BUILTIN: return gen_builtin(g, n, e);
+    case LW_BITOP: return gen_bitop(g, n, e);
+    case LW_FMA: {
+        LLVMValueRef args[] = {arg_cast(g, n, 0), arg_cast(g, n, 1), arg_cast(g, n, 2)};
+        LLVMTypeRef over[] = {LLVMTypeOf(args[0])};
+        return intrinsic(g, "llvm.fma", over, 1, args, 3);
+    }
+    case LW_SELP: {
+        LLVMValueRef c = to_bool(g, gen_expr(g, n->items[0]), n->items[0]->ty);
+        return LLVMBuildSelect(g->b, c, gen_expr(g, n->items[1]), gen_expr(g, n->items[2]), "");
+    }
+    case LW_WARP: return gen_warp(g, n, e);
+    default:
+        cg_error(g, n->span, "%s is not supported by code generation yet", e->path);
+        return n->ty->kind == TY_NONE ? NULL : LLVMGetUndef(llvm_type(g, n->ty));
+    }
+}
+
+static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
+    switch (n->kind) {
+    case ND_INT: return LLVMConstInt(llvm_type(g, n->ty), n->v.i.value, false);
+    case ND_FLOAT: return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), n->v.f);
+    case ND_IMAG: return complex_make(g, llvm_type(g, n->ty), LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 0), LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), n->v.f));
+    case ND_BOOL: return LLVMConstInt(i1(g), n->v.b, false);
+    case ND_NAME: return gen_name(g, n);
+    case ND_ATTR: return gen_attribute(g, n);
+    case ND_SUBSCRIPT: return gen_subscript(g, n);
+    case ND_BINOP: return gen_binop(g, n);
+    case ND_UNARY: return gen_unary(g, n);
+    case ND_COMPARE: return gen_compare(g, n);
+    case ND_BOOLOP: return gen_boolop(g, n);
+    case ND_IFEXP: return gen_ifexp(g, n);
+    case ND_CALL: return gen_call(g, n);
+    case ND_TUPLE: return gen_tuple(g, n);
+    default:
+        cg_error(g, n->span, "%s expressions are not supported by code generation", node_kind_name(n->kind));
+        return LLVMGetUndef(i8(g));
+    }
+}
+
+/* ---- statements ---------------------------------------------------------------------- */
+
+static void gen_block(CodeGen *g, Node **body, int n);
+
+static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt) {
+    switch (target->kind) {
+    case ND_NAME: {
+        Sym *sym = target->sym;
+        LLVMBuildStore(g->b, convert(g, v, vt, sym->ty), sym->cg);
+        return;
+    }
+    case ND_SUBSCRIPT:
+        store_scalar(g, target->ty, convert(g, v, vt, target->ty), subscript_ptr(g, target));
+        return;
+    case ND_TUPLE: case ND_LIST:
+        for (int i = 0; i < target->item_len; i++)
+            store_target(g, target->items[i], LLVMBuildExtractValue(g->b, v, (unsigned)i, ""), vt->elems[i]);
+        return;
+    default: ice("store_target: %s", node_kind_name(target->kind));
+    }
+}
+
+static void gen_if(CodeGen *g, Node *n) {
+    LLVMValueRef c = to_bool(g, gen_expr(g, n->cond), n->cond->ty);
+    LLVMBasicBlockRef then = new_block(g, "if.then"), els = new_block(g, "if.else"), done = new_block(g, "if.done");
+    LLVMBuildCondBr(g->b, c, then, els);
+    LLVMPositionBuilderAtEnd(g->b, then);
+    gen_block(g, n->body, n->body_len);
+    branch(g, done);
+    LLVMPositionBuilderAtEnd(g->b, els);
+    gen_block(g, n->orelse, n->orelse_len);
+    branch(g, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+static void push_loop(CodeGen *g, Node *at, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont) {
+    if (g->loops == MAX_LOOPS) {
+        cg_error(g, at->span, "%s", "loops nested too deeply");
+        return;
+    }
+    g->break_to[g->loops] = brk;
+    g->continue_to[g->loops++] = cont;
+}
+
+/* while c: body else: orelse -- the else runs when c turns false. */
+static void gen_while(CodeGen *g, Node *n) {
+    LLVMBasicBlockRef head = new_block(g, "while.cond"), body = new_block(g, "while.body");
+    LLVMBasicBlockRef els = new_block(g, "while.else"), done = new_block(g, "while.done");
+    branch(g, head);
+    LLVMPositionBuilderAtEnd(g->b, head);
+    LLVMBuildCondBr(g->b, to_bool(g, gen_expr(g, n->cond), n->cond->ty), body, els);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    push_loop(g, n, done, head);
+    gen_block(g, n->body, n->body_len);
+    g->loops--;
+    branch(g, head);
+    LLVMPositionBuilderAtEnd(g->b, els);
+    gen_block(g, n->orelse, n->orelse_len);
+    branch(g, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* for i in range(start, stop, step): a hidden counter, so that assigning
+ * to i in the body does not change the iteration, as in Python. */
+static void gen_for_range(CodeGen *g, Node *n) {
+    Node *call = n->iter;
+    const Type *t = call->ty->dtype;
+    LLVMTypeRef ty = llvm_type(g, t);
+    LLVMValueRef start = LLVMConstNull(ty), stop, step = LLVMConstInt(ty, 1, false);
+    if (call->item_len == 1) stop = arg_cast(g, call, 0);
+    else {
+        start = arg_cast(g, call, 0);
+        stop = arg_cast(g, call, 1);
+        if (call->item_len == 3) step = arg_cast(g, call, 2);
+    }
+    LLVMValueRef counter = entry_alloca(g, ty, "range.i");
+    LLVMBuildStore(g->b, start, counter);
+    LLVMBasicBlockRef head = new_block(g, "for.cond"), body = new_block(g, "for.body"), next = new_block(g, "for.next");
+    LLVMBasicBlockRef els = new_block(g, "for.else"), done = new_block(g, "for.done");
+    LLVMBuildBr(g->b, head);
+    LLVMPositionBuilderAtEnd(g->b, head);
+    LLVMValueRef i = LLVMBuildLoad2(g->b, ty, counter, "");
+    LLVMValueRef more;
+    bool sgn = t->is_signed;
+    if (LLVMIsAConstantInt(step) && LLVMConstIntGetSExtValue(step) > 0) {
+        more = LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, stop, "");
+    } else if (LLVMIsAConstantInt(step) && sgn) {
+        more = LLVMBuildICmp(g->b, LLVMIntSGT, i, stop, "");
+    } else {
+        LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, LLVMConstNull(ty), "");
+        more = LLVMBuildSelect(g->b, up, LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, stop, ""),
+                               LLVMBuildICmp(g->b, sgn ? LLVMIntSGT : LLVMIntUGT, i, stop, ""), "");
+    }
+    LLVMBuildCondBr(g->b, more, body, els);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    store_target(g, n->cond, i, t);
+    push_loop(g, n, done, next);
+    gen_block(g, n->body, n->body_len);
+    g->loops--;
+    branch(g, next);
+    LLVMPositionBuilderAtEnd(g->b, next);
+    LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, counter, "");
+    LLVMBuildStore(g->b, LLVMBuildAdd(g->b, cur, step, ""), counter);
+    LLVMBuildBr(g->b, head);
+    LLVMPositionBuilderAtEnd(g->b, els);
+    gen_block(g, n->orelse, n->orelse_len);
+    branch(g, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* for x in array: over the first dimension of a 1-d array. */
+static void gen_for_array(CodeGen *g, Node *n) {
+    const Type *at = n->iter->ty;
+    LLVMValueRef arr = gen_expr(g, n->iter);
+    LLVMValueRef len = array_dim(g, arr, 1, 0);
+    LLVMValueRef counter = entry_alloca(g, i64(g), "iter.i");
+    LLVMBuildStore(g->b, i64c(g, 0), counter);
+    LLVMBasicBlockRef head = new_block(g, "for.cond"), body = new_block(g, "for.body"), next = new_block(g, "for.next");
+    LLVMBasicBlockRef els = new_block(g, "for.else"), done = new_block(g, "for.done");
+    LLVMBuildBr(g->b, head);
+    LLVMPositionBuilderAtEnd(g->b, head);
+    LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), counter, "");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, len, ""), body, els);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    const Type *it = &ty_int64;
+    store_target(g, n->cond, load_scalar(g, at->dtype, element_ptr(g, at, arr, &i, &it)), at->dtype);
+    push_loop(g, n, done, next);
+    gen_block(g, n->body, n->body_len);
+    g->loops--;
+    branch(g, next);
+    LLVMPositionBuilderAtEnd(g->b, next);
+    LLVMBuildStore(g->b, LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, i64(g), counter, ""), i64c(g, 1), ""), counter);
+    LLVMBuildBr(g->b, head);
+    LLVMPositionBuilderAtEnd(g->b, els);
+    gen_block(g, n->orelse, n->orelse_len);
+    branch(g, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+static void gen_return(CodeGen *g, Node *n) {
+    if (g->fn->is_kernel || g->fn->ret == &ty_none) {
+        if (n->item_len) gen_expr(g, n->items[0]);
+        LLVMBuildRetVoid(g->b);
+        return;
+    }
+    LLVMBuildRet(g->b, gen_cast(g, n->items[0], g->fn->ret));
+}
+
+static void gen_statement(CodeGen *g, Node *n) {
+    if (terminated(g)) {
+        /* code after break, continue or return: give it a block of its own */
+        LLVMPositionBuilderAtEnd(g->b, new_block(g, "dead"));
+    }
+    switch (n->kind) {
+    case ND_ASSIGN: {
+        LLVMValueRef v = gen_expr(g, n->rhs);
+        for (int i = 0; i < n->item_len; i++) store_target(g, n->items[i], v, n->rhs->ty);
+        return;
+    }
+    case ND_ANNASSIGN:
+        if (n->rhs) store_target(g, n->lhs, gen_expr(g, n->rhs), n->rhs->ty);
+        return;
+    case ND_AUGASSIGN: {
+        LLVMValueRef ptr = n->lhs->kind == ND_SUBSCRIPT ? subscript_ptr(g, n->lhs) : NULL;
+        LLVMValueRef cur = ptr ? load_scalar(g, n->lhs->ty, ptr) : gen_expr(g, n->lhs);
+        LLVMValueRef a = convert(g, cur, n->lhs->ty, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
+        LLVMValueRef r = arith(g, n, n->op, a, b, n->casts[0], n->casts[1], n->ty);
+        const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
+        r = convert(g, r, rt, n->ty);
+        if (ptr) store_scalar(g, n->lhs->ty, convert(g, r, n->ty, n->lhs->ty), ptr);
+        else store_target(g, n->lhs, r, n->ty);
+        return;
+    }
+    case ND_IF: gen_if(g, n); return;
+    case ND_WHILE: gen_while(g, n); return;
+    case ND_FOR:
+        if (n->iter->ty->kind == TY_RANGE) gen_for_range(g, n);
+        else gen_for_array(g, n);
+        return;
+    case ND_BREAK: LLVMBuildBr(g->b, g->break_to[g->loops - 1]); return;
+    case ND_CONTINUE: LLVMBuildBr(g->b, g->continue_to[g->loops - 1]); return;
+    case ND_RETURN: gen_return(g, n); return;
+    case ND_EXPR_STMT:
+        if (n->rhs->kind != ND_STR) gen_expr(g, n->rhs);
+        return;
+    case ND_ASSERT: case ND_RAISE:
+        /* active only under debug=True in Numba, which pykc does not build yet */
+        return;
+    case ND_PASS: return;
+    default: ice("gen_statement: %s", node_kind_name(n->kind));
+    }
+}
+
+static void gen_block(CodeGen *g, Node **body, int n) {
+    for (int i = 0; i < n && !g->failed; i++) gen_statement(g, body[i]);
+}
+
+/* ---- functions and the kernel ABI -------------------------------------------------------- */
+
+/* The PTX parameters of one source parameter, as the manifest lists them:
+ * an array is its data pointer, then shape[i] and strides[i]; a complex
+ * scalar its real and imaginary parts; bool travels as a byte. */
+static int abi_params(CodeGen *g, const Type *t, LLVMTypeRef *out) {
+    if (t->kind == TY_ARRAY) {
+        int n = 0;
+        out[n++] = ptr_in(g, AS_GLOBAL);
+        for (int i = 0; i < 2 * t->ndim; i++) out[n++] = i64(g);
+        return n;
+    }
+    if (t->kind == TY_COMPLEX) {
+        out[0] = out[1] = float_type(g, t->bits / 2);
+        return 2;
+    }
+    out[0] = memory_type(g, t);
+    return 1;
+}
+
+static LLVMValueRef abi_unpack(CodeGen *g, const Type *t, LLVMValueRef fn, unsigned *next) {
+    if (t->kind == TY_ARRAY) {
+        LLVMValueRef data = LLVMBuildAddrSpaceCast(g->b, LLVMGetParam(fn, (*next)++), ptr_in(g, AS_GENERIC), "");
+        LLVMValueRef shape[8], strides[8];
+        for (int i = 0; i < t->ndim; i++) shape[i] = LLVMGetParam(fn, (*next)++);
+        for (int i = 0; i < t->ndim; i++) strides[i] = LLVMGetParam(fn, (*next)++);
+        return make_array(g, t, data, shape, strides);
+    }
+    if (t->kind == TY_COMPLEX) {
+        LLVMValueRef re = LLVMGetParam(fn, (*next)++), im = LLVMGetParam(fn, (*next)++);
+        return complex_make(g, llvm_type(g, t), re, im);
+    }
+    LLVMValueRef v = LLVMGetParam(fn, (*next)++);
+    return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(i8(g), 0, false), "") : v;
+}
+
+static void mark_kernel(CodeGen *g, LLVMValueRef fn) {
+    LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+    LLVMMetadataRef md[] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(g->ctx, "kernel", 6),
+                            LLVMValueAsMetadata(const_int(g, i32(g), 1))};
+    LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations", LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, md, 3)));
+}
+
+static void declare_function(CodeGen *g, FuncInfo *f) {
+    LLVMTypeRef params[256];
+    int n = 0;
+    for (int i = 0; i < f->param_count && n < 240; i++) {
+        if (f->is_kernel) n += abi_params(g, f->params[i]->ty, &params[n]);
+        else params[n++] = llvm_type(g, f->params[i]->ty);
+    }
+    LLVMTypeRef ret = f->is_kernel ? LLVMVoidTypeInContext(g->ctx) : llvm_type(g, f->ret);
+    LLVMValueRef fn = LLVMAddFunction(g->mod, f->def->name, LLVMFunctionType(ret, params, (unsigned)n, false));
+    if (f->is_kernel) mark_kernel(g, fn);
+    else LLVMSetLinkage(fn, LLVMInternalLinkage);
+    f->cg = fn;
+}
+
+static void define_function(CodeGen *g, FuncInfo *f) {
+    g->fn = f;
+    g->llfn = f->cg;
+    g->fastmath = f->fastmath || g->unit->opts->fastmath;
+    g->loops = 0;
+    LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, g->llfn, "entry"));
+    unsigned next = 0;
+    for (int i = 0; i < f->param_count; i++) {
+        Sym *p = f->params[i];
+        LLVMValueRef v = f->is_kernel ? abi_unpack(g, p->ty, g->llfn, &next) : LLVMGetParam(g->llfn, next++);
+        p->cg = entry_alloca(g, llvm_type(g, p->ty), p->name);
+        LLVMBuildStore(g->b, v, p->cg);
+    }
+    for (int i = 0; i < f->local_count; i++) {
+        Sym *l = f->locals[i];
+        if (l->ty && is_value(l->ty) && l->ty->kind != TY_NONE) l->cg = entry_alloca(g, llvm_type(g, l->ty), l->name);
+    }
+    gen_block(g, f->def->body, f->def->body_len);
+    if (!terminated(g)) {
+        if (f->is_kernel || f->ret == &ty_none) LLVMBuildRetVoid(g->b);
+        else LLVMBuildUnreachable(g->b); /* sema saw every path return */
+    }
+}
+
+LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name) {
+    CodeGen g = {.ctx = ctx, .unit = u, .diag = u->diag, .arena = u->arena};
+    g.mod = LLVMModuleCreateWithNameInContext(name, ctx);
+    g.b = LLVMCreateBuilderInContext(ctx);
+    for (int i = 0; i < u->func_count; i++) declare_function(&g, u->funcs[i]);
+    for (int i = 0; i < u->func_count && !g.failed; i++) define_function(&g, u->funcs[i]);
+    LLVMDisposeBuilder(g.b);
+    if (g.failed) {
+        LLVMDisposeModule(g.mod);
+        return NULL;
+    }
+    char *msg = NULL;
+    if (LLVMVerifyModule(g.mod, LLVMReturnStatusAction, &msg)) {
+        char *ir = LLVMPrintModuleToString(g.mod);
+        fprintf(stderr, "%s\n", ir);
+        LLVMDisposeMessage(ir);
+        ice("the LLVM IR that pykc built does not verify: %s", msg);
+    }
+    LLVMDisposeMessage(msg);
+    return g.mod;
+}
+
+bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = cg_module(u, ctx, u->opts->input);
+    bool ok = m && target_prepare_module(m, cfg, u->diag) && target_link_libdevice(m, cfg, u->diag) &&
+              target_optimize(m, cfg, u->diag);
+    if (ok && ir_only) {
+        char *ir = LLVMPrintModuleToString(m);
+        *len = strlen(ir);
+        *text = strdup(ir);
+        LLVMDisposeMessage(ir);
+        ok = *text != NULL;
+    } else if (ok) {
+        ok = target_emit_ptx(m, cfg, text, len, ptx_version, u->diag);
+    }
+    if (m) LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    return ok;
+}
+
+/* ---- the manifest's view of the ABI ------------------------------------------------------ */
+
+static const char *scalar_ptx_type(const Type *t) {
+    if (t->kind == TY_FLOAT) return t->bits == 16 ? "b16" : t->bits == 32 ? "f32" : "f64";
+    int bytes = type_size(t);
+    return bytes == 1 ? "u8" : bytes == 2 ? "u16" : bytes == 4 ? "u32" : "u64";
+}
+
+static void add_ptx_param(Arena *a, Vec *v, const char *type, int size, int param, const char *part) {
+    ManifestPtxParam *p = ARENA_NEW(a, ManifestPtxParam);
+    *p = (ManifestPtxParam){type, size, size, param, part};
+    vec_push(a, v, p);
+}
+
+static void describe_kernel(Unit *u, FuncInfo *f, ManifestKernel *k) {
+    Arena *a = u->arena;
+    k->name = k->entry = f->def->name;
+    k->param_count = f->param_count;
+    k->params = ARENA_ARRAY(a, ManifestParam, f->param_count ? f->param_count : 1);
+    Vec ptx = {0};
+    for (int i = 0; i < f->param_count; i++) {
+        Sym *p = f->params[i];
+        const Type *t = p->ty;
+        ManifestParam *mp = &k->params[i];
+        mp->name = p->name;
+        mp->is_array = t->kind == TY_ARRAY;
+        mp->dtype = type_name(a, mp->is_array ? t->dtype : t);
+        mp->ndim = mp->is_array ? t->ndim : 0;
+        mp->layout = mp->is_array ? t->layout : 'A';
+        mp->access = p->written ? (p->read ? "readwrite" : "write") : "read";
+        if (mp->is_array) {
+            add_ptx_param(a, &ptx, "u64", 8, i, "data");
+            for (int d = 0; d < t->ndim; d++) add_ptx_param(a, &ptx, "u64", 8, i, arena_printf(a, "shape[%d]", d));
+            for (int d = 0; d < t->ndim; d++) add_ptx_param(a, &ptx, "u64", 8, i, arena_printf(a, "strides[%d]", d));
+        } else if (t->kind == TY_COMPLEX) {
+            const Type *part = type_float(t->bits / 2);
+            add_ptx_param(a, &ptx, scalar_ptx_type(part), type_size(part), i, "real");
+            add_ptx_param(a, &ptx, scalar_ptx_type(part), type_size(part), i, "imag");
+        } else {
+            add_ptx_param(a, &ptx, scalar_ptx_type(t), type_size(t), i, "value");
+        }
+    }
+    k->ptx_param_count = ptx.len;
+    k->ptx_params = ARENA_ARRAY(a, ManifestPtxParam, ptx.len ? ptx.len : 1);
+    for (int i = 0; i < ptx.len; i++) k->ptx_params[i] = *(ManifestPtxParam *)ptx.items[i];
+    k->shared_static = f->shared_static;
+    k->shared_dynamic = f->shared_dynamic;
+    k->max_threads = f->launch_bounds;
+    k->cooperative = f->cooperative;
+}
+
+void cg_describe_kernels(Unit *u, Manifest *m) {
+    int n = 0;
+    for (int i = 0; i < u->func_count; i++) n += u->funcs[i]->is_kernel;
+    m->kernels = ARENA_ARRAY(u->arena, ManifestKernel, n ? n : 1);
+    m->kernel_count = 0;
+    for (int i = 0; i < u->func_count; i++)
+        if (u->funcs[i]->is_kernel) describe_kernel(u, u->funcs[i], &m->kernels[m->kernel_count++]);
+}
