@@ -8,7 +8,7 @@ UNIT_BIN := $(BUILD)/tests/unit
 
 $(UNIT_BIN): $(UNIT_SRCS) $(filter-out $(BUILD)/obj/main.o,$(COMPILER_OBJS)) tests/unit/unit.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Isrc $(LDFLAGS_BASE) $(UNIT_SRCS) $(filter-out $(BUILD)/obj/main.o,$(COMPILER_OBJS)) -o $@ $(COMPILER_LIBS)
+	$(CC) $(CFLAGS_BASE) $(LLVM_CFLAGS) -Isrc $(LDFLAGS_BASE) $(UNIT_SRCS) $(filter-out $(BUILD)/obj/main.o,$(COMPILER_OBJS)) -o $@ $(COMPILER_LIBS)
 
 ## test-unit: the C unit tests
 test-unit: $(UNIT_BIN)

@@ -25,5 +25,7 @@ extern int unit_passed, unit_failed;
 void test_arena(void);
 void test_lexer(void);
 void test_diag(void);
+void test_manifest(void);
+void test_target(void);
 
 #endif

@@ -1,0 +1,252 @@
+/*
+ * manifest.c - the YAML launch manifest, written with libyaml's emitter.
+ *
+ * Takes a Manifest (filled by main from sema's kernels and target's PTX);
+ * gives the YAML document that docs/manifest.md describes, format 1, in a
+ * file or on stdout for "-". Keys come in the documented order; each list
+ * of small maps (parameters, PTX parameters, constants) is written one map
+ * a line, in flow style, which reads like a table.
+ *
+ * Every byte goes through libyaml's events, so quoting and escaping are
+ * libyaml's. One thing libyaml cannot know: a string such as "6.3", "on" or
+ * "null" would come back from a YAML 1.1 reader (PyYAML, which CuPy users
+ * load it with) as a number, a boolean or null, so such strings are written
+ * double-quoted. A NULL string is written as YAML's null.
+ */
+#include "pykc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#define MANIFEST_FORMAT 1
+
+void digest_fnv1a64(const void *data, size_t len, char out[25]) {
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3u;
+    }
+    snprintf(out, 25, "fnv1a64:%016" PRIx64, h);
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+/* The emitter and whether everything so far went through. After the first
+ * failure nothing more is emitted; the error is libyaml's `problem`. */
+typedef struct Writer {
+    yaml_emitter_t em;
+    bool ok;
+} Writer;
+
+/* Emits an event that was made (made != 0) or reports that it was not. The
+ * emitter owns an event once given, whatever the outcome. */
+static void put(Writer *w, int made, yaml_event_t *ev) {
+    if (!w->ok) {
+        if (made) yaml_event_delete(ev);
+        return;
+    }
+    if (!made || !yaml_emitter_emit(&w->em, ev)) w->ok = false;
+}
+
+/* Whether a YAML 1.1 reader would resolve plain s to something other than
+ * a string: null, a boolean, an integer or a float. */
+static bool looks_typed(const char *s) {
+    static const char *const words[] = {
+        "", "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n", ".inf", "-.inf", "+.inf", ".nan",
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcasecmp(s, words[i]) == 0) return true;
+    const char *p = s + (s[0] == '-' || s[0] == '+');
+    if (*p == '.') p++;
+    return *p >= '0' && *p <= '9';
+}
+
+static void put_scalar(Writer *w, const char *s, yaml_scalar_style_t style) {
+    yaml_event_t ev;
+    int made = yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), 1, 1, style);
+    put(w, made, &ev);
+}
+
+static void put_str(Writer *w, const char *s) {
+    if (!s) put_scalar(w, "null", YAML_PLAIN_SCALAR_STYLE);
+    else put_scalar(w, s, looks_typed(s) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
+}
+
+static void put_int(Writer *w, long v) {
+    char buf[24];
+    snprintf(buf, sizeof buf, "%ld", v);
+    put_scalar(w, buf, YAML_PLAIN_SCALAR_STYLE);
+}
+
+static void put_bool(Writer *w, bool v) { put_scalar(w, v ? "true" : "false", YAML_PLAIN_SCALAR_STYLE); }
+
+static void begin_map(Writer *w, bool flow) {
+    yaml_event_t ev;
+    put(w, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE), &ev);
+}
+
+static void end_map(Writer *w) {
+    yaml_event_t ev;
+    put(w, yaml_mapping_end_event_initialize(&ev), &ev);
+}
+
+static void begin_seq(Writer *w, bool flow) {
+    yaml_event_t ev;
+    put(w, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE), &ev);
+}
+
+static void end_seq(Writer *w) {
+    yaml_event_t ev;
+    put(w, yaml_sequence_end_event_initialize(&ev), &ev);
+}
+
+static void key(Writer *w, const char *k) { put_scalar(w, k, YAML_PLAIN_SCALAR_STYLE); }
+
+static void key_str(Writer *w, const char *k, const char *v) {
+    key(w, k);
+    put_str(w, v);
+}
+
+static void key_int(Writer *w, const char *k, long v) {
+    key(w, k);
+    put_int(w, v);
+}
+
+static void key_bool(Writer *w, const char *k, bool v) {
+    key(w, k);
+    put_bool(w, v);
+}
+
+/* ---- the document, in the order docs/manifest.md gives ---------------- */
+
+static void write_source(Writer *w, const Manifest *m) {
+    key(w, "source");
+    begin_map(w, false);
+    key_str(w, "path", m->source_path);
+    key_str(w, "digest", m->source_digest);
+    end_map(w);
+}
+
+static void write_targets(Writer *w, const Manifest *m) {
+    key(w, "targets");
+    begin_seq(w, false);
+    for (int i = 0; i < m->target_count; i++) {
+        const ManifestTarget *t = &m->targets[i];
+        begin_map(w, false);
+        key_str(w, "arch", t->arch);
+        key_str(w, "ptx_version", t->ptx_version);
+        key_str(w, "kind", t->kind);
+        key_str(w, "file", t->file);
+        key_str(w, "digest", t->digest);
+        end_map(w);
+    }
+    end_seq(w);
+}
+
+/* {name, kind, dtype, ndim, layout, access}: ndim and layout for arrays. */
+static void write_param(Writer *w, const ManifestParam *p) {
+    begin_map(w, true);
+    key_str(w, "name", p->name);
+    key_str(w, "kind", p->is_array ? "array" : "scalar");
+    key_str(w, "dtype", p->dtype);
+    if (p->is_array) {
+        char layout[2] = {p->layout, '\0'};
+        key_int(w, "ndim", p->ndim);
+        key_str(w, "layout", layout);
+    }
+    key_str(w, "access", p->access);
+    end_map(w);
+}
+
+static void write_ptx_param(Writer *w, const ManifestPtxParam *p) {
+    begin_map(w, true);
+    key_str(w, "type", p->type);
+    key_int(w, "size", p->size);
+    key_int(w, "align", p->align);
+    key_int(w, "param", p->param);
+    key_str(w, "part", p->part);
+    end_map(w);
+}
+
+static void write_kernel(Writer *w, const ManifestKernel *k) {
+    begin_map(w, false);
+    key_str(w, "name", k->name);
+    key_str(w, "entry", k->entry);
+    key(w, "params");
+    begin_seq(w, false);
+    for (int i = 0; i < k->param_count; i++) write_param(w, &k->params[i]);
+    end_seq(w);
+    key(w, "ptx_params");
+    begin_seq(w, false);
+    for (int i = 0; i < k->ptx_param_count; i++) write_ptx_param(w, &k->ptx_params[i]);
+    end_seq(w);
+    key_int(w, "shared_static", k->shared_static);
+    key_bool(w, "shared_dynamic", k->shared_dynamic);
+    key_int(w, "max_threads", k->max_threads);
+    key_int(w, "registers", k->registers);
+    key_bool(w, "cooperative", k->cooperative);
+    end_map(w);
+}
+
+static void write_const(Writer *w, const ManifestConst *c) {
+    begin_map(w, true);
+    key_str(w, "name", c->name);
+    key_str(w, "dtype", c->dtype);
+    key(w, "shape");
+    begin_seq(w, true);
+    for (int i = 0; i < c->ndim && i < 8; i++) put_int(w, c->shape[i]);
+    end_seq(w);
+    key_int(w, "size", c->size);
+    end_map(w);
+}
+
+static void write_document(Writer *w, const Manifest *m) {
+    yaml_event_t ev;
+    put(w, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING), &ev);
+    put(w, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1), &ev);
+    begin_map(w, false);
+    key_int(w, "format", MANIFEST_FORMAT);
+    key_str(w, "compiler", "pykc " PYKC_VERSION);
+    write_source(w, m);
+    write_targets(w, m);
+    key(w, "kernels");
+    begin_seq(w, false);
+    for (int i = 0; i < m->kernel_count; i++) write_kernel(w, &m->kernels[i]);
+    end_seq(w);
+    key(w, "constants");
+    begin_seq(w, false);
+    for (int i = 0; i < m->const_count; i++) write_const(w, &m->consts[i]);
+    end_seq(w);
+    end_map(w);
+    put(w, yaml_document_end_event_initialize(&ev, 1), &ev);
+    put(w, yaml_stream_end_event_initialize(&ev), &ev);
+}
+
+/* ---- the file --------------------------------------------------------- */
+
+bool manifest_write(const Manifest *m, const char *path, Diag *d) {
+    bool to_stdout = strcmp(path, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(path, "w");
+    if (!f) {
+        diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+        return false;
+    }
+    Writer w = {.ok = true};
+    if (!yaml_emitter_initialize(&w.em)) ice("out of memory starting the YAML emitter");
+    yaml_emitter_set_output_file(&w.em, f);
+    yaml_emitter_set_unicode(&w.em, 1); /* Python names may be any letters */
+    yaml_emitter_set_width(&w.em, -1);  /* a flow map stays on its line */
+    write_document(&w, m);
+    if (!w.ok)
+        diag_plain(d, DIAG_ERROR, "cannot write manifest '%s': %s", path,
+                   w.em.problem ? w.em.problem : "out of memory");
+    yaml_emitter_delete(&w.em);
+    /* A full disk shows only when the buffered bytes are written out. */
+    bool closed = to_stdout ? fflush(f) == 0 : fclose(f) == 0;
+    if (w.ok && !closed) diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+    return w.ok && closed;
+}

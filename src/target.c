@@ -1,0 +1,586 @@
+/*
+ * target.c - the NVPTX back end: from a module of LLVM IR to PTX or a cubin.
+ *
+ * Takes the module that codegen built (kernels in the PTX kernel calling
+ * convention, libdevice's __nv_* math functions left as declarations) and a
+ * TargetConfig. Gives, one call each: the triple and data layout
+ * (target_prepare_module), libdevice linked in (target_link_libdevice), the
+ * new pass manager's pipeline run (target_optimize), PTX text
+ * (target_emit_ptx) and a cubin assembled by the toolkit's ptxas
+ * (target_assemble_cubin). Assumes LLVM 19 to 22 through its C API only,
+ * one thread, and one module per arch: linking and optimising fold
+ * __CUDA_ARCH, so a module serves the arch it was prepared for.
+ *
+ * The floating-point model follows Numba (NVVM) and nvcc:
+ *  - a*b+c fuses into fma.rn: codegen sets the `contract` flag on fadd,
+ *    fsub and fmul, which the NVPTX back end fuses at every -O level;
+ *  - --fastmath (Numba's fastmath=True: NVVM's ftz=1 prec-div=0 prec-sqrt=0)
+ *    gives every function the attributes below, so that f32 division and
+ *    square root use div.approx / sqrt.approx and f32 arithmetic flushes
+ *    denormals (.ftz), and sets the module flag nvvm-reflect-ftz so that
+ *    libdevice takes its flush-to-zero paths; codegen also sets the `fast`
+ *    flags on floating-point instructions, which later LLVMs read instead.
+ */
+#include "pykc.h"
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/ErrorHandling.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define TRIPLE "nvptx64-nvidia-cuda"
+#define LIBDEVICE_SUBPATH "/nvvm/libdevice/libdevice.10.bc"
+#define DEFAULT_CUDA_HOME "/usr/local/cuda"
+
+/* ---- architectures ---------------------------------------------------- */
+
+/* The archs pykc targets. `ptx` is the oldest PTX ISA (times ten) that the
+ * CUDA toolkit accepts for the arch: asking for it explicitly keeps the
+ * .version as old as it can be, so the PTX loads on the oldest driver that
+ * knows the arch, whatever default a given LLVM picks. `llvm` is the first
+ * LLVM whose NVPTX back end knows the arch. sm_101 is absent: CUDA 13
+ * renamed it sm_110. */
+typedef struct ArchInfo {
+    const char *name;
+    int ptx;
+    int llvm;
+} ArchInfo;
+
+static const ArchInfo arch_table[] = {
+    {"sm_75", 63, 19},   {"sm_80", 70, 19},   {"sm_86", 71, 19},   {"sm_87", 74, 19},
+    {"sm_89", 78, 19},   {"sm_90", 78, 19},   {"sm_90a", 80, 19},  {"sm_100", 86, 20},
+    {"sm_100a", 86, 20}, {"sm_120", 87, 20},  {"sm_120a", 87, 20}, {"sm_103", 88, 21},
+    {"sm_103a", 88, 21}, {"sm_121", 88, 21},  {"sm_121a", 88, 21}, {"sm_110", 90, 22},
+    {"sm_110a", 90, 22},
+};
+
+static const ArchInfo *find_arch(const char *arch, Diag *d) {
+    for (size_t i = 0; i < sizeof arch_table / sizeof arch_table[0]; i++) {
+        const ArchInfo *a = &arch_table[i];
+        if (strcmp(a->name, arch) != 0) continue;
+        if (a->llvm > LLVM_VERSION_MAJOR) {
+            diag_plain(d, DIAG_ERROR, "architecture '%s' needs LLVM %d or newer; pykc was built with LLVM %d",
+                       arch, a->llvm, LLVM_VERSION_MAJOR);
+            return NULL;
+        }
+        return a;
+    }
+    diag_plain(d, DIAG_ERROR, "unsupported architecture '%s'", arch);
+    return NULL;
+}
+
+/* ---- the target machine ----------------------------------------------- */
+
+/* LLVM reports its own bugs through report_fatal_error; those are pykc's
+ * internal errors, not the user's. */
+static void on_llvm_fatal(const char *reason) { ice("LLVM: %s", reason); }
+
+/* Registers the NVPTX back end, once: the compiler is single-threaded. */
+static void init_llvm(void) {
+    static bool done;
+    if (done) return;
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    LLVMInstallFatalErrorHandler(on_llvm_fatal);
+    done = true;
+}
+
+static LLVMCodeGenOptLevel codegen_level(int opt_level) {
+    switch (opt_level) {
+    case 0: return LLVMCodeGenLevelNone;
+    case 1: return LLVMCodeGenLevelLess;
+    case 2: return LLVMCodeGenLevelDefault;
+    default: return LLVMCodeGenLevelAggressive;
+    }
+}
+
+/* A target machine for cfg; the caller disposes of it. Making one costs a
+ * few microseconds, so each entry point makes its own. */
+static LLVMTargetMachineRef create_machine(const TargetConfig *cfg, Diag *d) {
+    init_llvm();
+    const ArchInfo *arch = find_arch(cfg->arch, d);
+    if (!arch) return NULL;
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(TRIPLE, &target, &msg)) {
+        diag_plain(d, DIAG_ERROR, "LLVM has no NVPTX back end: %s", msg);
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    char features[16];
+    snprintf(features, sizeof features, "+ptx%d", arch->ptx);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, TRIPLE, arch->name, features, codegen_level(cfg->opt_level),
+                                                      LLVMRelocDefault, LLVMCodeModelDefault);
+    if (!tm) diag_plain(d, DIAG_ERROR, "LLVM cannot make a target machine for %s", arch->name);
+    return tm;
+}
+
+bool target_prepare_module(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
+    LLVMTargetMachineRef tm = create_machine(cfg, d);
+    if (!tm) return false;
+    LLVMSetTarget(m, TRIPLE);
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(m, layout);
+    LLVMDisposeTargetData(layout);
+    LLVMDisposeTargetMachine(tm);
+    return true;
+}
+
+/* ---- the floating-point model ----------------------------------------- */
+
+/* What --fastmath means to LLVM 19's NVPTX back end, per function:
+ * "unsafe-fp-math" selects div.approx.f32 and sqrt.approx.f32 (and fusion);
+ * "denormal-fp-math-f32" selects the .ftz forms. The others say what the
+ * `fast` flags say, for the optimiser. */
+static const struct { const char *key, *value; } fastmath_attrs[] = {
+    {"unsafe-fp-math", "true"},          {"no-infs-fp-math", "true"},
+    {"no-nans-fp-math", "true"},         {"no-signed-zeros-fp-math", "true"},
+    {"approx-func-fp-math", "true"},     {"denormal-fp-math-f32", "preserve-sign,preserve-sign"},
+};
+
+/* Every definition gets them, libdevice's too: inlining ANDs a caller's
+ * "unsafe-fp-math" with the callee's, and libdevice says "false". Setting a
+ * string attribute replaces it, so calling this twice is harmless. */
+static void apply_fp_model(LLVMModuleRef m, const TargetConfig *cfg) {
+    if (!cfg->fastmath) return;
+    LLVMContextRef ctx = LLVMGetModuleContext(m);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        if (LLVMIsDeclaration(fn)) continue;
+        for (size_t i = 0; i < sizeof fastmath_attrs / sizeof fastmath_attrs[0]; i++) {
+            const char *k = fastmath_attrs[i].key, *v = fastmath_attrs[i].value;
+            LLVMAttributeRef a = LLVMCreateStringAttribute(ctx, k, (unsigned)strlen(k), v, (unsigned)strlen(v));
+            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, a);
+        }
+    }
+}
+
+/* ---- libdevice -------------------------------------------------------- */
+
+static bool is_libdevice_name(const char *name) { return strncmp(name, "__nv_", 5) == 0; }
+
+/* The first libdevice function the module calls, or NULL. */
+static const char *first_libdevice_call(LLVMModuleRef m) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (LLVMIsDeclaration(fn) && is_libdevice_name(name)) return name;
+    }
+    return NULL;
+}
+
+static bool is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Finds libdevice.10.bc into path: --libdevice alone if given (a path the
+ * user names is never silently replaced), else $CUDA_HOME, /usr/local/cuda.
+ * On failure reports what was searched. */
+static bool find_libdevice(const TargetConfig *cfg, const char *caller, char *path, size_t size, Diag *d) {
+    if (cfg->libdevice) {
+        snprintf(path, size, "%s", cfg->libdevice);
+        if (is_file(path)) return true;
+        diag_plain(d, DIAG_ERROR, "libdevice not found at '%s' (given with --libdevice)", path);
+        return false;
+    }
+    const char *home = getenv("CUDA_HOME");
+    char from_env[4096] = "";
+    if (home && *home) {
+        snprintf(from_env, sizeof from_env, "%s%s", home, LIBDEVICE_SUBPATH);
+        snprintf(path, size, "%s", from_env);
+        if (is_file(path)) return true;
+    }
+    snprintf(path, size, "%s%s", DEFAULT_CUDA_HOME, LIBDEVICE_SUBPATH);
+    if (is_file(path)) return true;
+    diag_plain(d, DIAG_ERROR, "the module calls %s, a libdevice math function, but libdevice.10.bc was not found", caller);
+    diag_plain(d, DIAG_NOTE, "searched %s and %s%s", from_env[0] ? from_env : "$CUDA_HOME (not set)",
+               DEFAULT_CUDA_HOME, LIBDEVICE_SUBPATH);
+    diag_plain(d, DIAG_NOTE, "install the CUDA toolkit, set CUDA_HOME, or give the file with --libdevice PATH");
+    return false;
+}
+
+/* Collects the first error that LLVM reports through the context's
+ * diagnostic handler while libdevice is read and linked: the default
+ * handler would print it and exit. */
+typedef struct LinkDiag {
+    char *error;
+    LLVMDiagnosticHandler old_handler;
+    void *old_context;
+} LinkDiag;
+
+static void on_link_diagnostic(LLVMDiagnosticInfoRef info, void *opaque) {
+    LinkDiag *ld = opaque;
+    if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || ld->error) return;
+    char *text = LLVMGetDiagInfoDescription(info);
+    ld->error = strdup(text);
+    LLVMDisposeMessage(text);
+}
+
+static void link_diag_begin(LinkDiag *ld, LLVMContextRef ctx) {
+    ld->error = NULL;
+    ld->old_handler = LLVMContextGetDiagnosticHandler(ctx);
+    ld->old_context = LLVMContextGetDiagnosticContext(ctx);
+    LLVMContextSetDiagnosticHandler(ctx, on_link_diagnostic, ld);
+}
+
+static void link_diag_end(LinkDiag *ld, LLVMContextRef ctx) {
+    LLVMContextSetDiagnosticHandler(ctx, ld->old_handler, ld->old_context);
+    free(ld->error);
+}
+
+/* Opens libdevice lazily: a function's body is read only if it is linked. */
+static LLVMModuleRef load_libdevice(LLVMContextRef ctx, const char *path, LinkDiag *ld, Diag *d) {
+    LLVMMemoryBufferRef buf;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+        diag_plain(d, DIAG_ERROR, "cannot read libdevice '%s': %s", path, msg);
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    LLVMModuleRef lib = NULL;
+    if (LLVMGetBitcodeModuleInContext2(ctx, buf, &lib)) { /* takes buf, even on failure */
+        diag_plain(d, DIAG_ERROR, "'%s' is not valid LLVM bitcode%s%s", path, ld->error ? ": " : "",
+                   ld->error ? ld->error : "");
+        return NULL;
+    }
+    return lib;
+}
+
+/* Makes the linker take only what m calls. Each libdevice function that m
+ * does not declare becomes internal, and the linker brings an internal
+ * function over only when something it links refers to it. Linking all
+ * 352 and letting the optimiser drop them costs ~100 ms; this, ~2 ms. */
+static void select_needed(LLVMModuleRef lib, LLVMModuleRef m) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(lib); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (!LLVMIsDeclaration(fn) && !LLVMGetNamedFunction(m, name)) LLVMSetLinkage(fn, LLVMInternalLinkage);
+    }
+}
+
+/* Links lib into m (lib is consumed), reporting the linker's errors. */
+static bool link_into(LLVMModuleRef m, LLVMModuleRef lib, const char *path, LinkDiag *ld, Diag *d) {
+    /* libdevice says nvptx64-nvidia-gpulibs and an older layout; made equal
+     * to m's, the linker has nothing to warn about. */
+    LLVMSetTarget(lib, LLVMGetTarget(m));
+    LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(m));
+    select_needed(lib, m);
+    if (!LLVMLinkModules2(m, lib)) return true;
+    diag_plain(d, DIAG_ERROR, "cannot link libdevice '%s': %s", path, ld->error ? ld->error : "unknown error");
+    return false;
+}
+
+/* Gives the libdevice functions that m called internal linkage too, so
+ * that once inlined they are dead and the optimiser drops them. */
+static void internalize_libdevice(LLVMModuleRef m) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        if (!LLVMIsDeclaration(fn) && is_libdevice_name(LLVMGetValueName2(fn, &len)))
+            LLVMSetLinkage(fn, LLVMInternalLinkage);
+    }
+}
+
+/* Whether v, the argument of a reflect call, is the string `name`: a
+ * global constant, possibly behind a GEP or cast (older bitcode). */
+static bool is_reflect_name(LLVMValueRef v, const char *name) {
+    while (LLVMIsAConstantExpr(v)) {
+        LLVMOpcode op = LLVMGetConstOpcode(v);
+        if (op != LLVMGetElementPtr && op != LLVMAddrSpaceCast && op != LLVMBitCast) return false;
+        v = LLVMGetOperand(v, 0);
+    }
+    if (!LLVMIsAGlobalVariable(v)) return false;
+    LLVMValueRef init = LLVMGetInitializer(v);
+    if (!init || !LLVMIsAConstantDataSequential(init) || !LLVMIsConstantString(init)) return false;
+    size_t len, n = strlen(name);
+    const char *s = LLVMGetAsString(init, &len);
+    return len >= n && memcmp(s, name, n) == 0 && (len == n || s[n] == '\0');
+}
+
+/* The first call of reflect function fn that asks for name, or NULL. */
+static LLVMValueRef find_reflect_call(LLVMValueRef fn, const char *name) {
+    for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef call = LLVMGetUser(u);
+        if (LLVMIsACallInst(call) && LLVMGetCalledValue(call) == fn && is_reflect_name(LLVMGetOperand(call, 0), name))
+            return call;
+    }
+    return NULL;
+}
+
+/* Replaces each __nvvm_reflect(name) call of m by `value`. Erasing a call
+ * invalidates the use list being walked, so each search starts again. */
+static void fold_reflect(LLVMModuleRef m, const char *name, int value) {
+    static const char *const reflect_fns[] = {"__nvvm_reflect", "llvm.nvvm.reflect"};
+    for (size_t i = 0; i < sizeof reflect_fns / sizeof reflect_fns[0]; i++) {
+        LLVMValueRef fn = LLVMGetNamedFunction(m, reflect_fns[i]), call;
+        while (fn && (call = find_reflect_call(fn, name))) {
+            LLVMReplaceAllUsesWith(call, LLVMConstInt(LLVMTypeOf(call), (unsigned long long)value, false));
+            LLVMInstructionEraseFromParent(call);
+        }
+    }
+}
+
+/* Answers libdevice's questions as NVVM does for Numba. __CUDA_FTZ goes
+ * through the module flag that LLVM's NVVMReflect pass reads (it runs at
+ * the start of every pipeline and again before instruction selection).
+ * __CUDA_PREC_SQRT is folded here: LLVM 19's NVVMReflect answers 0 for it,
+ * which would make math.sqrt approximate even without --fastmath. */
+static void answer_reflect(LLVMModuleRef m, const TargetConfig *cfg) {
+    static const char ftz_key[] = "nvvm-reflect-ftz";
+    if (!LLVMGetModuleFlag(m, ftz_key, sizeof ftz_key - 1)) {
+        LLVMValueRef on = LLVMConstInt(LLVMInt32TypeInContext(LLVMGetModuleContext(m)), cfg->fastmath, false);
+        LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorOverride, ftz_key, sizeof ftz_key - 1, LLVMValueAsMetadata(on));
+    }
+    fold_reflect(m, "__CUDA_PREC_SQRT", !cfg->fastmath);
+}
+
+bool target_link_libdevice(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
+    const char *caller = first_libdevice_call(m);
+    if (!caller) return true;
+    char path[4096];
+    if (!find_libdevice(cfg, caller, path, sizeof path, d)) return false;
+    LLVMContextRef ctx = LLVMGetModuleContext(m);
+    LinkDiag ld;
+    link_diag_begin(&ld, ctx);
+    LLVMModuleRef lib = load_libdevice(ctx, path, &ld, d);
+    bool linked = lib && link_into(m, lib, path, &ld, d);
+    link_diag_end(&ld, ctx);
+    if (!linked) return false;
+    internalize_libdevice(m);
+    answer_reflect(m, cfg);
+    return true;
+}
+
+/* ---- optimisation ----------------------------------------------------- */
+
+/* The pipeline for an -O level. -O0 still needs globaldce: with libdevice
+ * linked, its unused functions would otherwise all be written out. */
+static const char *pipeline(int opt_level) {
+    switch (opt_level) {
+    case 0: return "default<O0>,globaldce";
+    case 1: return "default<O1>";
+    case 2: return "default<O2>";
+    default: return "default<O3>";
+    }
+}
+
+bool target_optimize(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
+    LLVMTargetMachineRef tm = create_machine(cfg, d);
+    if (!tm) return false;
+    apply_fp_model(m, cfg);
+    /* With the target machine the pass builder also runs NVPTX's own
+     * callbacks (NVVMReflect and friends) at the pipeline's start. */
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(m, pipeline(cfg->opt_level), tm, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    LLVMDisposeTargetMachine(tm);
+    if (!err) return true;
+    char *msg = LLVMGetErrorMessage(err);
+    diag_plain(d, DIAG_ERROR, "LLVM's optimiser failed: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+    return false;
+}
+
+/* ---- PTX -------------------------------------------------------------- */
+
+/* The X.Y of the PTX's `.version X.Y` line into out, "" if none. */
+static void read_ptx_version(const char *ptx, char out[8]) {
+    out[0] = '\0';
+    const char *v = strncmp(ptx, ".version ", 9) == 0 ? ptx : strstr(ptx, "\n.version ");
+    if (!v) return;
+    v += v[0] == '\n' ? 10 : 9;
+    size_t n = strspn(v, "0123456789.");
+    if (n > 7) n = 7;
+    memcpy(out, v, n);
+    out[n] = '\0';
+}
+
+bool target_emit_ptx(LLVMModuleRef m, const TargetConfig *cfg, char **ptx, size_t *len, char ptx_version[8],
+                     Diag *d) {
+    LLVMTargetMachineRef tm = create_machine(cfg, d);
+    if (!tm) return false;
+    /* Instruction selection reads the attributes; setting them again covers
+     * a module emitted without target_optimize. */
+    apply_fp_model(m, cfg);
+    LLVMMemoryBufferRef buf = NULL;
+    char *msg = NULL;
+    bool failed = LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &msg, &buf);
+    LLVMDisposeTargetMachine(tm);
+    if (failed) {
+        diag_plain(d, DIAG_ERROR, "LLVM could not emit PTX: %s", msg ? msg : "unknown error");
+        LLVMDisposeMessage(msg);
+        return false;
+    }
+    size_t n = LLVMGetBufferSize(buf);
+    char *text = malloc(n + 1);
+    if (!text) ice("out of memory copying %zu bytes of PTX", n);
+    memcpy(text, LLVMGetBufferStart(buf), n);
+    text[n] = '\0';
+    LLVMDisposeMemoryBuffer(buf);
+    read_ptx_version(text, ptx_version);
+    *ptx = text;
+    *len = n;
+    return true;
+}
+
+/* ---- cubin through ptxas ---------------------------------------------- */
+
+/* ptxas from $CUDA_HOME/bin, else /usr/local/cuda/bin, into path. */
+static bool find_ptxas(char *path, size_t size, Diag *d) {
+    const char *home = getenv("CUDA_HOME");
+    if (home && *home) {
+        snprintf(path, size, "%s/bin/ptxas", home);
+        if (access(path, X_OK) == 0) return true;
+    }
+    snprintf(path, size, "%s/bin/ptxas", DEFAULT_CUDA_HOME);
+    if (access(path, X_OK) == 0) return true;
+    diag_plain(d, DIAG_ERROR, "ptxas not found in $CUDA_HOME/bin or %s/bin: --emit cubin needs the CUDA toolkit",
+               DEFAULT_CUDA_HOME);
+    return false;
+}
+
+/* Writes the PTX to a fresh temporary file; its name goes into path. */
+static bool write_temp_ptx(const char *ptx, size_t len, char *path, size_t size, Diag *d) {
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, size, "%s/pykc-XXXXXX.ptx", dir && *dir ? dir : "/tmp");
+    int fd = mkstemps(path, 4);
+    if (fd < 0) {
+        diag_plain(d, DIAG_ERROR, "cannot create a temporary file for ptxas: %s", strerror(errno));
+        return false;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, ptx + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    bool ok = done == len && close(fd) == 0;
+    if (done != len) close(fd);
+    if (!ok) {
+        diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+        unlink(path);
+    }
+    return ok;
+}
+
+/* Reads what fd gives until end of file into a malloc'd string. */
+static char *read_all(int fd) {
+    size_t len = 0, cap = 4096;
+    char *s = malloc(cap);
+    if (!s) ice("out of memory reading ptxas output");
+    for (;;) {
+        if (len + 1 == cap && !(s = realloc(s, cap *= 2))) ice("out of memory reading ptxas output");
+        ssize_t r = read(fd, s + len, cap - len - 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        len += (size_t)r;
+    }
+    s[len] = '\0';
+    return s;
+}
+
+/* Runs argv (no shell), its stdout and stderr into *output. Returns the
+ * exit status, or -1 with *why set when it could not run. */
+static int run_capture(char *const argv[], char **output, int *why) {
+    int fds[2];
+    *output = NULL;
+    if (pipe(fds) != 0) return *why = errno, -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&fa, fds[1]);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc == 0) *output = read_all(fds[0]);
+    close(fds[0]);
+    if (rc != 0) return *why = rc, -1;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return *why = errno, -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Passes one line of ptxas on: "ptxas FILE, line N; error   : text" or
+ * "ptxas warning : text". The temporary file's name means nothing to the
+ * user; the PTX line does, with --emit ptx. Returns whether it was an error. */
+static bool report_ptxas_line(char *line, const char *tmp, bool had_error, Diag *d) {
+    if (strncmp(line, "ptxas ", 6) == 0) line += 6;
+    int ptx_line = 0;
+    size_t tl = strlen(tmp);
+    if (strncmp(line, tmp, tl) == 0 && sscanf(line + tl, ", line %d;", &ptx_line) == 1) line = strchr(line, ';') + 1;
+    line += strspn(line, " ");
+    char *colon = strchr(line, ':');
+    if (!colon) {
+        if (*line) diag_plain(d, DIAG_NOTE, "ptxas: %s", line);
+        return false;
+    }
+    size_t kind_len = strcspn(line, " :");
+    char *text = colon + 1 + strspn(colon + 1, " ");
+    bool error = kind_len == 5 && strncmp(line, "error", 5) == 0;
+    bool fatal = kind_len == 5 && strncmp(line, "fatal", 5) == 0;
+    bool warning = kind_len == 7 && strncmp(line, "warning", 7) == 0;
+    /* "fatal: Ptx assembly aborted due to errors" only sums the errors up. */
+    DiagLevel level = error || (fatal && !had_error) ? DIAG_ERROR : warning ? DIAG_WARNING : DIAG_NOTE;
+    if (ptx_line) diag_plain(d, level, "ptxas: %s (PTX line %d)", text, ptx_line);
+    else diag_plain(d, level, "ptxas: %s", text);
+    return error || fatal;
+}
+
+/* Passes ptxas's output on line by line; returns whether any was an error. */
+static bool report_ptxas(char *output, const char *tmp, Diag *d) {
+    bool had_error = false;
+    for (char *line = output, *end; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end) *end = '\0';
+        if (report_ptxas_line(line, tmp, had_error, d)) had_error = true;
+    }
+    return had_error;
+}
+
+bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, const char *out_path, Diag *d) {
+    char ptxas[4096], tmp[4096];
+    if (!find_arch(cfg->arch, d) || !find_ptxas(ptxas, sizeof ptxas, d)) return false;
+    if (!write_temp_ptx(ptx, len, tmp, sizeof tmp, d)) return false;
+    char arch_opt[32], opt_opt[8];
+    snprintf(arch_opt, sizeof arch_opt, "-arch=%s", cfg->arch);
+    snprintf(opt_opt, sizeof opt_opt, "-O%d", cfg->opt_level);
+    char *argv[8];
+    int argc = 0;
+    argv[argc++] = ptxas;
+    argv[argc++] = arch_opt;
+    argv[argc++] = opt_opt;
+    if (cfg->debug_info) argv[argc++] = "-lineinfo"; /* line tables, for profilers */
+    argv[argc++] = "-o";
+    argv[argc++] = (char *)out_path;
+    argv[argc++] = tmp;
+    argv[argc] = NULL;
+    char *output;
+    int why = 0, status = run_capture(argv, &output, &why);
+    bool had_error = output && report_ptxas(output, tmp, d);
+    free(output);
+    unlink(tmp);
+    if (status < 0) diag_plain(d, DIAG_ERROR, "cannot run '%s': %s", ptxas, strerror(why));
+    else if (status != 0 && !had_error) diag_plain(d, DIAG_ERROR, "ptxas failed with exit status %d", status);
+    return status == 0;
+}

@@ -1,0 +1,190 @@
+/* test_manifest.c - FNV-1a digests, and a manifest of two kernels (arrays,
+ * a scalar, a complex) written and read back with libyaml's parser: every
+ * field, the key order, and the quoting of strings that YAML would take
+ * for numbers or booleans. */
+#include "pykc.h"
+#include "unit.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+#include <yaml.h>
+
+static void test_digest(void) {
+    char out[25];
+    digest_fnv1a64("", 0, out);
+    ASSERT_STR("fnv1a64:cbf29ce484222325", out);
+    digest_fnv1a64("a", 1, out);
+    ASSERT_STR("fnv1a64:af63dc4c8601ec8c", out);
+    digest_fnv1a64("foobar", 6, out);
+    ASSERT_STR("fnv1a64:85944171f73967e8", out);
+}
+
+/* saxpy(a: float32, x: float32[::1], out: float32[:, :]) and
+ * scale(z: complex64, on: int64[:]) - `on` is a name YAML 1.1 reads as true. */
+static ManifestParam saxpy_params[] = {
+    {"a", false, "float32", 0, 0, "read"},
+    {"x", true, "float32", 1, 'C', "read"},
+    {"out", true, "float32", 2, 'A', "readwrite"},
+};
+static ManifestPtxParam saxpy_ptx[] = {
+    {"f32", 4, 4, 0, "value"},   {"u64", 8, 8, 1, "data"},     {"u64", 8, 8, 1, "shape[0]"},
+    {"u64", 8, 8, 2, "data"},    {"u64", 8, 8, 2, "shape[0]"}, {"u64", 8, 8, 2, "shape[1]"},
+    {"u64", 8, 8, 2, "strides[0]"}, {"u64", 8, 8, 2, "strides[1]"},
+};
+static ManifestParam scale_params[] = {
+    {"z", false, "complex64", 0, 0, "read"},
+    {"on", true, "int64", 1, 'F', "write"},
+};
+static ManifestPtxParam scale_ptx[] = {
+    {"f32", 4, 4, 0, "real"}, {"f32", 4, 4, 0, "imag"}, {"u64", 8, 8, 1, "data"},
+    {"u64", 8, 8, 1, "shape[0]"}, {"u64", 8, 8, 1, "strides[0]"},
+};
+
+static Manifest sample(void) {
+    static ManifestTarget targets[] = {
+        {"sm_75", "6.3", "ptx", "k.sm_75.ptx", "fnv1a64:0123456789abcdef"},
+        {"sm_90a", "8.0", "cubin", "k.sm_90a.cubin", "fnv1a64:fedcba9876543210"},
+    };
+    static ManifestKernel kernels[] = {
+        {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, 0, 0, false},
+        {"scale", "_Z5scale", scale_params, 2, scale_ptx, 5, 4096, true, 256, 32, true},
+    };
+    static ManifestConst consts[] = {{"LUT", "float32", 2, {4, 4}, 64}};
+    return (Manifest){"samples/k.pyk", "fnv1a64:e71fa2190541574b", targets, 2, kernels, 2, consts, 1};
+}
+
+/* ---- reading back ----------------------------------------------------- */
+
+static yaml_node_t *get(yaml_document_t *doc, yaml_node_t *map, const char *key) {
+    if (!map || map->type != YAML_MAPPING_NODE) return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        if (k && k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, key) == 0)
+            return yaml_document_get_node(doc, p->value);
+    }
+    return NULL;
+}
+
+static yaml_node_t *item(yaml_document_t *doc, yaml_node_t *seq, int i) {
+    if (!seq || seq->type != YAML_SEQUENCE_NODE) return NULL;
+    yaml_node_item_t *it = seq->data.sequence.items.start + i;
+    return it < seq->data.sequence.items.top ? yaml_document_get_node(doc, *it) : NULL;
+}
+
+static int count(yaml_node_t *n) {
+    if (n && n->type == YAML_SEQUENCE_NODE) return (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (n && n->type == YAML_MAPPING_NODE) return (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    return -1;
+}
+
+static const char *text(yaml_node_t *n) {
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : "(none)";
+}
+
+/* The scalar at path "a/b/c" of the document's root; numbers index lists. */
+static yaml_node_t *at(yaml_document_t *doc, const char *path) {
+    yaml_node_t *n = yaml_document_get_root_node(doc);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *part = strtok(buf, "/"); part && n; part = strtok(NULL, "/"))
+        n = part[0] >= '0' && part[0] <= '9' ? item(doc, n, atoi(part)) : get(doc, n, part);
+    return n;
+}
+
+#define ASSERT_AT(doc, path, want) ASSERT_STR((want), text(at((doc), (path))))
+
+static bool load(const char *path, yaml_document_t *doc) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, f);
+    bool ok = yaml_parser_load(&parser, doc) && yaml_document_get_root_node(doc);
+    yaml_parser_delete(&parser);
+    fclose(f);
+    return ok;
+}
+
+static void check_top(yaml_document_t *doc) {
+    static const char *const order[] = {"format", "compiler", "source", "targets", "kernels", "constants"};
+    yaml_node_t *root = yaml_document_get_root_node(doc);
+    ASSERT(count(root) == 6);
+    for (int i = 0; i < 6 && i < count(root); i++)
+        ASSERT_STR(order[i], text(yaml_document_get_node(doc, root->data.mapping.pairs.start[i].key)));
+    ASSERT_AT(doc, "format", "1");
+    ASSERT_AT(doc, "compiler", "pykc " PYKC_VERSION);
+    ASSERT_AT(doc, "source/path", "samples/k.pyk");
+    ASSERT_AT(doc, "source/digest", "fnv1a64:e71fa2190541574b");
+    ASSERT(count(at(doc, "targets")) == 2);
+    ASSERT_AT(doc, "targets/0/arch", "sm_75");
+    ASSERT_AT(doc, "targets/0/ptx_version", "6.3");
+    ASSERT(at(doc, "targets/0/ptx_version")->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+    ASSERT_AT(doc, "targets/0/kind", "ptx");
+    ASSERT_AT(doc, "targets/1/kind", "cubin");
+    ASSERT_AT(doc, "targets/1/file", "k.sm_90a.cubin");
+    ASSERT_AT(doc, "targets/1/digest", "fnv1a64:fedcba9876543210");
+}
+
+static void check_kernels(yaml_document_t *doc) {
+    ASSERT(count(at(doc, "kernels")) == 2);
+    ASSERT_AT(doc, "kernels/0/name", "saxpy");
+    ASSERT(count(at(doc, "kernels/0/params")) == 3);
+    ASSERT(count(at(doc, "kernels/0/params/0")) == 4); /* a scalar: no ndim, no layout */
+    ASSERT_AT(doc, "kernels/0/params/0/kind", "scalar");
+    ASSERT_AT(doc, "kernels/0/params/0/access", "read");
+    ASSERT_AT(doc, "kernels/0/params/1/kind", "array");
+    ASSERT_AT(doc, "kernels/0/params/1/ndim", "1");
+    ASSERT_AT(doc, "kernels/0/params/1/layout", "C");
+    ASSERT_AT(doc, "kernels/0/params/2/access", "readwrite");
+    ASSERT(count(at(doc, "kernels/0/ptx_params")) == 8);
+    ASSERT_AT(doc, "kernels/0/ptx_params/7/part", "strides[1]");
+    ASSERT_AT(doc, "kernels/0/ptx_params/7/param", "2");
+    ASSERT_AT(doc, "kernels/0/ptx_params/0/type", "f32");
+    ASSERT_AT(doc, "kernels/0/shared_dynamic", "false");
+    ASSERT_AT(doc, "kernels/1/entry", "_Z5scale");
+    ASSERT_AT(doc, "kernels/1/params/0/dtype", "complex64");
+    ASSERT_AT(doc, "kernels/1/params/1/name", "on");
+    ASSERT(at(doc, "kernels/1/params/1/name")->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
+    ASSERT_AT(doc, "kernels/1/params/1/layout", "F");
+    ASSERT_AT(doc, "kernels/1/ptx_params/1/part", "imag");
+    ASSERT_AT(doc, "kernels/1/ptx_params/1/size", "4");
+    ASSERT_AT(doc, "kernels/1/shared_static", "4096");
+    ASSERT_AT(doc, "kernels/1/shared_dynamic", "true");
+    ASSERT_AT(doc, "kernels/1/max_threads", "256");
+    ASSERT_AT(doc, "kernels/1/registers", "32");
+    ASSERT_AT(doc, "kernels/1/cooperative", "true");
+    ASSERT_AT(doc, "constants/0/name", "LUT");
+    ASSERT(count(at(doc, "constants/0/shape")) == 2);
+    ASSERT_AT(doc, "constants/0/shape/1", "4");
+    ASSERT_AT(doc, "constants/0/size", "64");
+}
+
+void test_manifest(void) {
+    test_digest();
+    char path[] = "/tmp/pykc-manifest-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT(fd >= 0);
+    close(fd);
+    Diag d;
+    diag_init(&d, stderr);
+    Manifest m = sample();
+    ASSERT(manifest_write(&m, path, &d));
+    yaml_document_t doc;
+    if (load(path, &doc)) {
+        check_top(&doc);
+        check_kernels(&doc);
+        yaml_document_delete(&doc);
+    } else {
+        ASSERT(!"the manifest parses");
+    }
+    unlink(path);
+
+    char *out = NULL;
+    size_t len = 0;
+    d.out = open_memstream(&out, &len);
+    ASSERT(!manifest_write(&m, "/nonexistent/dir/k.yaml", &d));
+    fclose(d.out);
+    ASSERT(strstr(out, "error: cannot write '/nonexistent/dir/k.yaml'") != NULL);
+    free(out);
+    diag_free(&d);
+}

@@ -1,0 +1,243 @@
+/* test_target.c - the NVPTX back end on a module built here with LLVM's C
+ * API, as codegen builds them: a kernel whose a*b+c must fuse into fma, and
+ * libdevice calls (sinf, sqrtf) that must be linked, inlined and reflected
+ * away. Checks the PTX of each -O level, --fastmath and a few archs, the
+ * errors, and, where the CUDA toolkit is installed, the cubin from ptxas.
+ * Without libdevice or ptxas those checks are skipped and say so. */
+#include "pykc.h"
+#include "unit.h"
+
+#include <llvm-c/Core.h>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* The text that diag wrote while a test ran. */
+typedef struct Capture {
+    Diag d;
+    char *text;
+    size_t len;
+    FILE *out;
+} Capture;
+
+static void capture_begin(Capture *c) {
+    c->text = NULL;
+    c->out = open_memstream(&c->text, &c->len);
+    diag_init(&c->d, c->out);
+}
+
+static char *capture_end(Capture *c) {
+    fclose(c->out);
+    diag_free(&c->d);
+    return c->text;
+}
+
+/* k(out: float32 global*, a, b, c): out[0] = a*b + c (contract);
+ * out[1] = out[0] / a; and with libdevice out[2] = sinf(a),
+ * out[3] = sqrtf(out[1]). */
+static LLVMValueRef store_at(LLVMBuilderRef b, LLVMTypeRef f32, LLVMValueRef out, int i, LLVMValueRef v) {
+    LLVMValueRef idx = LLVMConstInt(LLVMInt64TypeInContext(LLVMGetTypeContext(f32)), (unsigned long long)i, false);
+    LLVMValueRef p = LLVMBuildGEP2(b, f32, out, &idx, 1, "p");
+    return LLVMBuildStore(b, v, p);
+}
+
+static LLVMValueRef call_nv(LLVMModuleRef m, LLVMBuilderRef b, LLVMTypeRef f32, const char *name, LLVMValueRef x) {
+    LLVMTypeRef fty = LLVMFunctionType(f32, &f32, 1, false);
+    LLVMValueRef fn = LLVMGetNamedFunction(m, name);
+    if (!fn) fn = LLVMAddFunction(m, name, fty);
+    return LLVMBuildCall2(b, fty, fn, &x, 1, name + 5);
+}
+
+static LLVMModuleRef build_kernel(LLVMContextRef ctx, bool use_libdevice) {
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("t", ctx);
+    LLVMTypeRef f32 = LLVMFloatTypeInContext(ctx);
+    LLVMTypeRef params[] = {LLVMPointerTypeInContext(ctx, 1), f32, f32, f32};
+    LLVMValueRef k = LLVMAddFunction(m, "k", LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 4, false));
+    LLVMSetFunctionCallConv(k, LLVMPTXKernelCallConv);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, k, "entry"));
+    LLVMValueRef out = LLVMGetParam(k, 0), a = LLVMGetParam(k, 1);
+    LLVMValueRef mul = LLVMBuildFMul(b, a, LLVMGetParam(k, 2), "mul");
+    LLVMValueRef add = LLVMBuildFAdd(b, mul, LLVMGetParam(k, 3), "add");
+    LLVMSetFastMathFlags(mul, LLVMFastMathAllowContract);
+    LLVMSetFastMathFlags(add, LLVMFastMathAllowContract);
+    store_at(b, f32, out, 0, add);
+    LLVMValueRef quo = LLVMBuildFDiv(b, add, a, "quo");
+    store_at(b, f32, out, 1, quo);
+    if (use_libdevice) {
+        store_at(b, f32, out, 2, call_nv(m, b, f32, "__nv_sinf", a));
+        store_at(b, f32, out, 3, call_nv(m, b, f32, "__nv_sqrtf", quo));
+    }
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    return m;
+}
+
+/* Runs the pipeline as main does; returns the PTX (malloc'd) or NULL. */
+static char *compile(const TargetConfig *cfg, bool use_libdevice, char version[8], char **diag_text) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = build_kernel(ctx, use_libdevice);
+    Capture c;
+    capture_begin(&c);
+    char *ptx = NULL;
+    size_t len = 0;
+    bool ok = target_prepare_module(m, cfg, &c.d) && target_link_libdevice(m, cfg, &c.d) &&
+              target_optimize(m, cfg, &c.d) && target_emit_ptx(m, cfg, &ptx, &len, version, &c.d);
+    char *text = capture_end(&c);
+    if (diag_text) *diag_text = text;
+    else free(text);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+    if (ok) ASSERT(ptx != NULL && strlen(ptx) == len);
+    return ok ? ptx : NULL;
+}
+
+static bool has(const char *ptx, const char *s) { return ptx && strstr(ptx, s) != NULL; }
+
+static bool have_ptxas(void);
+
+/* Whether ptxas takes the PTX (true where there is no ptxas to ask). */
+static bool assembles(const char *ptx, const TargetConfig *cfg) {
+    if (!ptx || !have_ptxas()) return ptx != NULL;
+    char path[] = "/tmp/pykc-test-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return false;
+    close(fd);
+    Capture c;
+    capture_begin(&c);
+    bool ok = target_assemble_cubin(ptx, strlen(ptx), cfg, path, &c.d);
+    free(capture_end(&c));
+    unlink(path);
+    return ok;
+}
+
+static bool have_libdevice(void) {
+    const char *home = getenv("CUDA_HOME");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", home && *home ? home : "/usr/local/cuda");
+    return access(path, R_OK) == 0 || access("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc", R_OK) == 0;
+}
+
+static bool have_ptxas(void) {
+    const char *home = getenv("CUDA_HOME");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bin/ptxas", home && *home ? home : "/usr/local/cuda");
+    return access(path, X_OK) == 0 || access("/usr/local/cuda/bin/ptxas", X_OK) == 0;
+}
+
+/* Without libdevice: fusion, versions per arch, the -O levels. */
+static void test_plain(void) {
+    char v[8];
+    TargetConfig cfg = {.arch = "sm_75", .opt_level = 3};
+    char *ptx = compile(&cfg, false, v, NULL);
+    ASSERT(has(ptx, ".visible .entry k("));
+    ASSERT(has(ptx, "fma.rn.f32"));
+    ASSERT(has(ptx, "div.rn.f32"));
+    ASSERT(!has(ptx, ".ftz"));
+    ASSERT_STR("6.3", v);
+    free(ptx);
+    cfg.opt_level = 0;
+    ptx = compile(&cfg, false, v, NULL);
+    ASSERT(has(ptx, "fma.rn.f32")); /* contraction does not depend on -O */
+    free(ptx);
+    static const struct { const char *arch, *version; } versions[] = {
+        {"sm_80", "7.0"}, {"sm_90", "7.8"}, {"sm_90a", "8.0"},
+    };
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        cfg = (TargetConfig){.arch = versions[i].arch, .opt_level = 3};
+        ptx = compile(&cfg, false, v, NULL);
+        ASSERT_STR(versions[i].version, v);
+        ASSERT(has(ptx, versions[i].arch));
+        ASSERT(assembles(ptx, &cfg));
+        free(ptx);
+    }
+}
+
+/* With libdevice: linked, reflected, inlined, the rest dropped. */
+static void test_libdevice(void) {
+    char v[8];
+    TargetConfig cfg = {.arch = "sm_75", .opt_level = 3};
+    char *ptx = compile(&cfg, true, v, NULL);
+    ASSERT(has(ptx, ".visible .entry k("));
+    ASSERT(has(ptx, "fma.rn.f32"));
+    ASSERT(has(ptx, "sqrt.rn.f32")); /* __CUDA_PREC_SQRT answered 1 */
+    ASSERT(ptx && !has(ptx, "__nvvm_reflect") && !has(ptx, "__nv_") && !has(ptx, ".func"));
+    ASSERT(assembles(ptx, &cfg));
+    free(ptx);
+
+    cfg.fastmath = true;
+    ptx = compile(&cfg, true, v, NULL);
+    ASSERT(has(ptx, "fma.rn.ftz.f32"));
+    ASSERT(has(ptx, "div.approx.ftz.f32"));
+    ASSERT(has(ptx, "sqrt.approx.ftz.f32"));
+    ASSERT(ptx && !has(ptx, "__nvvm_reflect"));
+    ASSERT(assembles(ptx, &cfg));
+    free(ptx);
+
+    cfg = (TargetConfig){.arch = "sm_75", .opt_level = 0};
+    ptx = compile(&cfg, true, v, NULL);
+    ASSERT(ptx && !has(ptx, "__nvvm_reflect") && !has(ptx, "__nv_cosf"));
+    ASSERT(assembles(ptx, &cfg));
+    free(ptx);
+}
+
+static void test_errors(void) {
+    char v[8], *text;
+    TargetConfig cfg = {.arch = "sm_76", .opt_level = 3};
+    ASSERT(compile(&cfg, false, v, &text) == NULL);
+    ASSERT(has(text, "error: unsupported architecture 'sm_76'"));
+    free(text);
+    cfg = (TargetConfig){.arch = "sm_75", .opt_level = 3, .libdevice = "/nonexistent/libdevice.10.bc"};
+    ASSERT(compile(&cfg, true, v, &text) == NULL);
+    ASSERT(has(text, "libdevice not found at '/nonexistent/libdevice.10.bc'"));
+    free(text);
+    char *ptx = compile(&cfg, false, v, NULL); /* needs no libdevice: fine */
+    ASSERT(ptx != NULL);
+    free(ptx);
+    char notbc[] = "/tmp/pykc-test-XXXXXX";
+    int fd = mkstemp(notbc);
+    ASSERT(fd >= 0 && write(fd, "not bitcode\n", 12) == 12);
+    close(fd);
+    cfg.libdevice = notbc;
+    ASSERT(compile(&cfg, true, v, &text) == NULL);
+    ASSERT(has(text, "is not valid LLVM bitcode"));
+    free(text);
+    unlink(notbc);
+}
+
+static void test_cubin(void) {
+    char v[8], path[] = "/tmp/pykc-test-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT(fd >= 0);
+    close(fd);
+    TargetConfig cfg = {.arch = "sm_75", .opt_level = 3};
+    char *ptx = compile(&cfg, false, v, NULL);
+    Capture c;
+    capture_begin(&c);
+    ASSERT(ptx && target_assemble_cubin(ptx, strlen(ptx), &cfg, path, &c.d));
+    free(capture_end(&c));
+    FILE *f = fopen(path, "rb");
+    char magic[4] = {0};
+    ASSERT(f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0);
+    if (f) fclose(f);
+    free(ptx);
+
+    static const char bad[] = ".version 6.3\n.target sm_75\n.address_size 64\n"
+                              ".visible .entry k() {\n  bogus.instruction;\n  ret;\n}\n";
+    capture_begin(&c);
+    ASSERT(!target_assemble_cubin(bad, sizeof bad - 1, &cfg, path, &c.d));
+    char *text = capture_end(&c);
+    ASSERT(has(text, "error: ptxas: ") && has(text, "(PTX line 5)"));
+    ASSERT(!has(text, "/tmp/pykc-")); /* the temporary file stays out of it */
+    free(text);
+    unlink(path);
+}
+
+void test_target(void) {
+    test_plain();
+    test_errors();
+    if (have_libdevice()) test_libdevice();
+    else printf("unit: libdevice.10.bc not found, its checks skipped\n");
+    if (have_ptxas()) test_cubin();
+    else printf("unit: ptxas not found, the cubin checks skipped\n");
+}
