@@ -46,6 +46,7 @@ extern char **environ;
 #define TRIPLE "nvptx64-nvidia-cuda"
 #define LIBDEVICE_SUBPATH "/nvvm/libdevice/libdevice.10.bc"
 #define DEFAULT_CUDA_HOME "/usr/local/cuda"
+#define DEBUG_PTX 75
 
 /* ---- architectures ---------------------------------------------------- */
 
@@ -111,12 +112,26 @@ static LLVMCodeGenOptLevel codegen_level(int opt_level) {
     }
 }
 
-/* A target machine for cfg; the caller disposes of it. Making one costs a
- * few microseconds, so each entry point makes its own. */
-static LLVMTargetMachineRef create_machine(const TargetConfig *cfg, Diag *d) {
+/* The last target machine made, and what it was made for: a compilation
+ * asks for the same one three times an arch, and making one costs 50 to
+ * 500 microseconds. It lives until the process ends. */
+static struct {
+    const ArchInfo *arch;
+    int ptx;
+    LLVMCodeGenOptLevel level;
+    LLVMTargetMachineRef tm;
+} machine;
+
+/* The target machine for cfg, owned by the cache above. */
+static LLVMTargetMachineRef get_machine(const TargetConfig *cfg, Diag *d) {
     init_llvm();
     const ArchInfo *arch = find_arch(cfg->arch, d);
     if (!arch) return NULL;
+    /* DWARF sections in PTX (-g) need PTX 7.5: ptxas refuses them in older
+     * versions ("labels1 - labels2 expression in .section"). */
+    int ptx = cfg->debug_info && arch->ptx < DEBUG_PTX ? DEBUG_PTX : arch->ptx;
+    LLVMCodeGenOptLevel level = codegen_level(cfg->opt_level);
+    if (machine.tm && machine.arch == arch && machine.ptx == ptx && machine.level == level) return machine.tm;
     LLVMTargetRef target;
     char *msg = NULL;
     if (LLVMGetTargetFromTriple(TRIPLE, &target, &msg)) {
@@ -125,21 +140,28 @@ static LLVMTargetMachineRef create_machine(const TargetConfig *cfg, Diag *d) {
         return NULL;
     }
     char features[16];
-    snprintf(features, sizeof features, "+ptx%d", arch->ptx);
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, TRIPLE, arch->name, features, codegen_level(cfg->opt_level),
-                                                      LLVMRelocDefault, LLVMCodeModelDefault);
-    if (!tm) diag_plain(d, DIAG_ERROR, "LLVM cannot make a target machine for %s", arch->name);
+    snprintf(features, sizeof features, "+ptx%d", ptx);
+    LLVMTargetMachineRef tm =
+        LLVMCreateTargetMachine(target, TRIPLE, arch->name, features, level, LLVMRelocDefault, LLVMCodeModelDefault);
+    if (!tm) {
+        diag_plain(d, DIAG_ERROR, "LLVM cannot make a target machine for %s", arch->name);
+        return NULL;
+    }
+    if (machine.tm) LLVMDisposeTargetMachine(machine.tm);
+    machine.arch = arch;
+    machine.ptx = ptx;
+    machine.level = level;
+    machine.tm = tm;
     return tm;
 }
 
 bool target_prepare_module(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
-    LLVMTargetMachineRef tm = create_machine(cfg, d);
+    LLVMTargetMachineRef tm = get_machine(cfg, d);
     if (!tm) return false;
     LLVMSetTarget(m, TRIPLE);
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(m, layout);
     LLVMDisposeTargetData(layout);
-    LLVMDisposeTargetMachine(tm);
     return true;
 }
 
@@ -255,7 +277,8 @@ static LLVMModuleRef load_libdevice(LLVMContextRef ctx, const char *path, LinkDi
         return NULL;
     }
     LLVMModuleRef lib = NULL;
-    if (LLVMGetBitcodeModuleInContext2(ctx, buf, &lib)) { /* takes buf, even on failure */
+    if (LLVMGetBitcodeModuleInContext2(ctx, buf, &lib)) { /* takes buf on success only */
+        LLVMDisposeMemoryBuffer(buf);
         diag_plain(d, DIAG_ERROR, "'%s' is not valid LLVM bitcode%s%s", path, ld->error ? ": " : "",
                    ld->error ? ld->error : "");
         return NULL;
@@ -381,7 +404,7 @@ static const char *pipeline(int opt_level) {
 }
 
 bool target_optimize(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
-    LLVMTargetMachineRef tm = create_machine(cfg, d);
+    LLVMTargetMachineRef tm = get_machine(cfg, d);
     if (!tm) return false;
     apply_fp_model(m, cfg);
     /* With the target machine the pass builder also runs NVPTX's own
@@ -389,7 +412,6 @@ bool target_optimize(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
     LLVMErrorRef err = LLVMRunPasses(m, pipeline(cfg->opt_level), tm, opts);
     LLVMDisposePassBuilderOptions(opts);
-    LLVMDisposeTargetMachine(tm);
     if (!err) return true;
     char *msg = LLVMGetErrorMessage(err);
     diag_plain(d, DIAG_ERROR, "LLVM's optimiser failed: %s", msg);
@@ -413,7 +435,7 @@ static void read_ptx_version(const char *ptx, char out[8]) {
 
 bool target_emit_ptx(LLVMModuleRef m, const TargetConfig *cfg, char **ptx, size_t *len, char ptx_version[8],
                      Diag *d) {
-    LLVMTargetMachineRef tm = create_machine(cfg, d);
+    LLVMTargetMachineRef tm = get_machine(cfg, d);
     if (!tm) return false;
     /* Instruction selection reads the attributes; setting them again covers
      * a module emitted without target_optimize. */
@@ -421,7 +443,6 @@ bool target_emit_ptx(LLVMModuleRef m, const TargetConfig *cfg, char **ptx, size_
     LLVMMemoryBufferRef buf = NULL;
     char *msg = NULL;
     bool failed = LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &msg, &buf);
-    LLVMDisposeTargetMachine(tm);
     if (failed) {
         diag_plain(d, DIAG_ERROR, "LLVM could not emit PTX: %s", msg ? msg : "unknown error");
         LLVMDisposeMessage(msg);

@@ -140,6 +140,10 @@ static void test_plain(void) {
     ptx = compile(&cfg, false, v, NULL);
     ASSERT(has(ptx, "fma.rn.f32")); /* contraction does not depend on -O */
     free(ptx);
+    cfg = (TargetConfig){.arch = "sm_75", .opt_level = 3, .debug_info = true};
+    ptx = compile(&cfg, false, v, NULL);
+    ASSERT_STR("7.5", v); /* the first PTX whose ptxas takes DWARF sections */
+    free(ptx);
     static const struct { const char *arch, *version; } versions[] = {
         {"sm_80", "7.0"}, {"sm_90", "7.8"}, {"sm_90a", "8.0"},
     };
