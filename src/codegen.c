@@ -847,6 +847,80 @@ static LLVMValueRef gen_minmax(CodeGen *g, Node *call, bool is_max) {
     return acc;
 }
 
+/* A NUL-terminated string in constant memory, as a generic pointer. */
+static LLVMValueRef const_string(CodeGen *g, const char *text, size_t len) {
+    LLVMValueRef init = LLVMConstStringInContext2(g->ctx, text, len, false);
+    LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->mod, LLVMTypeOf(init), "str", AS_CONST);
+    LLVMSetInitializer(gv, init);
+    LLVMSetGlobalConstant(gv, true);
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetUnnamedAddress(gv, LLVMGlobalUnnamedAddr);
+    return LLVMBuildAddrSpaceCast(g->b, gv, ptr_in(g, AS_GENERIC), "");
+}
+
+/* print(a, b, ...) as numba-cuda prints: one vprintf of the items joined
+ * by spaces; ints as %lld or %llu, floats as %f of a double, bools as
+ * True/False, strings as they are. */
+static LLVMValueRef gen_print(CodeGen *g, Node *call) {
+    size_t cap = 64, len = 0;
+    char *fmt = malloc(cap);
+    LLVMValueRef vals[32];
+    int n = 0;
+    for (int i = 0; i < call->item_len && fmt; i++) {
+        Node *a = call->items[i];
+        const char *piece = "%s";
+        char *owned = NULL;
+        if (a->ty->kind == TY_STRING) {
+            owned = malloc(2 * a->v.s.len + 1);
+            size_t k = 0;
+            for (size_t j = 0; owned && j < a->v.s.len; j++) {
+                if (a->v.s.data[j] == '%') owned[k++] = '%';
+                owned[k++] = a->v.s.data[j];
+            }
+            if (owned) owned[k] = '\0';
+            piece = owned ? owned : "";
+        } else if (a->ty->kind == TY_BOOL) {
+            LLVMValueRef v = gen_expr(g, a);
+            vals[n++] = LLVMBuildSelect(g->b, v, const_string(g, "True", 4), const_string(g, "False", 5), "");
+        } else if (a->ty->kind == TY_INT) {
+            piece = a->ty->is_signed ? "%lld" : "%llu";
+            vals[n++] = gen_cast(g, a, a->ty->is_signed ? &ty_int64 : &ty_uint64);
+        } else if (a->ty->kind == TY_FLOAT) {
+            piece = "%f";
+            vals[n++] = gen_cast(g, a, &ty_float64);
+        } else {
+            cg_error(g, a->span, "printing %s is not supported yet", type_name(g->arena, a->ty));
+        }
+        size_t need = len + strlen(piece) + 3;
+        if (need > cap) {
+            while (cap < need) cap *= 2;
+            char *grown = realloc(fmt, cap);
+            if (!grown) ice("out of memory building a print format");
+            fmt = grown;
+        }
+        if (i) fmt[len++] = ' ';
+        memcpy(fmt + len, piece, strlen(piece));
+        len += strlen(piece);
+        free(owned);
+    }
+    if (!fmt) ice("out of memory building a print format");
+    fmt[len++] = '\n';
+    LLVMValueRef fmt_ptr = const_string(g, fmt, len);
+    free(fmt);
+    LLVMValueRef buffer = LLVMConstPointerNull(ptr_in(g, AS_GENERIC));
+    if (n) {
+        LLVMTypeRef fields[32];
+        for (int i = 0; i < n; i++) fields[i] = LLVMTypeOf(vals[i]);
+        LLVMTypeRef st = LLVMStructTypeInContext(g->ctx, fields, (unsigned)n, false);
+        LLVMValueRef slot = entry_alloca(g, st, "print.args");
+        for (int i = 0; i < n; i++) LLVMBuildStore(g->b, vals[i], LLVMBuildStructGEP2(g->b, st, slot, (unsigned)i, ""));
+        buffer = LLVMBuildAddrSpaceCast(g->b, slot, ptr_in(g, AS_GENERIC), "");
+    }
+    LLVMValueRef args[] = {fmt_ptr, buffer};
+    call_fn(g, i32(g), "vprintf", args, 2);
+    return NULL;
+}
+
 static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
     const char *name = e->lower_name;
     const Type *t = call->ty;
@@ -885,6 +959,7 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
         LLVMTypeRef over[] = {LLVMTypeOf(v)};
         return convert(g, intrinsic(g, "llvm.roundeven", over, 1, &v, 1), in, t);
     }
+    if (!strcmp(name, "print")) return gen_print(g, call);
     if (!strcmp(name, "pow")) {
         LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
         return convert(g, power(g, a, b, call->casts[0], call->casts[1]), call->casts[0], t);

@@ -420,6 +420,22 @@ static Type *type_subscript(Sema *s, Node *n) {
     return base->dtype;
 }
 
+/* numba-cuda's float16 operators (cuda_fp16's bindings) are tried before
+ * the builtin cases: + - * / and comparisons on operands that include a
+ * float16 and all convert safely to float16 stay in float16. */
+static bool float16_operator(Op op, Type *const *args, int nargs) {
+    bool arith = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_NEG || op == OP_POS;
+    bool cmp = op >= OP_EQ && op <= OP_GE;
+    if (!arith && !cmp) return false;
+    bool any = false;
+    for (int i = 0; i < nargs; i++) {
+        Conversion c = type_conversion(args[i], &ty_float16);
+        if (c == CONV_NONE || c > CONV_SAFE) return false;
+        any = any || args[i] == &ty_float16;
+    }
+    return any;
+}
+
 static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **casts) {
     Type *args[2] = {lhs->ty, rhs ? rhs->ty : NULL};
     int nargs = rhs ? 2 : 1;
@@ -437,6 +453,11 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
         casts[0] = args[0];
         casts[1] = args[1];
         return type_tuple(s->arena, elems, k);
+    }
+    if (float16_operator(op, args, nargs)) {
+        casts[0] = &ty_float16;
+        if (rhs) casts[1] = &ty_float16;
+        return op >= OP_EQ ? &ty_bool : &ty_float16;
     }
     int ncases;
     bool unsafe;
