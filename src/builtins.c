@@ -103,6 +103,7 @@ static Type *type_array_alloc(Sema *s, Node *call, const Entity *e, bool shared)
     int ndim = 1;
     long count = 1;
     Node **dims = &shape;
+    call->dims = ARENA_ARRAY(sema_arena(s), long, shape->kind == ND_TUPLE ? shape->item_len + 1 : 1);
     if (shape->kind == ND_TUPLE) {
         dims = shape->items;
         ndim = shape->item_len;
@@ -116,6 +117,7 @@ static Type *type_array_alloc(Sema *s, Node *call, const Entity *e, bool shared)
             return &ty_error;
         }
         count *= d;
+        call->dims[i] = (long)d;
     }
     if (shared) sema_add_shared(s, count * type_size(elem));
     return type_array(sema_arena(s), elem, ndim, 'C');

@@ -318,13 +318,8 @@ static void store_scalar(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef
 static LLVMValueRef alloc_array(CodeGen *g, Node *call, bool shared) {
     const Type *t = call->ty;
     long count = 1, shape[8];
-    Node *sh = call->items[0];
-    for (int i = 0; i < t->ndim; i++) {
-        Node *d = sh->kind == ND_TUPLE ? sh->items[i] : sh;
-        ConstValue *c = NULL;
-        if (d->kind == ND_INT) shape[i] = (long)d->v.i.value;
-        else if (d->kind == ND_NAME && d->sym && d->sym->kind == SYM_CONST && (c = d->sym->value)) shape[i] = (long)c->v.i;
-        else shape[i] = 1; /* folded by sema; arithmetic shapes are rare */
+    for (int i = 0; i < t->ndim && i < 8; i++) {
+        shape[i] = call->dims[i];
         count *= shape[i];
     }
     LLVMTypeRef elem = memory_type(g, t->dtype);

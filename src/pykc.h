@@ -328,6 +328,8 @@ struct Node {
                                        converts to (BinOp 2, Compare 2 a
                                        pair, Call one an argument) */
     const Entity *entity;           /* set by sema: a Call's callee */
+    long *dims;                     /* set by sema: the constant shape of a
+                                       shared or local array */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
 
