@@ -66,6 +66,10 @@ test: all
 demo: all
 	$(PYKC) samples/vadd.pyk -o $(BUILD)/demo/vadd.ptx
 
+## bench: compile times of pykc, nvcc and numba-cuda on the anchor kernels
+bench: all
+	sh bench/compile_time.sh
+
 ## clean: remove build/
 clean:
 	rm -rf build

@@ -21,6 +21,7 @@
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ typedef struct CodeGen {
     int loops;
     bool fastmath;
     bool failed;
+    LLVMDIBuilderRef di;       /* -g or --lineinfo, else NULL */
+    LLVMMetadataRef di_file, di_unit, di_scope;
 } CodeGen;
 
 static void cg_error(CodeGen *g, Span at, const char *fmt, const char *what) {
@@ -1105,6 +1108,48 @@ static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
     }
 }
 
+/* ---- debug information (-g, --lineinfo) ----------------------------------------------------- */
+
+/* One compile unit for the .pyk file, with full debug info for -g and line
+ * tables for --lineinfo, so that ncu and cuda-gdb show .pyk lines. */
+static void di_begin(CodeGen *g, bool full) {
+    const SourceFile *f = diag_file(g->diag, g->unit->module->span.file);
+    const char *path = f->path, *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t dir_len = slash ? (size_t)(slash - path) : 1;
+    const char *dir = slash ? path : ".";
+    g->di = LLVMCreateDIBuilder(g->mod);
+    g->di_file = LLVMDIBuilderCreateFile(g->di, name, strlen(name), dir, dir_len);
+    g->di_unit = LLVMDIBuilderCreateCompileUnit(
+        g->di, LLVMDWARFSourceLanguagePython, g->di_file, "pykc " PYKC_VERSION, strlen("pykc " PYKC_VERSION),
+        g->unit->opts->opt_level > 0, "", 0, 0, "", 0, full ? LLVMDWARFEmissionFull : LLVMDWARFEmissionLineTablesOnly, 0,
+        false, false, "", 0, "", 0);
+    LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+                      LLVMValueAsMetadata(const_int(g, i32(g), LLVMDebugMetadataVersion())));
+    LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
+                      LLVMValueAsMetadata(const_int(g, i32(g), 2)));
+}
+
+static void di_function(CodeGen *g, FuncInfo *f) {
+    if (!g->di) return;
+    int line, col;
+    diag_line_col(g->diag, f->def->span.file, f->def->span.begin, &line, &col);
+    LLVMMetadataRef type = LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, NULL, 0, LLVMDIFlagZero);
+    const char *name = f->def->name;
+    g->di_scope = LLVMDIBuilderCreateFunction(g->di, g->di_file, name, strlen(name), name, strlen(name), g->di_file,
+                                              (unsigned)line, type, !f->is_kernel, true, (unsigned)line, LLVMDIFlagZero,
+                                              g->unit->opts->opt_level > 0);
+    LLVMSetSubprogram(g->llfn, g->di_scope);
+}
+
+static void di_location(CodeGen *g, const Node *n) {
+    if (!g->di) return;
+    int line, col;
+    diag_line_col(g->diag, n->span.file, n->span.begin, &line, &col);
+    LLVMMetadataRef loc = LLVMDIBuilderCreateDebugLocation(g->ctx, (unsigned)line, (unsigned)col, g->di_scope, NULL);
+    LLVMSetCurrentDebugLocation2(g->b, loc);
+}
+
 /* ---- statements ---------------------------------------------------------------------- */
 
 static void gen_block(CodeGen *g, Node **body, int n);
@@ -1258,6 +1303,7 @@ static void gen_statement(CodeGen *g, Node *n) {
         /* code after break, continue or return: give it a block of its own */
         LLVMPositionBuilderAtEnd(g->b, new_block(g, "dead"));
     }
+    di_location(g, n);
     switch (n->kind) {
     case ND_ASSIGN: {
         LLVMValueRef v = gen_expr(g, n->rhs);
@@ -1365,6 +1411,9 @@ static void define_function(CodeGen *g, FuncInfo *f) {
     g->fastmath = f->fastmath || g->unit->opts->fastmath;
     g->loops = 0;
     LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, g->llfn, "entry"));
+    di_function(g, f);
+    LLVMSetCurrentDebugLocation2(g->b, NULL);
+    if (g->di) di_location(g, f->def);
     unsigned next = 0;
     for (int i = 0; i < f->param_count; i++) {
         Sym *p = f->params[i];
@@ -1387,8 +1436,13 @@ LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name) {
     CodeGen g = {.ctx = ctx, .unit = u, .diag = u->diag, .arena = u->arena};
     g.mod = LLVMModuleCreateWithNameInContext(name, ctx);
     g.b = LLVMCreateBuilderInContext(ctx);
+    if (u->opts->debug_info || u->opts->lineinfo) di_begin(&g, u->opts->debug_info);
     for (int i = 0; i < u->func_count; i++) declare_function(&g, u->funcs[i]);
     for (int i = 0; i < u->func_count && !g.failed; i++) define_function(&g, u->funcs[i]);
+    if (g.di) {
+        LLVMDIBuilderFinalize(g.di);
+        LLVMDisposeDIBuilder(g.di);
+    }
     LLVMDisposeBuilder(g.b);
     if (g.failed) {
         LLVMDisposeModule(g.mod);
