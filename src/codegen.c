@@ -454,9 +454,37 @@ static LLVMValueRef int_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef e) {
     return LLVMBuildCall2(g->b, fty, f, args, 2, "");
 }
 
+static LLVMValueRef complex_make(CodeGen *g, LLVMTypeRef ty, LLVMValueRef re, LLVMValueRef im);
+
+/* a ** b for complex numbers: exp(b * log(a)), with b == 0 giving 1. */
+static LLVMValueRef complex_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type *t) {
+    LLVMBuilderRef B = g->b;
+    const Type *part = type_float(t->bits / 2);
+    LLVMTypeRef ft = float_type(g, part->bits);
+    LLVMValueRef ar = LLVMBuildExtractValue(B, a, 0, ""), ai = LLVMBuildExtractValue(B, a, 1, "");
+    LLVMValueRef br = LLVMBuildExtractValue(B, b, 0, ""), bi = LLVMBuildExtractValue(B, b, 1, "");
+    LLVMValueRef hyp_args[] = {ar, ai}, atan_args[] = {ai, ar};
+    LLVMValueRef mag = gpu_libdevice(g, "hypot", part, hyp_args, 2);
+    LLVMValueRef log_re = gpu_libdevice(g, "log", part, &mag, 1);
+    LLVMValueRef log_im = gpu_libdevice(g, "atan2", part, atan_args, 2);
+    /* (br + i bi) * (log_re + i log_im) */
+    LLVMValueRef re = LLVMBuildFSub(B, LLVMBuildFMul(B, br, log_re, ""), LLVMBuildFMul(B, bi, log_im, ""), "");
+    LLVMValueRef im = LLVMBuildFAdd(B, LLVMBuildFMul(B, br, log_im, ""), LLVMBuildFMul(B, bi, log_re, ""), "");
+    LLVMValueRef scale = gpu_libdevice(g, "exp", part, &re, 1);
+    LLVMValueRef out_re = LLVMBuildFMul(B, scale, gpu_libdevice(g, "cos", part, &im, 1), "");
+    LLVMValueRef out_im = LLVMBuildFMul(B, scale, gpu_libdevice(g, "sin", part, &im, 1), "");
+    LLVMValueRef zero = LLVMConstNull(ft);
+    LLVMValueRef b_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, ""),
+                                       LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
+    out_re = LLVMBuildSelect(B, b_zero, LLVMConstReal(ft, 1.0), out_re, "");
+    out_im = LLVMBuildSelect(B, b_zero, zero, out_im, "");
+    return complex_make(g, LLVMTypeOf(a), out_re, out_im);
+}
+
 /* x ** y once both are converted to the chosen case's types. */
 static LLVMValueRef power(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type *ta, const Type *tb) {
     if (ta->kind == TY_INT) return int_pow(g, a, b);
+    if (ta->kind == TY_COMPLEX) return complex_pow(g, a, b, ta);
     if (tb->kind == TY_INT) {
         LLVMValueRef e = convert(g, b, tb, &ty_int32);
         LLVMValueRef args[] = {a, e};
@@ -574,6 +602,7 @@ static LLVMValueRef gen_name(CodeGen *g, Node *n) {
         cg_error(g, n->span, "constant '%s' of this kind is not supported in code yet", n->name);
         return LLVMGetUndef(llvm_type(g, n->ty));
     }
+    if (sym->ty->kind == TY_NONE) return NULL;
     if (!sym->cg) ice("symbol %s has no storage", sym->name);
     return LLVMBuildLoad2(g->b, llvm_type(g, sym->ty), sym->cg, sym->name);
 }
@@ -1056,7 +1085,7 @@ static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
 }
 
 static LLVMValueRef gen_call(CodeGen *g, Node *n) {
-    if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->func->ty->func->sym->func);
+    if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
     if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
     const Entity *e = n->entity;
     switch (e->lower) {
@@ -1092,6 +1121,7 @@ static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
     case ND_FLOAT: return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), n->v.f);
     case ND_IMAG: return complex_make(g, llvm_type(g, n->ty), LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 0), LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), n->v.f));
     case ND_BOOL: return LLVMConstInt(i1(g), n->v.b, false);
+    case ND_NONE: return LLVMGetUndef(i8(g)); /* only compared with `is` */
     case ND_NAME: return gen_name(g, n);
     case ND_ATTR: return gen_attribute(g, n);
     case ND_SUBSCRIPT: return gen_subscript(g, n);
@@ -1158,6 +1188,7 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
     switch (target->kind) {
     case ND_NAME: {
         Sym *sym = target->sym;
+        if (sym->ty->kind == TY_NONE) return; /* None holds nothing to store */
         LLVMBuildStore(g->b, convert(g, v, vt, sym->ty), sym->cg);
         return;
     }
@@ -1437,8 +1468,10 @@ LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name) {
     g.mod = LLVMModuleCreateWithNameInContext(name, ctx);
     g.b = LLVMCreateBuilderInContext(ctx);
     if (u->opts->debug_info || u->opts->lineinfo) di_begin(&g, u->opts->debug_info);
-    for (int i = 0; i < u->func_count; i++) declare_function(&g, u->funcs[i]);
-    for (int i = 0; i < u->func_count && !g.failed; i++) define_function(&g, u->funcs[i]);
+    for (int i = 0; i < u->func_count; i++)
+        if (!u->funcs[i]->abstract) declare_function(&g, u->funcs[i]);
+    for (int i = 0; i < u->func_count && !g.failed; i++)
+        if (!u->funcs[i]->abstract) define_function(&g, u->funcs[i]);
     if (g.di) {
         LLVMDIBuilderFinalize(g.di);
         LLVMDisposeDIBuilder(g.di);

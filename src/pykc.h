@@ -537,6 +537,11 @@ struct FuncInfo {
     int max_registers, launch_bounds;
     const char *inline_mode; /* "never", "always" or NULL */
     bool typing, typed;      /* in progress (recursion), finished */
+    bool has_signature;      /* an eager signature fixed the types */
+    bool abstract;           /* unannotated: exists only as specialisations */
+    FuncInfo *generic;       /* a specialisation: the function it copies */
+    FuncInfo **specs;        /* a device function: its specialisations */
+    int spec_count;
     long shared_static;      /* bytes of static shared arrays */
     bool shared_dynamic;
     void *cg;                /* codegen's LLVM function */

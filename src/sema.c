@@ -556,6 +556,67 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
 }
 
 static FuncInfo *type_function(Sema *s, FuncInfo *f);
+static FuncInfo *declare_function(Sema *s, Node *def);
+
+static Node *clone_node(Arena *a, const Node *n);
+
+static Node **clone_list(Arena *a, Node *const *list, int n) {
+    if (!list || n == 0) return NULL;
+    Node **out = ARENA_ARRAY(a, Node *, n);
+    for (int i = 0; i < n; i++) out[i] = clone_node(a, list[i]);
+    return out;
+}
+
+/* A fresh copy of a tree for a specialisation: sema's annotations (types,
+ * symbols, casts) live in the nodes, so each specialisation needs its own. */
+static Node *clone_node(Arena *a, const Node *n) {
+    if (!n) return NULL;
+    Node *c = ARENA_NEW(a, Node);
+    *c = *n;
+    c->ty = NULL;
+    c->sym = NULL;
+    c->casts = NULL;
+    c->entity = NULL;
+    c->dims = NULL;
+    Node **kids[] = {&c->lhs, &c->rhs, &c->cond, &c->iter, &c->then, &c->els, &c->annotation,
+                     &c->lower, &c->upper, &c->step, &c->func};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) *kids[i] = clone_node(a, *kids[i]);
+    c->body = clone_list(a, n->body, n->body_len);
+    c->orelse = clone_list(a, n->orelse, n->orelse_len);
+    c->items = clone_list(a, n->items, n->item_len);
+    c->kwargs = clone_list(a, n->kwargs, n->kwarg_len);
+    c->decorators = clone_list(a, n->decorators, n->decorator_len);
+    return c;
+}
+
+/* Numba compiles a device function without a signature for the argument
+ * types of each call, ignoring its annotations: find or make that copy. */
+static FuncInfo *specialise(Sema *s, FuncInfo *f, Node *call) {
+    for (int k = 0; k < f->spec_count; k++) {
+        FuncInfo *sp = f->specs[k];
+        bool same = true;
+        for (int i = 0; i < call->item_len && same; i++) same = type_equal(sp->params[i]->ty, call->items[i]->ty);
+        if (same) return sp;
+    }
+    FuncInfo *sp = declare_function(s, clone_node(s->arena, f->def));
+    sp->generic = f;
+    sp->is_kernel = false;
+    sp->fastmath = f->fastmath;
+    sp->debug = f->debug;
+    sp->lineinfo = f->lineinfo;
+    sp->inline_mode = f->inline_mode;
+    for (int i = 0; i < call->item_len; i++) sp->params[i]->ty = call->items[i]->ty;
+    FuncInfo **grown = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
+    if (f->spec_count) memcpy(grown, f->specs, sizeof(FuncInfo *) * (size_t)f->spec_count);
+    grown[f->spec_count++] = sp;
+    f->specs = grown;
+    Unit *u = s->unit;
+    FuncInfo **funcs = ARENA_ARRAY(s->arena, FuncInfo *, u->func_count + 1);
+    memcpy(funcs, u->funcs, sizeof(FuncInfo *) * (size_t)u->func_count);
+    funcs[u->func_count++] = sp;
+    u->funcs = funcs;
+    return sp;
+}
 
 static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
     if (f->is_kernel) {
@@ -572,6 +633,16 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
                    f->param_count == 1 ? "" : "s", call->item_len);
         return &ty_error;
     }
+    if (!f->has_signature) {
+        for (int i = 0; i < call->item_len; i++)
+            if (!is_value(call->items[i]->ty)) {
+                sema_error(s, call->items[i]->span, "argument %d of '%s' is %s, not a value", i + 1, f->def->name,
+                           type_name(s->arena, call->items[i]->ty));
+                return &ty_error;
+            }
+        f = specialise(s, f, call);
+    }
+    call->sym = f->sym;
     call->casts = new_casts(s, call->item_len);
     for (int i = 0; i < call->item_len; i++) {
         Type *want = f->params[i]->ty, *got = call->items[i]->ty;
@@ -818,7 +889,7 @@ static void type_return(Sema *s, Node *n) {
         return;
     }
     if (t->kind == TY_ERROR) return;
-    if (f->def->annotation || f->ret_declared) {
+    if (f->ret_declared) {
         if (type_conversion(t, f->ret) == CONV_NONE)
             sema_error(s, n->span, "'%s' returns %s, which does not convert to %s", f->def->name,
                        type_name(s->arena, t), type_name(s->arena, f->ret));
@@ -972,6 +1043,7 @@ static bool apply_signature(Sema *s, FuncInfo *f, Node *str) {
                    call->item_len == 1 ? "" : "s", f->def->name, f->param_count);
         return false;
     }
+    f->has_signature = true;
     s->in_signature = true;
     Type *ret = annotation_type(s, call->func);
     for (int i = 0; i < call->item_len; i++) f->params[i]->ty = annotation_type(s, call->items[i]);
@@ -1075,12 +1147,16 @@ static void type_parameters(Sema *s, FuncInfo *f) {
                 sema_error(s, p->annotation->span, "parameter '%s' is annotated %s but the signature says %s", p->name,
                            type_name(s->arena, t), type_name(s->arena, f->params[i]->ty));
             f->params[i]->ty = t;
+        } else if (!f->params[i]->ty && !f->is_kernel) {
+            f->params[i]->ty = &ty_error; /* typed only at its calls, as Numba does */
+            f->typed = true;
+            f->abstract = true;
         } else if (!f->params[i]->ty) {
             sema_error(s, p->span, "parameter '%s' of %s '%s' needs a type: annotate it (%s: float32[:]) or give a signature",
                        p->name, f->is_kernel ? "kernel" : "device function", f->def->name, p->name);
             f->params[i]->ty = &ty_error;
         }
-        if (f->params[i]->ty->kind != TY_ERROR && !is_value(f->params[i]->ty))
+        if (f->params[i]->ty && f->params[i]->ty->kind != TY_ERROR && !is_value(f->params[i]->ty))
             sema_error(s, p->span, "parameter '%s' cannot be %s", p->name, type_name(s->arena, f->params[i]->ty));
     }
     if (f->def->annotation) {
@@ -1278,6 +1354,7 @@ static int by_name(const void *a, const void *b) {
 void sema_dump_types(FILE *out, const Unit *u) {
     for (int i = 0; i < u->func_count; i++) {
         FuncInfo *f = u->funcs[i];
+        if (f->generic || f->abstract) continue;
         fprintf(out, "%s -> %s%s\n", f->def->name, type_name(u->arena, f->ret ? f->ret : &ty_none),
                 f->is_kernel ? "" : "  [device]");
         int n = f->local_count + f->param_count;
