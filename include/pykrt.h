@@ -1,0 +1,516 @@
+/*
+ * pykrt.h - the runtime for kernels compiled by pykc.
+ *
+ * pykc turns a .pyk file into PTX (or cubin) plus a YAML manifest that
+ * describes every kernel's parameters (docs/manifest.md). libpykrt loads the
+ * two, checks launch arguments against the manifest, packs them the way the
+ * manifest's ptx_params list says, and launches over the CUDA Driver API.
+ *
+ * The driver (libcuda.so.1) is opened at run time, so a program linked with
+ * libpykrt starts on a machine without a GPU and gets PYKRT_ERROR_NO_DRIVER or
+ * PYKRT_ERROR_NO_DEVICE from its first call.
+ *
+ * Conventions:
+ *  - Every function that can fail returns a pykrt_status and writes results
+ *    through out-parameters. On failure pykrt_last_error() gives a message,
+ *    kept per thread, that names the pykrt function, the object (kernel,
+ *    manifest) and, for driver failures, the CUDA call and its error name:
+ *      pykrt_launch(vadd): cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE: invalid argument
+ *  - Nothing aborts, exits or prints.
+ *  - All functions may be called from several threads. Objects are not
+ *    reference counted: destroy one only when no other thread uses it, and
+ *    destroy modules, streams, events and memory before their context.
+ *  - pykrt makes the object's context current on the calling thread when a
+ *    call needs it, so a context may be used from any thread.
+ *
+ * docs/runtime.md is the guide, with a complete host program.
+ */
+#ifndef PYKRT_H
+#define PYKRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define PYKRT_API __attribute__((visibility("default")))
+#else
+#define PYKRT_API
+#endif
+
+#define PYKRT_VERSION_MAJOR 0
+#define PYKRT_VERSION_MINOR 1
+#define PYKRT_VERSION_PATCH 0
+#define PYKRT_VERSION "0.1.0"
+
+/* The manifest format version this runtime reads. */
+#define PYKRT_MANIFEST_FORMAT 1
+
+/* Array descriptors hold at most this many dimensions. */
+#define PYKRT_MAX_NDIM 8
+
+/* ------------------------------------------------------------------ */
+/* Status and errors                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef enum pykrt_status {
+    PYKRT_SUCCESS = 0,
+    PYKRT_ERROR_INVALID_ARGUMENT, /* a NULL pointer, bad size, bad index given to pykrt */
+    PYKRT_ERROR_NO_DRIVER,        /* libcuda.so.1 missing, or lacking an entry point */
+    PYKRT_ERROR_NO_DEVICE,        /* a driver but no CUDA device */
+    PYKRT_ERROR_OUT_OF_MEMORY,    /* host or device allocation failed */
+    PYKRT_ERROR_CUDA,             /* another driver call failed */
+    PYKRT_ERROR_IO,               /* a manifest or PTX/cubin file could not be read */
+    PYKRT_ERROR_MANIFEST,         /* the manifest is malformed or of an unknown format */
+    PYKRT_ERROR_STALE,            /* PTX/cubin digest differs from the manifest's */
+    PYKRT_ERROR_NO_TARGET,        /* no target of the manifest runs on the device */
+    PYKRT_ERROR_MODULE_LOAD,      /* the driver refused the PTX/cubin (JIT log in the message) */
+    PYKRT_ERROR_NOT_FOUND,        /* no kernel or constant of that name */
+    PYKRT_ERROR_BAD_LAUNCH        /* arguments or launch shape do not fit the kernel */
+} pykrt_status;
+
+/* The message of the last failed pykrt call on this thread ("" if none).
+ * A successful call leaves it unchanged. The pointer stays valid until the
+ * thread's next pykrt call. */
+PYKRT_API const char *pykrt_last_error(void);
+
+/* The enumerator's name, e.g. "PYKRT_ERROR_NO_DRIVER". */
+PYKRT_API const char *pykrt_status_name(pykrt_status status);
+
+/* ------------------------------------------------------------------ */
+/* Driver and devices                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Opens the driver and calls cuInit, once per process. Every other function
+ * does this itself; call it to ask early whether a driver and a GPU exist.
+ * The library opened is libcuda.so.1, or the path in $PYKRT_LIBCUDA. */
+PYKRT_API pykrt_status pykrt_init(void);
+
+/* The driver's CUDA version, e.g. 13000 for 13.0 (cuDriverGetVersion). */
+PYKRT_API pykrt_status pykrt_driver_version(int *version);
+
+/* The number of CUDA devices. */
+PYKRT_API pykrt_status pykrt_device_count(int *count);
+
+typedef struct pykrt_device_info {
+    int ordinal;
+    char name[256];
+    int cc_major, cc_minor;         /* compute capability */
+    int sm_count;                   /* multiprocessors */
+    int warp_size;
+    int max_threads_per_block;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    int max_threads_per_sm;
+    int max_registers_per_block;
+    int clock_khz;
+    int l2_cache_bytes;
+    size_t max_shared_per_block;       /* without opting in */
+    size_t max_shared_per_block_optin; /* the most a kernel may ask for */
+    size_t total_constant_memory;
+    size_t total_memory;
+    bool cooperative_launch;
+} pykrt_device_info;
+
+/* Name, compute capability and limits of device `ordinal`. */
+PYKRT_API pykrt_status pykrt_device_query(int ordinal, pykrt_device_info *out);
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct pykrt_context pykrt_context;
+
+/* Retains the primary context of device `ordinal` (the one the CUDA runtime
+ * and Numba use too) and makes it current on the calling thread. */
+PYKRT_API pykrt_status pykrt_context_create(int ordinal, pykrt_context **out);
+
+/* Releases the primary context and frees `ctx`. NULL is a no-op. */
+PYKRT_API pykrt_status pykrt_context_destroy(pykrt_context *ctx);
+
+/* The device the context runs on (queried once, when it was created). */
+PYKRT_API pykrt_status pykrt_context_device(const pykrt_context *ctx, pykrt_device_info *out);
+
+/* Waits for all work of the context (cuCtxSynchronize). */
+PYKRT_API pykrt_status pykrt_context_synchronize(pykrt_context *ctx);
+
+/* The CUcontext, for code that calls the driver itself. */
+PYKRT_API pykrt_status pykrt_context_handle(const pykrt_context *ctx, void **cucontext);
+
+/* ------------------------------------------------------------------ */
+/* Streams and events                                                  */
+/* ------------------------------------------------------------------ */
+
+typedef struct pykrt_stream pykrt_stream;
+typedef struct pykrt_event pykrt_event;
+
+#define PYKRT_STREAM_DEFAULT 0u
+#define PYKRT_STREAM_NON_BLOCKING 1u /* does not synchronize with the default stream */
+
+/* Creates a stream; flags are PYKRT_STREAM_*. Where a function takes a
+ * stream, NULL means the context's default stream. */
+PYKRT_API pykrt_status pykrt_stream_create(pykrt_context *ctx, unsigned flags, pykrt_stream **out);
+
+/* Destroys a stream (its pending work still completes). NULL is a no-op. */
+PYKRT_API pykrt_status pykrt_stream_destroy(pykrt_stream *stream);
+
+/* Waits until all work queued on the stream is done. */
+PYKRT_API pykrt_status pykrt_stream_synchronize(pykrt_stream *stream);
+
+/* The CUstream, for code that calls the driver itself. */
+PYKRT_API pykrt_status pykrt_stream_handle(const pykrt_stream *stream, void **custream);
+
+/* Creates an event that can time work on streams. */
+PYKRT_API pykrt_status pykrt_event_create(pykrt_context *ctx, pykrt_event **out);
+
+/* Destroys an event. NULL is a no-op. */
+PYKRT_API pykrt_status pykrt_event_destroy(pykrt_event *event);
+
+/* Records the event on `stream` (NULL: the default stream). */
+PYKRT_API pykrt_status pykrt_event_record(pykrt_event *event, pykrt_stream *stream);
+
+/* Waits until the work before the event's last record is done. */
+PYKRT_API pykrt_status pykrt_event_synchronize(pykrt_event *event);
+
+/* Milliseconds between two recorded, completed events. */
+PYKRT_API pykrt_status pykrt_event_elapsed(pykrt_event *start, pykrt_event *end, float *ms);
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A device address (a CUdeviceptr). */
+typedef uint64_t pykrt_devptr;
+
+/* Allocates `bytes` of device memory. */
+PYKRT_API pykrt_status pykrt_mem_alloc(pykrt_context *ctx, size_t bytes, pykrt_devptr *out);
+
+/* Frees device memory from pykrt_mem_alloc. 0 is a no-op. */
+PYKRT_API pykrt_status pykrt_mem_free(pykrt_context *ctx, pykrt_devptr ptr);
+
+/* Copies host to device, device to host, device to device; these wait
+ * until the copy is done. */
+PYKRT_API pykrt_status pykrt_memcpy_htod(pykrt_context *ctx, pykrt_devptr dst, const void *src, size_t bytes);
+PYKRT_API pykrt_status pykrt_memcpy_dtoh(pykrt_context *ctx, void *dst, pykrt_devptr src, size_t bytes);
+PYKRT_API pykrt_status pykrt_memcpy_dtod(pykrt_context *ctx, pykrt_devptr dst, pykrt_devptr src, size_t bytes);
+
+/* The same, queued on `stream` (NULL: the default stream). The host buffer
+ * must stay valid until the stream reaches the copy; it overlaps with other
+ * work only if it is pinned (pykrt_host_alloc). */
+PYKRT_API pykrt_status pykrt_memcpy_htod_async(pykrt_context *ctx, pykrt_devptr dst, const void *src, size_t bytes,
+                                               pykrt_stream *stream);
+PYKRT_API pykrt_status pykrt_memcpy_dtoh_async(pykrt_context *ctx, void *dst, pykrt_devptr src, size_t bytes,
+                                               pykrt_stream *stream);
+PYKRT_API pykrt_status pykrt_memcpy_dtod_async(pykrt_context *ctx, pykrt_devptr dst, pykrt_devptr src, size_t bytes,
+                                               pykrt_stream *stream);
+
+/* Sets `count` bytes to `value`. */
+PYKRT_API pykrt_status pykrt_memset_d8(pykrt_context *ctx, pykrt_devptr dst, uint8_t value, size_t count);
+
+/* Sets `count` 32-bit words to `value` (dst 4-byte aligned). */
+PYKRT_API pykrt_status pykrt_memset_d32(pykrt_context *ctx, pykrt_devptr dst, uint32_t value, size_t count);
+
+/* Sets `count` bytes to `value`, queued on `stream`. */
+PYKRT_API pykrt_status pykrt_memset_d8_async(pykrt_context *ctx, pykrt_devptr dst, uint8_t value, size_t count,
+                                             pykrt_stream *stream);
+
+/* Allocates page-locked (pinned) host memory, usable from any context. */
+PYKRT_API pykrt_status pykrt_host_alloc(pykrt_context *ctx, size_t bytes, void **out);
+
+/* Frees memory from pykrt_host_alloc. NULL is a no-op. */
+PYKRT_API pykrt_status pykrt_host_free(pykrt_context *ctx, void *ptr);
+
+/* ------------------------------------------------------------------ */
+/* Data types and array descriptors                                    */
+/* ------------------------------------------------------------------ */
+
+/* Element types, with Numba's names (pykrt_dtype_name). ORDER DTYPE: the
+ * runtime's dtype table (runtime/memory.c) follows this order. */
+typedef enum pykrt_dtype {
+    PYKRT_DTYPE_INVALID = 0, /* so that a zeroed descriptor is caught */
+    PYKRT_BOOL,
+    PYKRT_INT8,
+    PYKRT_INT16,
+    PYKRT_INT32,
+    PYKRT_INT64,
+    PYKRT_UINT8,
+    PYKRT_UINT16,
+    PYKRT_UINT32,
+    PYKRT_UINT64,
+    PYKRT_FLOAT16,
+    PYKRT_FLOAT32,
+    PYKRT_FLOAT64,
+    PYKRT_COMPLEX64,
+    PYKRT_COMPLEX128,
+    PYKRT_XOROSHIRO128P, /* numba.cuda.random's state record {uint64 s0, s1} */
+    PYKRT_DTYPE_COUNT
+} pykrt_dtype;
+
+/* Bytes per element; 0 for an invalid dtype. */
+PYKRT_API size_t pykrt_dtype_size(pykrt_dtype dtype);
+
+/* Numba's name ("float32", "bool", ...); "invalid" for an invalid dtype. */
+PYKRT_API const char *pykrt_dtype_name(pykrt_dtype dtype);
+
+typedef enum pykrt_layout {
+    PYKRT_LAYOUT_A = 'A', /* any strides */
+    PYKRT_LAYOUT_C = 'C', /* C-contiguous (row major), Numba's T[:, ::1] */
+    PYKRT_LAYOUT_F = 'F'  /* Fortran-contiguous (column major), T[::1, :] */
+} pykrt_layout;
+
+/* An array in device memory, as a kernel parameter sees it: Numba's
+ * data pointer, shape and strides (in bytes, may be negative or zero). */
+typedef struct pykrt_array {
+    pykrt_devptr data;
+    pykrt_dtype dtype;
+    int ndim;
+    int64_t shape[PYKRT_MAX_NDIM];
+    int64_t strides[PYKRT_MAX_NDIM];
+} pykrt_array;
+
+/* Describes existing device memory as a contiguous array of `order`
+ * (PYKRT_LAYOUT_C or PYKRT_LAYOUT_F): fills shape and computes strides. */
+PYKRT_API pykrt_status pykrt_array_init(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, int ndim,
+                                        const int64_t *shape, pykrt_layout order);
+
+/* Shorthand for a 1-D array of n elements. */
+PYKRT_API pykrt_status pykrt_array_1d(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, int64_t n);
+
+/* Allocates device memory for a C-contiguous array and describes it. */
+PYKRT_API pykrt_status pykrt_array_alloc(pykrt_context *ctx, pykrt_dtype dtype, int ndim, const int64_t *shape,
+                                         pykrt_array *out);
+
+/* Frees the array's memory (pykrt_array_alloc) and zeroes the descriptor. */
+PYKRT_API pykrt_status pykrt_array_free(pykrt_context *ctx, pykrt_array *array);
+
+/* Number of elements times element size, as NumPy's nbytes. */
+PYKRT_API pykrt_status pykrt_array_nbytes(const pykrt_array *array, size_t *out);
+
+/* Whether the array is contiguous in `order` (C or F), by NumPy's rule:
+ * strides of length-1 dimensions do not matter, an empty array is both. */
+PYKRT_API pykrt_status pykrt_array_is_contiguous(const pykrt_array *array, pykrt_layout order, bool *out);
+
+/* Copies a contiguous array's whole contents from or to the host; `bytes`
+ * must equal its nbytes. */
+PYKRT_API pykrt_status pykrt_array_copy_from_host(pykrt_context *ctx, const pykrt_array *dst, const void *src,
+                                                  size_t bytes);
+PYKRT_API pykrt_status pykrt_array_copy_to_host(pykrt_context *ctx, void *dst, size_t bytes, const pykrt_array *src);
+
+/* ------------------------------------------------------------------ */
+/* Modules and kernels                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct pykrt_module pykrt_module;
+typedef struct pykrt_kernel pykrt_kernel;
+
+/* Loads a module from its manifest (e.g. "vadd.yaml"). Of the manifest's
+ * targets it picks the best for the device: the highest arch not above the
+ * device's compute capability, a cubin only for the device's own major
+ * version; it checks the file's digest, and on a JIT failure the message
+ * carries the driver's error log. */
+PYKRT_API pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, pykrt_module **out);
+
+/* A target's bytes held in memory: `file` is the name the manifest's target
+ * gives (e.g. "vadd.ptx"). */
+typedef struct pykrt_image {
+    const char *file;
+    const void *data;
+    size_t size;
+} pykrt_image;
+
+/* Loads a module embedded in the program: the manifest's text and the
+ * images of (some of) its targets; the target is chosen among those given. */
+PYKRT_API pykrt_status pykrt_module_load_memory(pykrt_context *ctx, const char *manifest, size_t manifest_len,
+                                                const pykrt_image *images, size_t nimages, pykrt_module **out);
+
+/* Unloads the module; its kernels become invalid. NULL is a no-op. */
+PYKRT_API pykrt_status pykrt_module_unload(pykrt_module *module);
+
+typedef struct pykrt_module_info {
+    const char *manifest; /* its path, or "(embedded manifest)" */
+    const char *compiler; /* the manifest's compiler field, "" if absent */
+    const char *arch;     /* the target loaded, e.g. "sm_75" */
+    const char *file;     /* its file name */
+    bool cubin;           /* a cubin rather than PTX */
+    size_t nkernels;
+    size_t nconstants;
+} pykrt_module_info;
+
+/* What was loaded. The strings live as long as the module. */
+PYKRT_API pykrt_status pykrt_module_describe(const pykrt_module *module, pykrt_module_info *out);
+
+/* Finds a kernel by its source name. */
+PYKRT_API pykrt_status pykrt_kernel_get(pykrt_module *module, const char *name, pykrt_kernel **out);
+
+/* The index-th kernel of the module, in manifest order. */
+PYKRT_API pykrt_status pykrt_kernel_at(pykrt_module *module, size_t index, pykrt_kernel **out);
+
+typedef enum pykrt_kind { PYKRT_KIND_SCALAR = 1, PYKRT_KIND_ARRAY = 2 } pykrt_kind;
+
+typedef enum pykrt_access { PYKRT_ACCESS_READ = 1, PYKRT_ACCESS_WRITE = 2, PYKRT_ACCESS_READWRITE = 3 } pykrt_access;
+
+typedef struct pykrt_kernel_info {
+    const char *name;  /* source name */
+    const char *entry; /* PTX .entry name */
+    size_t nparams;     /* source parameters */
+    size_t nptx_params; /* PTX-level parameters */
+    size_t shared_static;    /* bytes, as the driver reports */
+    bool shared_dynamic;     /* uses cuda.shared.array(0, ...) */
+    bool cooperative;        /* launched with cuLaunchCooperativeKernel */
+    int max_threads;         /* the most threads per block it may be launched with */
+    int registers;           /* per thread, as the driver reports */
+} pykrt_kernel_info;
+
+/* The kernel's properties. The strings live as long as the module. */
+PYKRT_API pykrt_status pykrt_kernel_describe(const pykrt_kernel *kernel, pykrt_kernel_info *out);
+
+typedef struct pykrt_param_info {
+    const char *name;
+    pykrt_kind kind;
+    pykrt_dtype dtype;
+    int ndim;            /* arrays only */
+    pykrt_layout layout; /* arrays only */
+    pykrt_access access;
+} pykrt_param_info;
+
+/* The index-th source parameter of the kernel. */
+PYKRT_API pykrt_status pykrt_kernel_param(const pykrt_kernel *kernel, size_t index, pykrt_param_info *out);
+
+/* The CUfunction, for code that calls the driver itself. */
+PYKRT_API pykrt_status pykrt_kernel_handle(const pykrt_kernel *kernel, void **cufunction);
+
+/* Copies `bytes` into the module's constant-memory symbol `name` (a
+ * cuda.const.array_like); `bytes` must equal the symbol's size. */
+PYKRT_API pykrt_status pykrt_constant_set(pykrt_module *module, const char *name, const void *src, size_t bytes);
+
+/* Copies the constant-memory symbol `name` out; `bytes` must equal its size. */
+PYKRT_API pykrt_status pykrt_constant_get(pykrt_module *module, const char *name, void *dst, size_t bytes);
+
+/* ------------------------------------------------------------------ */
+/* Launching                                                           */
+/* ------------------------------------------------------------------ */
+
+/* One launch argument: a scalar (its value's bytes, of its dtype) or an
+ * array (a pointer to a descriptor, read during the launch call only).
+ * Make them with the pykrt_arg_* functions below. */
+typedef struct pykrt_arg {
+    pykrt_kind kind;
+    pykrt_dtype dtype; /* of the scalar */
+    const pykrt_array *array;
+    union {
+        unsigned char bytes[16]; /* little-endian value; complex: real then imag */
+        uint64_t align_;
+        double align_d_;
+    } value;
+} pykrt_arg;
+
+typedef struct pykrt_dim3 {
+    uint32_t x, y, z; /* y or z left 0 count as 1 */
+} pykrt_dim3;
+
+typedef struct pykrt_launch_config {
+    pykrt_dim3 grid;        /* blocks */
+    pykrt_dim3 block;       /* threads per block */
+    uint32_t shared_bytes;  /* dynamic shared memory */
+    pykrt_stream *stream;   /* NULL: the default stream */
+} pykrt_launch_config;
+
+/* Launches `kernel` after checking the arguments against the manifest
+ * (count; scalar or array; dtype; ndim; layout: a C-layout parameter refuses
+ * an array that is not C-contiguous, F likewise), the grid and block against
+ * the device and kernel limits, and the dynamic shared memory against the
+ * device limit (raising the kernel's limit when more than the default is
+ * asked). Cooperative kernels go through cuLaunchCooperativeKernel. */
+PYKRT_API pykrt_status pykrt_launch(pykrt_kernel *kernel, const pykrt_launch_config *config,
+                                    const pykrt_arg *args, size_t nargs);
+
+/* The same without the checks of arguments and launch shape, for hot loops
+ * whose arguments were checked once. Wrong arguments are undefined
+ * behaviour on the device. */
+PYKRT_API pykrt_status pykrt_launch_unchecked(pykrt_kernel *kernel, const pykrt_launch_config *config,
+                                              const pykrt_arg *args, size_t nargs);
+
+/* Argument constructors. */
+static inline pykrt_arg pykrt_arg_scalar(pykrt_dtype dtype, const void *value, size_t size)
+{
+    pykrt_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = PYKRT_KIND_SCALAR;
+    a.dtype = dtype;
+    memcpy(a.value.bytes, value, size < sizeof a.value.bytes ? size : sizeof a.value.bytes);
+    return a;
+}
+
+static inline pykrt_arg pykrt_arg_array(const pykrt_array *array)
+{
+    pykrt_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = PYKRT_KIND_ARRAY;
+    a.dtype = array ? array->dtype : PYKRT_DTYPE_INVALID;
+    a.array = array;
+    return a;
+}
+
+static inline pykrt_arg pykrt_arg_bool(bool v) { uint8_t b = v ? 1 : 0; return pykrt_arg_scalar(PYKRT_BOOL, &b, 1); }
+static inline pykrt_arg pykrt_arg_int8(int8_t v) { return pykrt_arg_scalar(PYKRT_INT8, &v, sizeof v); }
+static inline pykrt_arg pykrt_arg_int16(int16_t v) { return pykrt_arg_scalar(PYKRT_INT16, &v, sizeof v); }
+static inline pykrt_arg pykrt_arg_int32(int32_t v) { return pykrt_arg_scalar(PYKRT_INT32, &v, sizeof v); }
+static inline pykrt_arg pykrt_arg_int64(int64_t v) { return pykrt_arg_scalar(PYKRT_INT64, &v, sizeof v); }
+static inline pykrt_arg pykrt_arg_uint8(uint8_t v) { return pykrt_arg_scalar(PYKRT_UINT8, &v, sizeof v); }
+static inline pykrt_arg pykrt_arg_uint16(uint16_t v) { return pykrt_arg_scalar(PYKRT_UINT16, &v, sizeof v); }
+static inline pykrt_arg pykrt_arg_uint32(uint32_t v) { return pykrt_arg_scalar(PYKRT_UINT32, &v, sizeof v); }
+static inline pykrt_arg pykrt_arg_uint64(uint64_t v) { return pykrt_arg_scalar(PYKRT_UINT64, &v, sizeof v); }
+/* float16 travels as its IEEE binary16 bits. */
+static inline pykrt_arg pykrt_arg_float16_bits(uint16_t bits) { return pykrt_arg_scalar(PYKRT_FLOAT16, &bits, 2); }
+static inline pykrt_arg pykrt_arg_float32(float v) { return pykrt_arg_scalar(PYKRT_FLOAT32, &v, sizeof v); }
+static inline pykrt_arg pykrt_arg_float64(double v) { return pykrt_arg_scalar(PYKRT_FLOAT64, &v, sizeof v); }
+
+static inline pykrt_arg pykrt_arg_complex64(float re, float im)
+{
+    float v[2];
+    v[0] = re;
+    v[1] = im;
+    return pykrt_arg_scalar(PYKRT_COMPLEX64, v, sizeof v);
+}
+
+static inline pykrt_arg pykrt_arg_complex128(double re, double im)
+{
+    double v[2];
+    v[0] = re;
+    v[1] = im;
+    return pykrt_arg_scalar(PYKRT_COMPLEX128, v, sizeof v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Random numbers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* One xoroshiro128+ generator state, numba.cuda.random's record layout. */
+typedef struct pykrt_xoroshiro128p {
+    uint64_t s0, s1;
+} pykrt_xoroshiro128p;
+
+/* Fills `states[0..n)` on the host exactly as Numba's
+ * create_xoroshiro128p_states(n, seed, subsequence_start) does: state 0 from
+ * `seed` through SplitMix64, jumped 2**64 steps `subsequence_start` times;
+ * each next state the previous one jumped 2**64 steps. */
+PYKRT_API pykrt_status pykrt_random_states_host(pykrt_xoroshiro128p *states, size_t n, uint64_t seed,
+                                                uint64_t subsequence_start);
+
+/* Makes the same states in new device memory, described as a 1-D array of
+ * dtype PYKRT_XOROSHIRO128P; the copy is done when the call returns. Free
+ * it with pykrt_array_free. */
+PYKRT_API pykrt_status pykrt_random_states_create(pykrt_context *ctx, size_t n, uint64_t seed,
+                                                  uint64_t subsequence_start, pykrt_stream *stream,
+                                                  pykrt_array *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PYKRT_H */

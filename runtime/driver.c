@@ -1,0 +1,340 @@
+/*
+ * driver.c - opens the CUDA driver; devices and contexts.
+ *
+ * libcuda.so.1 (or $PYKRT_LIBCUDA) is opened once per process, under
+ * pthread_once, with dlopen(RTLD_NOW | RTLD_LOCAL): a program linked with
+ * libpykrt therefore starts where no driver is installed, and every pykrt
+ * call then returns PYKRT_ERROR_NO_DRIVER with a plain message. Each entry
+ * point of PK_DRIVER_API (cuda_abi.h) is looked up by its versioned symbol
+ * into pk_drv. pk_drv and the load result are written only inside the once
+ * routine, so after pthread_once every thread reads them without a lock.
+ * The library is never closed: the function pointers live as long as the
+ * process.
+ *
+ * Contexts are the device's primary context (cuDevicePrimaryCtxRetain), the
+ * one the CUDA runtime and Numba share, with the device's properties
+ * queried once at creation for the launch checks.
+ */
+#define _GNU_SOURCE /* secure_getenv */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+pk_driver pk_drv;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static pykrt_status load_status;
+static char load_message[1024];
+
+typedef struct entry {
+    const char *symbol;
+    const char *fallback;
+    bool required;
+    size_t offset;
+} entry;
+
+#define PK_ENTRY(member, sym, fallback, required, params) {sym, fallback, required, offsetof(pk_driver, member)},
+static const entry entries[] = {PK_DRIVER_API(PK_ENTRY)};
+#undef PK_ENTRY
+
+/* PYKRT_LIBCUDA lets tests (and odd installs) name the driver library;
+ * secure_getenv ignores it in setuid programs. */
+static const char *driver_path(void)
+{
+    const char *path = secure_getenv("PYKRT_LIBCUDA");
+    return path && *path ? path : "libcuda.so.1";
+}
+
+static bool resolve(void *lib, const char *path)
+{
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+        const entry *e = &entries[i];
+        void *fn = dlsym(lib, e->symbol);
+        if (!fn && e->fallback)
+            fn = dlsym(lib, e->fallback);
+        if (!fn && e->required) {
+            snprintf(load_message, sizeof load_message, "no CUDA driver: %s lacks %s", path, e->symbol);
+            return false;
+        }
+        /* POSIX guarantees a data pointer from dlsym holds a function's
+         * address; memcpy stores it without an object-to-function cast. */
+        memcpy((char *)&pk_drv + e->offset, &fn, sizeof fn);
+    }
+    return true;
+}
+
+static void init_failed(CUresult res)
+{
+    const char *name = "?", *desc = "?";
+    pk_drv.cuGetErrorName(res, &name);
+    pk_drv.cuGetErrorString(res, &desc);
+    bool no_device = res == CUDA_ERROR_NO_DEVICE;
+    load_status = no_device ? PYKRT_ERROR_NO_DEVICE : PYKRT_ERROR_NO_DRIVER;
+    snprintf(load_message, sizeof load_message, "%s: cuInit failed: %s: %s",
+             no_device ? "no CUDA device" : "CUDA driver unusable", name ? name : "?", desc ? desc : "?");
+}
+
+static void load(void)
+{
+    const char *path = driver_path();
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        load_status = PYKRT_ERROR_NO_DRIVER;
+        snprintf(load_message, sizeof load_message, "no CUDA driver: %s", why ? why : path);
+        return;
+    }
+    if (!resolve(lib, path)) {
+        memset(&pk_drv, 0, sizeof pk_drv);
+        dlclose(lib);
+        load_status = PYKRT_ERROR_NO_DRIVER;
+        return;
+    }
+    CUresult res = pk_drv.cuInit(0);
+    if (res != CUDA_SUCCESS)
+        init_failed(res);
+}
+
+pykrt_status pk_driver_load(void)
+{
+    pthread_once(&load_once, load);
+    if (PK_UNLIKELY(load_status != PYKRT_SUCCESS))
+        return pk_fail(load_status, "%s", load_message);
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status status_of(CUresult res)
+{
+    switch (res) {
+    case CUDA_ERROR_OUT_OF_MEMORY:
+        return PYKRT_ERROR_OUT_OF_MEMORY;
+    case CUDA_ERROR_NO_DEVICE:
+        return PYKRT_ERROR_NO_DEVICE;
+    default:
+        return PYKRT_ERROR_CUDA;
+    }
+}
+
+pykrt_status pk_cuda_fail(CUresult res, const char *call, const char *what_fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, what_fmt);
+    vsnprintf(what, sizeof what, what_fmt, ap);
+    va_end(ap);
+
+    const char *name = NULL, *desc = NULL;
+    if (pk_drv.cuGetErrorName(res, &name) != CUDA_SUCCESS || !name)
+        return pk_fail(status_of(res), "%s: %s failed: CUDA error %d", what, call, res);
+    if (pk_drv.cuGetErrorString(res, &desc) != CUDA_SUCCESS || !desc)
+        desc = "no description";
+    return pk_fail(status_of(res), "%s: %s failed: %s: %s", what, call, name, desc);
+}
+
+CUresult pk_bind(const pykrt_context *ctx)
+{
+    CUcontext cur = NULL;
+    if (pk_drv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx->cu)
+        return CUDA_SUCCESS;
+    return pk_drv.cuCtxSetCurrent(ctx->cu);
+}
+
+pykrt_status pk_enter(const pykrt_context *ctx, const char *what)
+{
+    if (!ctx)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: context is NULL", what);
+    CUresult res = pk_bind(ctx);
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuCtxSetCurrent", "%s", what);
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_init(void)
+{
+    return pk_driver_load();
+}
+
+pykrt_status pykrt_driver_version(int *version)
+{
+    if (!version)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_driver_version: version is NULL");
+    pykrt_status st = pk_driver_load();
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuDriverGetVersion(version);
+    return res ? pk_cuda_fail(res, "cuDriverGetVersion", "pykrt_driver_version") : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_device_count(int *count)
+{
+    if (!count)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_device_count: count is NULL");
+    pykrt_status st = pk_driver_load();
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuDeviceGetCount(count);
+    return res ? pk_cuda_fail(res, "cuDeviceGetCount", "pykrt_device_count") : PYKRT_SUCCESS;
+}
+
+/* ---- device properties ---- */
+
+typedef enum { AT_INT, AT_SIZE, AT_BOOL } attr_type;
+
+static const struct {
+    CUdevice_attribute attr;
+    size_t offset;
+    attr_type type;
+} attrs[] = {
+#define INT_AT(a, field) {CU_DEVICE_ATTRIBUTE_##a, offsetof(pykrt_device_info, field), AT_INT}
+    INT_AT(COMPUTE_CAPABILITY_MAJOR, cc_major),
+    INT_AT(COMPUTE_CAPABILITY_MINOR, cc_minor),
+    INT_AT(MULTIPROCESSOR_COUNT, sm_count),
+    INT_AT(WARP_SIZE, warp_size),
+    INT_AT(MAX_THREADS_PER_BLOCK, max_threads_per_block),
+    INT_AT(MAX_BLOCK_DIM_X, max_block_dim[0]),
+    INT_AT(MAX_BLOCK_DIM_Y, max_block_dim[1]),
+    INT_AT(MAX_BLOCK_DIM_Z, max_block_dim[2]),
+    INT_AT(MAX_GRID_DIM_X, max_grid_dim[0]),
+    INT_AT(MAX_GRID_DIM_Y, max_grid_dim[1]),
+    INT_AT(MAX_GRID_DIM_Z, max_grid_dim[2]),
+    INT_AT(MAX_THREADS_PER_MULTIPROCESSOR, max_threads_per_sm),
+    INT_AT(MAX_REGISTERS_PER_BLOCK, max_registers_per_block),
+    INT_AT(CLOCK_RATE, clock_khz),
+    INT_AT(L2_CACHE_SIZE, l2_cache_bytes),
+#undef INT_AT
+    {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, offsetof(pykrt_device_info, max_shared_per_block), AT_SIZE},
+    {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, offsetof(pykrt_device_info, max_shared_per_block_optin),
+     AT_SIZE},
+    {CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, offsetof(pykrt_device_info, total_constant_memory), AT_SIZE},
+    {CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, offsetof(pykrt_device_info, cooperative_launch), AT_BOOL},
+};
+
+static void store_attr(pykrt_device_info *info, size_t i, int value)
+{
+    char *field = (char *)info + attrs[i].offset;
+    if (attrs[i].type == AT_INT) {
+        memcpy(field, &value, sizeof value);
+    } else if (attrs[i].type == AT_SIZE) {
+        size_t v = value > 0 ? (size_t)value : 0;
+        memcpy(field, &v, sizeof v);
+    } else {
+        bool v = value != 0;
+        memcpy(field, &v, sizeof v);
+    }
+}
+
+static pykrt_status query(int ordinal, CUdevice *dev, pykrt_device_info *info, const char *what)
+{
+    int count = 0;
+    CUresult res = pk_drv.cuDeviceGetCount(&count);
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuDeviceGetCount", "%s(%d)", what, ordinal);
+    if (count == 0)
+        return pk_fail(PYKRT_ERROR_NO_DEVICE, "%s(%d): no CUDA device", what, ordinal);
+    if (ordinal < 0 || ordinal >= count)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s(%d): no such device; there are %d", what, ordinal, count);
+    if ((res = pk_drv.cuDeviceGet(dev, ordinal)) != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuDeviceGet", "%s(%d)", what, ordinal);
+
+    memset(info, 0, sizeof *info);
+    info->ordinal = ordinal;
+    if ((res = pk_drv.cuDeviceGetName(info->name, (int)sizeof info->name, *dev)) != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuDeviceGetName", "%s(%d)", what, ordinal);
+    info->name[sizeof info->name - 1] = '\0';
+    if ((res = pk_drv.cuDeviceTotalMem(&info->total_memory, *dev)) != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuDeviceTotalMem", "%s(%d)", what, ordinal);
+    for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+        int value = 0;
+        if ((res = pk_drv.cuDeviceGetAttribute(&value, attrs[i].attr, *dev)) != CUDA_SUCCESS)
+            return pk_cuda_fail(res, "cuDeviceGetAttribute", "%s(%d)", what, ordinal);
+        store_attr(info, i, value);
+    }
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_device_query(int ordinal, pykrt_device_info *out)
+{
+    if (!out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_device_query: out is NULL");
+    pykrt_status st = pk_driver_load();
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUdevice dev;
+    return query(ordinal, &dev, out, "pykrt_device_query");
+}
+
+/* ---- contexts ---- */
+
+pykrt_status pykrt_context_create(int ordinal, pykrt_context **out)
+{
+    if (!out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_context_create: out is NULL");
+    *out = NULL;
+    pykrt_status st = pk_driver_load();
+    if (st != PYKRT_SUCCESS)
+        return st;
+    pykrt_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_context_create(%d): out of host memory", ordinal);
+    if ((st = query(ordinal, &ctx->dev, &ctx->info, "pykrt_context_create")) != PYKRT_SUCCESS) {
+        free(ctx);
+        return st;
+    }
+    CUresult res = pk_drv.cuDevicePrimaryCtxRetain(&ctx->cu, ctx->dev);
+    if (res != CUDA_SUCCESS) {
+        free(ctx);
+        return pk_cuda_fail(res, "cuDevicePrimaryCtxRetain", "pykrt_context_create(%d)", ordinal);
+    }
+    if ((res = pk_drv.cuCtxSetCurrent(ctx->cu)) != CUDA_SUCCESS) {
+        pk_drv.cuDevicePrimaryCtxRelease(ctx->dev);
+        free(ctx);
+        return pk_cuda_fail(res, "cuCtxSetCurrent", "pykrt_context_create(%d)", ordinal);
+    }
+    *out = ctx;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_context_destroy(pykrt_context *ctx)
+{
+    if (!ctx)
+        return PYKRT_SUCCESS;
+    /* Leave no thread-current pointer to a context that may go away. */
+    CUcontext cur = NULL;
+    if (pk_drv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx->cu)
+        pk_drv.cuCtxSetCurrent(NULL);
+    CUresult res = pk_drv.cuDevicePrimaryCtxRelease(ctx->dev);
+    int ordinal = ctx->info.ordinal;
+    free(ctx);
+    return res ? pk_cuda_fail(res, "cuDevicePrimaryCtxRelease", "pykrt_context_destroy(%d)", ordinal)
+               : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_context_device(const pykrt_context *ctx, pykrt_device_info *out)
+{
+    if (!ctx || !out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_context_device: %s is NULL", ctx ? "out" : "context");
+    *out = ctx->info;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_context_synchronize(pykrt_context *ctx)
+{
+    pykrt_status st = pk_enter(ctx, "pykrt_context_synchronize");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuCtxSynchronize();
+    return res ? pk_cuda_fail(res, "cuCtxSynchronize", "pykrt_context_synchronize") : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_context_handle(const pykrt_context *ctx, void **cucontext)
+{
+    if (!ctx || !cucontext)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_context_handle: %s is NULL",
+                       ctx ? "cucontext" : "context");
+    *cucontext = ctx->cu;
+    return PYKRT_SUCCESS;
+}

@@ -1,0 +1,214 @@
+/*
+ * runtime.h - libpykrt's internal header, one section per file. Internal
+ * functions are prefixed pk_; the build keeps them out of the libraries'
+ * exported symbols (hidden visibility in libpykrt.so, localized in
+ * libpykrt.a), so only pykrt_* reaches the user's namespace.
+ */
+#ifndef PYKRT_RUNTIME_H
+#define PYKRT_RUNTIME_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pykrt.h"
+#include "cuda_abi.h"
+
+#if defined(__GNUC__)
+#define PK_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define PK_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PK_PRINTF(f, a)
+#define PK_UNLIKELY(x) (x)
+#endif
+
+/* Manifests larger than this are refused before parsing: a real one is a
+ * few kilobytes, and libyaml's document tree costs ~100 bytes a node. */
+#define PK_MANIFEST_MAX_BYTES (1u << 20)
+
+/* The most PTX-level parameters a kernel may have; the launch path keeps
+ * one pointer per parameter on the stack. */
+#define PK_MAX_PTX_PARAMS 512
+
+/* ---- error.c: the per-thread message ---- */
+
+/* Formats the thread's message and returns `status`. */
+pykrt_status pk_fail(pykrt_status status, const char *fmt, ...) PK_PRINTF(2, 3);
+
+/* Appends to the thread's message (e.g. a JIT log). */
+void pk_append(const char *fmt, ...) PK_PRINTF(1, 2);
+
+/* The thread's message buffer (read by tests and pykrt_last_error). */
+const char *pk_message(void);
+
+/* ---- driver.c: the driver table, devices, contexts ---- */
+
+#define PK_REQUIRED true
+#define PK_OPTIONAL false
+
+#define PK_DRIVER_FIELD(member, sym, fallback, required, params) CUresult (*member) params;
+typedef struct pk_driver {
+    PK_DRIVER_API(PK_DRIVER_FIELD)
+} pk_driver;
+#undef PK_DRIVER_FIELD
+
+/* Filled once under pthread_once by pk_driver_load, read-only after. */
+extern pk_driver pk_drv;
+
+/* Loads the driver (once) and returns its status, setting the message on
+ * failure. Every entry point calls it before touching pk_drv. */
+pykrt_status pk_driver_load(void);
+
+/* Turns a failed CUresult into a status and the message
+ * "<what>: <call> failed: <NAME>: <description>", `what` formatted from
+ * what_fmt (e.g. "pykrt_launch(%s)" and the kernel's name). */
+pykrt_status pk_cuda_fail(CUresult res, const char *call, const char *what_fmt, ...) PK_PRINTF(3, 4);
+
+struct pykrt_context {
+    CUcontext cu;
+    CUdevice dev;
+    pykrt_device_info info;
+};
+
+/* Makes ctx current on this thread if it is not yet: primary contexts are
+ * current per thread, and a pykrt object may be used from any thread. */
+CUresult pk_bind(const pykrt_context *ctx);
+
+/* The common prologue of calls that take a context: checks ctx is not NULL
+ * and binds it; `what` names the caller in messages. */
+pykrt_status pk_enter(const pykrt_context *ctx, const char *what);
+
+/* ---- manifest.c: the manifest reader ---- */
+
+typedef enum pk_part { PK_PART_DATA, PK_PART_SHAPE, PK_PART_STRIDES, PK_PART_VALUE, PK_PART_REAL, PK_PART_IMAG } pk_part;
+
+typedef struct pk_param {
+    const char *name;
+    pykrt_kind kind;
+    pykrt_dtype dtype;
+    int ndim;
+    pykrt_layout layout;
+    pykrt_access access;
+} pk_param;
+
+typedef struct pk_ptx_param {
+    const char *type; /* PTX type without the dot: u64, f32, b8 ... */
+    uint32_t size;
+    uint32_t align;
+    uint32_t param; /* index into the kernel's params */
+    pk_part part;
+    uint32_t dim;   /* for shape[i] and strides[i] */
+} pk_ptx_param;
+
+typedef struct pk_kernel {
+    const char *name;
+    const char *entry;
+    pk_param *params;
+    size_t nparams;
+    pk_ptx_param *ptx;
+    size_t nptx;
+    uint64_t shared_static;
+    bool shared_dynamic;
+    int64_t max_threads;
+    int64_t registers;
+    bool cooperative;
+} pk_kernel;
+
+typedef struct pk_target {
+    const char *arch; /* as written: sm_75, sm_90a */
+    int sm;           /* 75, 90 */
+    char variant;     /* 0, 'a' (this exact arch only) or 'f' (this family) */
+    const char *ptx_version;
+    bool cubin;
+    const char *file;
+    uint64_t digest;
+} pk_target;
+
+typedef struct pk_constant {
+    const char *name;
+    pykrt_dtype dtype;
+    int64_t *shape;
+    size_t ndim;
+    uint64_t size;
+} pk_constant;
+
+typedef struct pk_manifest {
+    int64_t format;
+    const char *compiler;
+    const char *source_path;
+    pk_target *targets;
+    size_t ntargets;
+    pk_kernel *kernels;
+    size_t nkernels;
+    pk_constant *constants;
+    size_t nconstants;
+    struct pk_chunk *arena;
+} pk_manifest;
+
+/* Parses and validates manifest text; `name` is used in messages. */
+pykrt_status pk_manifest_parse(const char *text, size_t len, const char *name, pk_manifest **out);
+void pk_manifest_free(pk_manifest *m);
+
+/* FNV-1a, 64 bits: the manifest's staleness digest. */
+uint64_t pk_fnv1a64(const void *data, size_t len);
+
+/* The dtype named by Numba's name, or PYKRT_DTYPE_INVALID. */
+pykrt_dtype pk_dtype_from_name(const char *name);
+
+/* ---- module.c: modules, kernels, constants ---- */
+
+/* One PTX parameter of the launch plan: where its bytes are in the
+ * argument (the pykrt_array for arrays, pykrt_arg.value for scalars). */
+typedef struct pk_slot {
+    uint32_t param;
+    uint32_t offset;
+    bool array;
+} pk_slot;
+
+struct pykrt_kernel {
+    pykrt_module *module;
+    const pk_kernel *desc;
+    CUfunction fn;
+    pk_slot *slots;        /* desc->nptx of them */
+    int max_threads;       /* from the driver, capped by the manifest's hint */
+    uint32_t shared_static;
+    /* Dynamic shared memory the kernel may use now; raised (under the
+     * module's dyn_lock) with cuFuncSetAttribute when a launch asks for more
+     * than the default. Never lowered, so a launch that read a large enough
+     * value can go ahead without the lock. */
+    _Atomic uint32_t dyn_limit;
+    int registers;
+};
+
+/* Raises the kernel's dynamic shared memory limit to `bytes` (module.c). */
+pykrt_status pk_raise_dyn_limit(pykrt_kernel *k, uint32_t bytes, const char *what);
+
+struct pykrt_module {
+    pykrt_context *ctx;
+    CUmodule cu;
+    pk_manifest *mf;
+    const pk_target *target;
+    pykrt_kernel *kernels;
+    char *name; /* manifest path, for messages */
+    pthread_mutex_t dyn_lock;
+};
+
+/* ---- memory.c: dtypes and arrays ---- */
+
+bool pk_is_contiguous(const pykrt_array *a, pykrt_layout order);
+
+/* ---- stream.c ---- */
+
+struct pykrt_stream {
+    pykrt_context *ctx;
+    CUstream cu;
+};
+
+struct pykrt_event {
+    pykrt_context *ctx;
+    CUevent cu;
+};
+
+#endif /* PYKRT_RUNTIME_H */
