@@ -1,0 +1,782 @@
+/*
+ * manifest.c - reads a launch manifest (docs/manifest.md) into a pk_manifest.
+ *
+ * Input: the manifest's bytes, untrusted (the fuzz harness feeds it
+ * anything). libyaml's document API builds the node tree; this file walks
+ * it against the format-1 schema and copies what the loader needs into a
+ * pk_manifest whose allocations are chained for one free. Everything the
+ * launch path relies on without checking again is validated here: every
+ * ptx_params entry names an existing parameter and a part that exists for
+ * it (data/shape[i]/strides[i] of an array with i < ndim, value/real/imag of
+ * a scalar), and its size never reads past that part's bytes in a
+ * pykrt_array or pykrt_arg.
+ *
+ * Errors read "FILE:LINE:COL: WHERE: problem", WHERE being a path such as
+ * kernels[0].params[1].dtype. Keys the reader does not know are ignored, so
+ * a newer compiler may add fields; a `format` other than 1 is refused before
+ * anything else is read. Integers and booleans must be plain scalars. YAML
+ * aliases are refused: following them could multiply the work without bound.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "runtime.h"
+
+/* ---- allocation: every block chained to the manifest ---- */
+
+struct pk_chunk {
+    struct pk_chunk *next;
+    max_align_t data[];
+};
+
+static void *alloc(pk_manifest *m, size_t n)
+{
+    struct pk_chunk *c = calloc(1, sizeof *c + (n ? n : 1));
+    if (!c)
+        return NULL;
+    c->next = m->arena;
+    m->arena = c;
+    return c->data;
+}
+
+void pk_manifest_free(pk_manifest *m)
+{
+    if (!m)
+        return;
+    for (struct pk_chunk *c = m->arena, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    free(m);
+}
+
+uint64_t pk_fnv1a64(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* ---- the reader and its error reporting ---- */
+
+typedef struct reader {
+    yaml_document_t doc;
+    const char *name;
+    pk_manifest *m;
+    unsigned char *entered; /* per node: a mapping or sequence already read */
+    size_t nnodes;
+} reader;
+
+static pykrt_status bad(reader *r, const yaml_node_t *n, const char *where, const char *fmt, ...) PK_PRINTF(4, 5);
+
+static pykrt_status bad(reader *r, const yaml_node_t *n, const char *where, const char *fmt, ...)
+{
+    char problem[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(problem, sizeof problem, fmt, ap);
+    va_end(ap);
+    return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: %s: %s", r->name, n->start_mark.line + 1,
+                   n->start_mark.column + 1, where, problem);
+}
+
+static pykrt_status no_memory(reader *r)
+{
+    return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory reading the manifest", r->name);
+}
+
+static yaml_node_t *node_at(reader *r, int index)
+{
+    return yaml_document_get_node(&r->doc, index);
+}
+
+/* Checks a node is a mapping or a sequence read for the first time. */
+static pykrt_status enter(reader *r, yaml_node_t *n, yaml_node_type_t type, const char *where)
+{
+    if (n->type != type)
+        return bad(r, n, where, "expected a %s", type == YAML_MAPPING_NODE ? "mapping" : "sequence");
+    size_t index = (size_t)(n - r->doc.nodes.start);
+    if (r->entered[index])
+        return bad(r, n, where, "the same node appears twice (YAML aliases are not supported)");
+    r->entered[index] = 1;
+    return PYKRT_SUCCESS;
+}
+
+static bool key_is(const yaml_node_t *k, const char *key)
+{
+    size_t n = strlen(key);
+    return k->type == YAML_SCALAR_NODE && k->data.scalar.length == n && memcmp(k->data.scalar.value, key, n) == 0;
+}
+
+/* Finds map[key]; *out is NULL when absent and not required. */
+static pykrt_status field(reader *r, yaml_node_t *map, const char *key, bool required, const char *where,
+                          yaml_node_t **out)
+{
+    *out = NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(r, p->key);
+        if (!k || !key_is(k, key))
+            continue;
+        if (*out)
+            return bad(r, k, where, "duplicate key '%s'", key);
+        *out = node_at(r, p->value);
+    }
+    if (!*out && required)
+        return bad(r, map, where, "missing field '%s'", key);
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status scalar_field(reader *r, yaml_node_t *map, const char *key, bool required, const char *where,
+                                 const char *what, yaml_node_t **out)
+{
+    pykrt_status st = field(r, map, key, required, where, out);
+    if (st == PYKRT_SUCCESS && *out && (*out)->type != YAML_SCALAR_NODE)
+        return bad(r, *out, where, "'%s' must be %s", key, what);
+    return st;
+}
+
+/* YAML's null: a plain ~, null or nothing. */
+static bool is_null(const yaml_node_t *n)
+{
+    const char *s = (const char *)n->data.scalar.value;
+    return n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+           (!*s || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 || strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0);
+}
+
+/* A required string is also non-empty and not null. Absent or null
+ * optional strings read "". */
+static pykrt_status get_string(reader *r, yaml_node_t *map, const char *key, bool required, const char *where,
+                               const char **out)
+{
+    yaml_node_t *n;
+    pykrt_status st = scalar_field(r, map, key, required, where, "a string", &n);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    *out = "";
+    if (n && is_null(n) && required)
+        return bad(r, n, where, "'%s' is null", key);
+    if (!n || is_null(n))
+        return PYKRT_SUCCESS;
+    size_t len = n->data.scalar.length;
+    if (strlen((const char *)n->data.scalar.value) != len)
+        return bad(r, n, where, "'%s' contains a NUL byte", key);
+    if (required && len == 0)
+        return bad(r, n, where, "'%s' is empty", key);
+    char *s = alloc(r->m, len + 1);
+    if (!s)
+        return no_memory(r);
+    memcpy(s, n->data.scalar.value, len);
+    *out = s;
+    return PYKRT_SUCCESS;
+}
+
+static bool parse_int(const char *s, int64_t *out)
+{
+    const char *digits = s[0] == '-' ? s + 1 : s;
+    if (*digits < '0' || *digits > '9')
+        return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static pykrt_status get_int(reader *r, yaml_node_t *map, const char *key, bool required, int64_t lo, int64_t hi,
+                            const char *where, int64_t *out)
+{
+    yaml_node_t *n;
+    pykrt_status st = scalar_field(r, map, key, required, where, "an integer", &n);
+    if (st != PYKRT_SUCCESS || !n)
+        return st;
+    const char *s = (const char *)n->data.scalar.value;
+    if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || strlen(s) != n->data.scalar.length || !parse_int(s, out))
+        return bad(r, n, where, "'%s' must be an integer, not '%.40s'", key, s);
+    if (*out < lo || *out > hi)
+        return bad(r, n, where, "'%s' is %lld, outside %lld..%lld", key, (long long)*out, (long long)lo,
+                   (long long)hi);
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status get_bool(reader *r, yaml_node_t *map, const char *key, const char *where, bool *out)
+{
+    yaml_node_t *n;
+    pykrt_status st = scalar_field(r, map, key, false, where, "true or false", &n);
+    if (st != PYKRT_SUCCESS || !n)
+        return st;
+    const char *s = (const char *)n->data.scalar.value;
+    bool plain = n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    if (plain && (strcmp(s, "true") == 0 || strcmp(s, "True") == 0))
+        *out = true;
+    else if (plain && (strcmp(s, "false") == 0 || strcmp(s, "False") == 0))
+        *out = false;
+    else
+        return bad(r, n, where, "'%s' must be true or false, not '%.40s'", key, s);
+    return PYKRT_SUCCESS;
+}
+
+/* Picks one of `names` (NULL-terminated); *out is its index. */
+static pykrt_status get_choice(reader *r, yaml_node_t *map, const char *key, bool required, const char *const *names,
+                               const char *where, int *out)
+{
+    yaml_node_t *n;
+    pykrt_status st = scalar_field(r, map, key, required, where, "a string", &n);
+    if (st != PYKRT_SUCCESS || !n)
+        return st;
+    const char *s = (const char *)n->data.scalar.value;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return PYKRT_SUCCESS;
+        }
+    return bad(r, n, where, "unknown %s '%.40s'", key, s);
+}
+
+static pykrt_status get_dtype(reader *r, yaml_node_t *map, const char *where, pykrt_dtype *out)
+{
+    yaml_node_t *n;
+    pykrt_status st = scalar_field(r, map, "dtype", true, where, "a string", &n);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    *out = pk_dtype_from_name((const char *)n->data.scalar.value);
+    if (*out == PYKRT_DTYPE_INVALID)
+        return bad(r, n, where, "unknown dtype '%.40s'", (const char *)n->data.scalar.value);
+    return PYKRT_SUCCESS;
+}
+
+/* Reads map[key] as a sequence: its items and their count (0 if absent). */
+static pykrt_status get_seq(reader *r, yaml_node_t *map, const char *key, bool required, const char *where,
+                            yaml_node_item_t **items, size_t *count)
+{
+    yaml_node_t *n;
+    pykrt_status st = field(r, map, key, required, where, &n);
+    *items = NULL;
+    *count = 0;
+    if (st != PYKRT_SUCCESS || !n)
+        return st;
+    char at[160];
+    snprintf(at, sizeof at, "%s.%s", where, key);
+    if ((st = enter(r, n, YAML_SEQUENCE_NODE, at)) != PYKRT_SUCCESS)
+        return st;
+    *items = n->data.sequence.items.start;
+    *count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    return PYKRT_SUCCESS;
+}
+
+/* Allocates an array of `count` elements of `size` for the manifest. */
+static pykrt_status alloc_array(reader *r, size_t count, size_t size, void **out)
+{
+    *out = NULL;
+    if (count == 0)
+        return PYKRT_SUCCESS;
+    *out = alloc(r->m, count * size); /* count <= the node count, size small: no overflow */
+    return *out ? PYKRT_SUCCESS : no_memory(r);
+}
+
+/* Enters the mapping that item `i` of a sequence is. */
+static pykrt_status item_map(reader *r, yaml_node_item_t *items, size_t i, const char *where, yaml_node_t **out)
+{
+    *out = node_at(r, items[i]);
+    return enter(r, *out, YAML_MAPPING_NODE, where);
+}
+
+/* ---- targets ---- */
+
+static bool parse_arch(const char *s, int *sm, char *variant)
+{
+    if (strncmp(s, "sm_", 3) != 0)
+        return false;
+    int v = 0, digits = 0;
+    for (s += 3; *s >= '0' && *s <= '9' && digits < 5; s++, digits++)
+        v = v * 10 + (*s - '0');
+    *variant = 0;
+    if (*s == 'a' || *s == 'f')
+        *variant = *s++;
+    *sm = v;
+    return digits >= 2 && digits <= 4 && *s == '\0';
+}
+
+static bool parse_digest(const char *s, uint64_t *out)
+{
+    static const char prefix[] = "fnv1a64:";
+    if (strncmp(s, prefix, sizeof prefix - 1) != 0 || strlen(s) != sizeof prefix - 1 + 16)
+        return false;
+    uint64_t v = 0;
+    for (s += sizeof prefix - 1; *s; s++) {
+        int d = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
+        if (d < 0)
+            return false;
+        v = v << 4 | (uint64_t)d;
+    }
+    *out = v;
+    return true;
+}
+
+static pykrt_status read_target(reader *r, yaml_node_t *map, const char *where, pk_target *t)
+{
+    static const char *const kinds[] = {"ptx", "cubin", NULL};
+    const char *digest;
+    int kind = 0;
+    yaml_node_t *n;
+    pykrt_status st;
+    if ((st = get_string(r, map, "arch", true, where, &t->arch)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "ptx_version", false, where, &t->ptx_version)) != PYKRT_SUCCESS ||
+        (st = get_choice(r, map, "kind", true, kinds, where, &kind)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "file", true, where, &t->file)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "digest", true, where, &digest)) != PYKRT_SUCCESS)
+        return st;
+    t->cubin = kind == 1;
+    if (!parse_arch(t->arch, &t->sm, &t->variant)) {
+        field(r, map, "arch", true, where, &n);
+        return bad(r, n, where, "arch '%.40s' is not of the form sm_75", t->arch);
+    }
+    if (!parse_digest(digest, &t->digest)) {
+        field(r, map, "digest", true, where, &n);
+        return bad(r, n, where, "digest '%.40s' is not fnv1a64: and 16 lowercase hex digits", digest);
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_targets(reader *r, yaml_node_t *root)
+{
+    yaml_node_item_t *items;
+    pykrt_status st = get_seq(r, root, "targets", true, "manifest", &items, &r->m->ntargets);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    if (r->m->ntargets == 0) {
+        yaml_node_t *n;
+        field(r, root, "targets", true, "manifest", &n);
+        return bad(r, n, "manifest.targets", "no targets");
+    }
+    if ((st = alloc_array(r, r->m->ntargets, sizeof(pk_target), (void **)&r->m->targets)) != PYKRT_SUCCESS)
+        return st;
+    for (size_t i = 0; i < r->m->ntargets; i++) {
+        char where[64];
+        yaml_node_t *map;
+        snprintf(where, sizeof where, "targets[%zu]", i);
+        if ((st = item_map(r, items, i, where, &map)) != PYKRT_SUCCESS ||
+            (st = read_target(r, map, where, &r->m->targets[i])) != PYKRT_SUCCESS)
+            return st;
+    }
+    return PYKRT_SUCCESS;
+}
+
+/* ---- kernels ---- */
+
+static pykrt_status read_param(reader *r, yaml_node_t *map, const char *where, pk_param *p)
+{
+    static const char *const kinds[] = {"scalar", "array", NULL};
+    static const char *const layouts[] = {"A", "C", "F", NULL};
+    static const char *const access[] = {"read", "write", "readwrite", NULL};
+    int kind = 0, layout = 0, acc = -1;
+    int64_t ndim = 0;
+    pykrt_status st;
+    if ((st = get_string(r, map, "name", true, where, &p->name)) != PYKRT_SUCCESS ||
+        (st = get_choice(r, map, "kind", true, kinds, where, &kind)) != PYKRT_SUCCESS ||
+        (st = get_dtype(r, map, where, &p->dtype)) != PYKRT_SUCCESS ||
+        (st = get_choice(r, map, "access", false, access, where, &acc)) != PYKRT_SUCCESS)
+        return st;
+    p->kind = kind == 1 ? PYKRT_KIND_ARRAY : PYKRT_KIND_SCALAR;
+    p->access = acc < 0 ? (kind == 1 ? PYKRT_ACCESS_READWRITE : PYKRT_ACCESS_READ) : (pykrt_access)(acc + 1);
+    if (p->kind == PYKRT_KIND_SCALAR) {
+        if (p->dtype == PYKRT_XOROSHIRO128P) {
+            yaml_node_t *n;
+            field(r, map, "dtype", true, where, &n);
+            return bad(r, n, where, "xoroshiro128p is an array dtype, not a scalar's");
+        }
+        return PYKRT_SUCCESS;
+    }
+    if ((st = get_int(r, map, "ndim", true, 1, PYKRT_MAX_NDIM, where, &ndim)) != PYKRT_SUCCESS ||
+        (st = get_choice(r, map, "layout", true, layouts, where, &layout)) != PYKRT_SUCCESS)
+        return st;
+    p->ndim = (int)ndim;
+    p->layout = (pykrt_layout)"ACF"[layout];
+    return PYKRT_SUCCESS;
+}
+
+/* Parses "shape[3]"-like text after `prefix`; false if it does not match. */
+static bool parse_indexed(const char *s, const char *prefix, uint32_t *index)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(s, prefix, n) != 0 || s[n] != '[' || s[n + 1] < '0' || s[n + 1] > '9' || s[n + 2] != ']' ||
+        s[n + 3] != '\0')
+        return false;
+    *index = (uint32_t)(s[n + 1] - '0');
+    return true;
+}
+
+static bool parse_part(const char *s, pk_part *part, uint32_t *dim)
+{
+    static const struct {
+        const char *name;
+        pk_part part;
+    } plain[] = {{"data", PK_PART_DATA}, {"value", PK_PART_VALUE}, {"real", PK_PART_REAL}, {"imag", PK_PART_IMAG}};
+    *dim = 0;
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (strcmp(s, plain[i].name) == 0) {
+            *part = plain[i].part;
+            return true;
+        }
+    if (parse_indexed(s, "shape", dim)) {
+        *part = PK_PART_SHAPE;
+        return true;
+    }
+    if (parse_indexed(s, "strides", dim)) {
+        *part = PK_PART_STRIDES;
+        return true;
+    }
+    return false;
+}
+
+/* The width of a PTX parameter type; b8 may also be a byte array. */
+static uint32_t ptx_type_width(const char *type)
+{
+    static const struct {
+        const char *name;
+        uint32_t width;
+    } types[] = {{"b8", 1},  {"b16", 2}, {"b32", 4}, {"b64", 8}, {"u8", 1},  {"u16", 2}, {"u32", 4}, {"u64", 8},
+                 {"s8", 1},  {"s16", 2}, {"s32", 4}, {"s64", 8}, {"f16", 2}, {"f32", 4}, {"f64", 8}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if (strcmp(type, types[i].name) == 0)
+            return types[i].width;
+    return 0;
+}
+
+/* The bytes a part may supply: the launch path reads `size` bytes from
+ * there, so the size must not exceed it (a smaller size takes the low,
+ * little-endian bytes). A scalar's value buffer is 16 bytes, zero beyond
+ * the value, so any value size up to 16 is safe and zero-extends. */
+static const char *part_problem(const pk_param *p, pk_part part, uint32_t dim, uint32_t size)
+{
+    bool array = p->kind == PYKRT_KIND_ARRAY;
+    bool complex = p->dtype == PYKRT_COMPLEX64 || p->dtype == PYKRT_COMPLEX128;
+    switch (part) {
+    case PK_PART_DATA:
+        return !array ? "data of a scalar" : size > 8 ? "data wider than 8 bytes" : NULL;
+    case PK_PART_SHAPE:
+    case PK_PART_STRIDES:
+        if (!array)
+            return "shape or strides of a scalar";
+        return dim >= (uint32_t)p->ndim ? "dimension beyond the array's ndim" : size > 8 ? "wider than 8 bytes" : NULL;
+    case PK_PART_VALUE:
+        return array ? "value of an array" : NULL;
+    case PK_PART_REAL:
+    case PK_PART_IMAG:
+        if (!complex)
+            return "real or imag of a non-complex parameter";
+        return size > pykrt_dtype_size(p->dtype) / 2 ? "wider than a complex part" : NULL;
+    }
+    return "unknown part";
+}
+
+static pykrt_status read_ptx_param(reader *r, yaml_node_t *map, const char *where, const pk_kernel *k,
+                                   pk_ptx_param *x)
+{
+    int64_t size, align, param;
+    const char *part;
+    yaml_node_t *n;
+    pykrt_status st;
+    if ((st = get_string(r, map, "type", true, where, &x->type)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "size", true, 1, 16, where, &size)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "align", true, 1, 16, where, &align)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "param", true, 0, (int64_t)k->nparams - 1, where, &param)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "part", true, where, &part)) != PYKRT_SUCCESS)
+        return st;
+    x->size = (uint32_t)size;
+    x->align = (uint32_t)align;
+    x->param = (uint32_t)param;
+    uint32_t width = ptx_type_width(x->type);
+    field(r, map, "type", true, where, &n);
+    if (width == 0)
+        return bad(r, n, where, "unknown PTX type '%.20s'", x->type);
+    if (width != x->size && strcmp(x->type, "b8") != 0)
+        return bad(r, n, where, "type %s is %u bytes, but size is %u", x->type, width, x->size);
+    if (align & (align - 1)) {
+        field(r, map, "align", true, where, &n);
+        return bad(r, n, where, "align %lld is not a power of two", (long long)align);
+    }
+    field(r, map, "part", true, where, &n);
+    if (!parse_part(part, &x->part, &x->dim))
+        return bad(r, n, where, "unknown part '%.40s'", part);
+    const char *problem = part_problem(&k->params[x->param], x->part, x->dim, x->size);
+    if (problem)
+        return bad(r, n, where, "part '%s' of parameter %u (%s): %s", part, x->param, k->params[x->param].name,
+                   problem);
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_params(reader *r, yaml_node_t *map, const char *where, pk_kernel *k)
+{
+    yaml_node_item_t *items;
+    pykrt_status st = get_seq(r, map, "params", true, where, &items, &k->nparams);
+    if (st != PYKRT_SUCCESS ||
+        (st = alloc_array(r, k->nparams, sizeof(pk_param), (void **)&k->params)) != PYKRT_SUCCESS)
+        return st;
+    for (size_t i = 0; i < k->nparams; i++) {
+        char at[160];
+        yaml_node_t *p;
+        snprintf(at, sizeof at, "%s.params[%zu]", where, i);
+        if ((st = item_map(r, items, i, at, &p)) != PYKRT_SUCCESS ||
+            (st = read_param(r, p, at, &k->params[i])) != PYKRT_SUCCESS)
+            return st;
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_ptx_params(reader *r, yaml_node_t *map, const char *where, pk_kernel *k)
+{
+    yaml_node_item_t *items;
+    pykrt_status st = get_seq(r, map, "ptx_params", true, where, &items, &k->nptx);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    if (k->nptx > 0 && k->nparams == 0)
+        return bad(r, map, where, "ptx_params given for a kernel without params");
+    if (k->nptx > PK_MAX_PTX_PARAMS)
+        return bad(r, map, where, "%zu PTX parameters, more than the %d pykrt supports", k->nptx, PK_MAX_PTX_PARAMS);
+    if ((st = alloc_array(r, k->nptx, sizeof(pk_ptx_param), (void **)&k->ptx)) != PYKRT_SUCCESS)
+        return st;
+    for (size_t i = 0; i < k->nptx; i++) {
+        char at[160];
+        yaml_node_t *p;
+        snprintf(at, sizeof at, "%s.ptx_params[%zu]", where, i);
+        if ((st = item_map(r, items, i, at, &p)) != PYKRT_SUCCESS ||
+            (st = read_ptx_param(r, p, at, k, &k->ptx[i])) != PYKRT_SUCCESS)
+            return st;
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, pk_kernel *k)
+{
+    int64_t shared = 0;
+    pykrt_status st;
+    if ((st = get_string(r, map, "name", true, where, &k->name)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "entry", true, where, &k->entry)) != PYKRT_SUCCESS ||
+        (st = read_params(r, map, where, k)) != PYKRT_SUCCESS ||
+        (st = read_ptx_params(r, map, where, k)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "shared_static", false, 0, UINT32_MAX, where, &shared)) != PYKRT_SUCCESS ||
+        (st = get_bool(r, map, "shared_dynamic", where, &k->shared_dynamic)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "max_threads", false, 0, 1 << 20, where, &k->max_threads)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "registers", false, 0, 1 << 16, where, &k->registers)) != PYKRT_SUCCESS ||
+        (st = get_bool(r, map, "cooperative", where, &k->cooperative)) != PYKRT_SUCCESS)
+        return st;
+    k->shared_static = (uint64_t)shared;
+    return PYKRT_SUCCESS;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((*(const pk_kernel *const *)a)->name, (*(const pk_kernel *const *)b)->name);
+}
+
+/* Kernels are found by name, so names must be unique; sorting keeps this
+ * O(n log n) for the fuzzer's many-kernel inputs. */
+static pykrt_status check_unique(reader *r, yaml_node_t *root)
+{
+    pk_manifest *m = r->m;
+    if (m->nkernels < 2)
+        return PYKRT_SUCCESS;
+    const pk_kernel **sorted = malloc(m->nkernels * sizeof *sorted);
+    if (!sorted)
+        return no_memory(r);
+    for (size_t i = 0; i < m->nkernels; i++)
+        sorted[i] = &m->kernels[i];
+    qsort(sorted, m->nkernels, sizeof *sorted, by_name);
+    const char *dup = NULL;
+    for (size_t i = 1; i < m->nkernels && !dup; i++)
+        if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0)
+            dup = sorted[i]->name;
+    free(sorted);
+    if (!dup)
+        return PYKRT_SUCCESS;
+    yaml_node_t *n;
+    field(r, root, "kernels", true, "manifest", &n);
+    return bad(r, n, "manifest.kernels", "two kernels named '%.60s'", dup);
+}
+
+static pykrt_status read_kernels(reader *r, yaml_node_t *root)
+{
+    yaml_node_item_t *items;
+    pykrt_status st = get_seq(r, root, "kernels", true, "manifest", &items, &r->m->nkernels);
+    if (st != PYKRT_SUCCESS ||
+        (st = alloc_array(r, r->m->nkernels, sizeof(pk_kernel), (void **)&r->m->kernels)) != PYKRT_SUCCESS)
+        return st;
+    for (size_t i = 0; i < r->m->nkernels; i++) {
+        char where[64];
+        yaml_node_t *map;
+        snprintf(where, sizeof where, "kernels[%zu]", i);
+        if ((st = item_map(r, items, i, where, &map)) != PYKRT_SUCCESS ||
+            (st = read_kernel(r, map, where, &r->m->kernels[i])) != PYKRT_SUCCESS)
+            return st;
+    }
+    return check_unique(r, root);
+}
+
+/* ---- constants ---- */
+
+static pykrt_status read_shape(reader *r, yaml_node_t *map, const char *where, pk_constant *c, uint64_t *count)
+{
+    yaml_node_item_t *items;
+    pykrt_status st = get_seq(r, map, "shape", true, where, &items, &c->ndim);
+    if (st != PYKRT_SUCCESS ||
+        (st = alloc_array(r, c->ndim, sizeof(int64_t), (void **)&c->shape)) != PYKRT_SUCCESS)
+        return st;
+    *count = 1;
+    for (size_t i = 0; i < c->ndim; i++) {
+        yaml_node_t *n = node_at(r, items[i]);
+        const char *s = n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : "";
+        if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !parse_int(s, &c->shape[i]) ||
+            c->shape[i] < 0 || c->shape[i] > (1ll << 32))
+            return bad(r, n, where, "shape[%zu] must be an integer in 0..2^32", i);
+        *count *= (uint64_t)c->shape[i];
+        if (*count > (1ull << 32))
+            return bad(r, n, where, "shape has more than 2^32 elements");
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_constant(reader *r, yaml_node_t *map, const char *where, pk_constant *c)
+{
+    int64_t size;
+    uint64_t count;
+    pykrt_status st;
+    if ((st = get_string(r, map, "name", true, where, &c->name)) != PYKRT_SUCCESS ||
+        (st = get_dtype(r, map, where, &c->dtype)) != PYKRT_SUCCESS ||
+        (st = read_shape(r, map, where, c, &count)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "size", true, 0, INT64_MAX, where, &size)) != PYKRT_SUCCESS)
+        return st;
+    c->size = (uint64_t)size;
+    if (c->size != count * pykrt_dtype_size(c->dtype)) {
+        yaml_node_t *n;
+        field(r, map, "size", true, where, &n);
+        return bad(r, n, where, "size %llu is not the shape's %llu elements of %s", (unsigned long long)c->size,
+                   (unsigned long long)count, pykrt_dtype_name(c->dtype));
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_constants(reader *r, yaml_node_t *root)
+{
+    yaml_node_item_t *items;
+    pykrt_status st = get_seq(r, root, "constants", false, "manifest", &items, &r->m->nconstants);
+    if (st != PYKRT_SUCCESS ||
+        (st = alloc_array(r, r->m->nconstants, sizeof(pk_constant), (void **)&r->m->constants)) != PYKRT_SUCCESS)
+        return st;
+    for (size_t i = 0; i < r->m->nconstants; i++) {
+        char where[64];
+        yaml_node_t *map;
+        snprintf(where, sizeof where, "constants[%zu]", i);
+        if ((st = item_map(r, items, i, where, &map)) != PYKRT_SUCCESS ||
+            (st = read_constant(r, map, where, &r->m->constants[i])) != PYKRT_SUCCESS)
+            return st;
+    }
+    return PYKRT_SUCCESS;
+}
+
+/* ---- the document ---- */
+
+static pykrt_status read_source(reader *r, yaml_node_t *root)
+{
+    yaml_node_t *src;
+    const char *digest;
+    uint64_t d;
+    pykrt_status st = field(r, root, "source", false, "manifest", &src);
+    if (st != PYKRT_SUCCESS || !src)
+        return st;
+    if ((st = enter(r, src, YAML_MAPPING_NODE, "source")) != PYKRT_SUCCESS ||
+        (st = get_string(r, src, "path", false, "source", &r->m->source_path)) != PYKRT_SUCCESS ||
+        (st = get_string(r, src, "digest", false, "source", &digest)) != PYKRT_SUCCESS)
+        return st;
+    if (*digest && !parse_digest(digest, &d))
+        return bad(r, src, "source", "digest '%.40s' is not fnv1a64: and 16 lowercase hex digits", digest);
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_root(reader *r)
+{
+    yaml_node_t *root = yaml_document_get_root_node(&r->doc);
+    if (!root)
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s: empty manifest", r->name);
+    pykrt_status st = enter(r, root, YAML_MAPPING_NODE, "manifest");
+    /* The format decides how to read the rest, so it comes first. */
+    if (st != PYKRT_SUCCESS ||
+        (st = get_int(r, root, "format", true, INT64_MIN, INT64_MAX, "manifest", &r->m->format)) != PYKRT_SUCCESS)
+        return st;
+    if (r->m->format != PYKRT_MANIFEST_FORMAT) {
+        yaml_node_t *n;
+        field(r, root, "format", true, "manifest", &n);
+        return bad(r, n, "manifest", "unsupported manifest format %lld; this pykrt reads format %d",
+                   (long long)r->m->format, PYKRT_MANIFEST_FORMAT);
+    }
+    if ((st = get_string(r, root, "compiler", false, "manifest", &r->m->compiler)) != PYKRT_SUCCESS ||
+        (st = read_source(r, root)) != PYKRT_SUCCESS || (st = read_targets(r, root)) != PYKRT_SUCCESS ||
+        (st = read_kernels(r, root)) != PYKRT_SUCCESS)
+        return st;
+    return read_constants(r, root);
+}
+
+static pykrt_status yaml_error(const yaml_parser_t *p, const char *name)
+{
+    const char *problem = p->problem ? p->problem : "unknown error";
+    if (p->error == YAML_READER_ERROR)
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s: invalid YAML at byte %zu: %s", name, p->problem_offset, problem);
+    if (p->error == YAML_MEMORY_ERROR)
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory parsing YAML", name);
+    if (p->context)
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: invalid YAML: %s %s", name, p->problem_mark.line + 1,
+                       p->problem_mark.column + 1, p->context, problem);
+    return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: invalid YAML: %s", name, p->problem_mark.line + 1,
+                   p->problem_mark.column + 1, problem);
+}
+
+static pykrt_status load_document(const char *text, size_t len, const char *name, yaml_document_t *doc)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser))
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory parsing YAML", name);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    pykrt_status st = PYKRT_SUCCESS;
+    if (!yaml_parser_load(&parser, doc))
+        st = yaml_error(&parser, name);
+    yaml_parser_delete(&parser);
+    return st;
+}
+
+pykrt_status pk_manifest_parse(const char *text, size_t len, const char *name, pk_manifest **out)
+{
+    *out = NULL;
+    if (len > PK_MANIFEST_MAX_BYTES)
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s: manifest is %zu bytes, more than the limit of %u", name, len,
+                       (unsigned)PK_MANIFEST_MAX_BYTES);
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.name = name;
+    pykrt_status st = load_document(text, len, name, &r.doc);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    r.nnodes = (size_t)(r.doc.nodes.top - r.doc.nodes.start);
+    r.m = calloc(1, sizeof *r.m);
+    r.entered = calloc(r.nnodes + 1, 1);
+    if (!r.m || !r.entered)
+        st = no_memory(&r);
+    else
+        st = read_root(&r);
+    yaml_document_delete(&r.doc);
+    free(r.entered);
+    if (st != PYKRT_SUCCESS) {
+        pk_manifest_free(r.m);
+        return st;
+    }
+    *out = r.m;
+    return PYKRT_SUCCESS;
+}
