@@ -1,0 +1,229 @@
+/*
+ * launch.c - checks launch arguments against the manifest, packs them as
+ * its ptx_params list says, and launches.
+ *
+ * The launch path is hot (a loop may launch millions of times), so it does
+ * no allocation and no lookup: module.c built, per kernel, one slot per PTX
+ * parameter holding the source parameter's index and the byte offset of
+ * the part within the caller's pykrt_arg (a scalar's value bytes) or
+ * pykrt_array (data, shape[i], strides[i]). Packing is then one pointer per
+ * PTX parameter into the caller's own memory, handed to cuLaunchKernel as
+ * kernelParams; the driver copies the bytes, with each parameter's size
+ * from the module, before it returns, so nothing needs to outlive the call.
+ * A part narrower than its field (a 4-byte shape in some future ABI) reads
+ * the field's low bytes, which on a little-endian host is the value.
+ *
+ * pykrt_launch checks first: the arguments against the kernel's source
+ * parameters, and the grid, block and shared memory against the limits the
+ * module and the context cached. pykrt_launch_unchecked skips that and
+ * only refuses what would make the host itself read a NULL descriptor.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "runtime.h"
+
+static pykrt_status bad_launch(const pykrt_kernel *k, const char *what, const char *fmt, ...) PK_PRINTF(3, 4);
+
+static pykrt_status bad_launch(const pykrt_kernel *k, const char *what, const char *fmt, ...)
+{
+    char problem[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(problem, sizeof problem, fmt, ap);
+    va_end(ap);
+    return pk_fail(PYKRT_ERROR_BAD_LAUNCH, "%s(%s): %s", what, k->desc->name, problem);
+}
+
+/* ---- argument checks ---- */
+
+static const char *kind_name(pykrt_kind kind)
+{
+    return kind == PYKRT_KIND_ARRAY ? "an array" : kind == PYKRT_KIND_SCALAR ? "a scalar" : "an unset pykrt_arg";
+}
+
+/* "(4, 3)": a shape or strides tuple for messages. */
+static void tuple(char *buf, size_t size, const int64_t *v, int n)
+{
+    size_t used = (size_t)snprintf(buf, size, "(");
+    for (int i = 0; i < n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (used < size)
+        snprintf(buf + used, size - used, n == 1 ? ",)" : ")");
+}
+
+static pykrt_status check_array_arg(const pykrt_kernel *k, size_t i, const pk_param *p, const pykrt_array *a)
+{
+    if (!a)
+        return bad_launch(k, "pykrt_launch", "argument %zu (%s): the array descriptor is NULL", i, p->name);
+    if (a->dtype != p->dtype || a->ndim != p->ndim)
+        return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected a %d-d %s array, got a %d-d %s array", i,
+                          p->name, p->ndim, pykrt_dtype_name(p->dtype), a->ndim, pykrt_dtype_name(a->dtype));
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] < 0)
+            return bad_launch(k, "pykrt_launch", "argument %zu (%s): shape[%d] is negative", i, p->name, d);
+    if (p->layout != PYKRT_LAYOUT_A && !pk_is_contiguous(a, p->layout)) {
+        char shape[160], strides[160];
+        tuple(shape, sizeof shape, a->shape, a->ndim);
+        tuple(strides, sizeof strides, a->strides, a->ndim);
+        return bad_launch(k, "pykrt_launch",
+                          "argument %zu (%s): expected a %s-contiguous array, got shape %s with strides %s", i,
+                          p->name, p->layout == PYKRT_LAYOUT_C ? "C" : "F", shape, strides);
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status check_args(const pykrt_kernel *k, const pykrt_arg *args, size_t nargs)
+{
+    const pk_kernel *d = k->desc;
+    if (nargs != d->nparams)
+        return bad_launch(k, "pykrt_launch", "%zu argument%s given, the kernel takes %zu", nargs,
+                          nargs == 1 ? "" : "s", d->nparams);
+    for (size_t i = 0; i < nargs; i++) {
+        const pk_param *p = &d->params[i];
+        const pykrt_arg *a = &args[i];
+        if (a->kind != p->kind)
+            return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected %s, got %s", i, p->name,
+                              kind_name(p->kind), kind_name(a->kind));
+        if (p->kind == PYKRT_KIND_SCALAR && a->dtype != p->dtype)
+            return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected %s, got %s", i, p->name,
+                              pykrt_dtype_name(p->dtype), pykrt_dtype_name(a->dtype));
+        if (p->kind == PYKRT_KIND_ARRAY) {
+            pykrt_status st = check_array_arg(k, i, p, a->array);
+            if (st != PYKRT_SUCCESS)
+                return st;
+        }
+    }
+    return PYKRT_SUCCESS;
+}
+
+/* ---- launch shape checks ---- */
+
+/* Grid and block with y and z left 0 counted as 1. */
+typedef struct shape {
+    unsigned g[3], b[3];
+} shape;
+
+static void normalize(const pykrt_launch_config *cfg, shape *s)
+{
+    s->g[0] = cfg->grid.x;
+    s->g[1] = cfg->grid.y ? cfg->grid.y : 1;
+    s->g[2] = cfg->grid.z ? cfg->grid.z : 1;
+    s->b[0] = cfg->block.x;
+    s->b[1] = cfg->block.y ? cfg->block.y : 1;
+    s->b[2] = cfg->block.z ? cfg->block.z : 1;
+}
+
+static pykrt_status check_dims(const pykrt_kernel *k, const shape *s)
+{
+    const pykrt_device_info *dev = &k->module->ctx->info;
+    static const char axis[] = "xyz";
+    if (s->g[0] == 0 || s->b[0] == 0)
+        return bad_launch(k, "pykrt_launch", "%s.x is 0", s->g[0] == 0 ? "grid" : "block");
+    for (int i = 0; i < 3; i++) {
+        if (s->b[i] > (unsigned)dev->max_block_dim[i])
+            return bad_launch(k, "pykrt_launch", "block.%c is %u, more than the device's %d", axis[i], s->b[i],
+                              dev->max_block_dim[i]);
+        if (s->g[i] > (unsigned)dev->max_grid_dim[i])
+            return bad_launch(k, "pykrt_launch", "grid.%c is %u, more than the device's %d", axis[i], s->g[i],
+                              dev->max_grid_dim[i]);
+    }
+    uint64_t threads = (uint64_t)s->b[0] * s->b[1] * s->b[2];
+    if (threads > (uint64_t)k->max_threads)
+        return bad_launch(k, "pykrt_launch", "a block of %llu threads (%ux%ux%u), more than the kernel's limit of %d",
+                          (unsigned long long)threads, s->b[0], s->b[1], s->b[2], k->max_threads);
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status check_config(const pykrt_kernel *k, const pykrt_launch_config *cfg, const shape *s)
+{
+    const pykrt_device_info *dev = &k->module->ctx->info;
+    pykrt_status st = check_dims(k, s);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    if ((uint64_t)cfg->shared_bytes + k->shared_static > dev->max_shared_per_block_optin)
+        return bad_launch(k, "pykrt_launch",
+                          "%u bytes of dynamic shared memory and %u static exceed the device's limit of %zu",
+                          cfg->shared_bytes, k->shared_static, dev->max_shared_per_block_optin);
+    if (k->desc->cooperative && !dev->cooperative_launch)
+        return bad_launch(k, "pykrt_launch", "the kernel needs a cooperative launch, which %s does not support",
+                          dev->name);
+    if (cfg->stream && cfg->stream->ctx != k->module->ctx)
+        return bad_launch(k, "pykrt_launch", "the stream belongs to another context than the kernel's module");
+    return PYKRT_SUCCESS;
+}
+
+/* ---- the launch itself ---- */
+
+static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, const shape *s, const pykrt_arg *args,
+                           const char *what)
+{
+    const pk_kernel *d = k->desc;
+    if (PK_UNLIKELY(cfg->shared_bytes > atomic_load_explicit(&k->dyn_limit, memory_order_acquire))) {
+        pykrt_status st = pk_raise_dyn_limit(k, cfg->shared_bytes, what);
+        if (st != PYKRT_SUCCESS)
+            return st;
+    }
+    void *params[PK_MAX_PTX_PARAMS];
+    for (size_t i = 0; i < d->nptx; i++) {
+        const pk_slot *slot = &k->slots[i];
+        const pykrt_arg *a = &args[slot->param];
+        const char *base = slot->array ? (const char *)a->array : (const char *)a;
+        if (PK_UNLIKELY(!base))
+            return bad_launch(k, what, "argument %u (%s): the array descriptor is NULL", slot->param,
+                              d->params[slot->param].name);
+        params[i] = (void *)(uintptr_t)(base + slot->offset); /* the driver only reads them */
+    }
+    CUresult res = pk_bind(k->module->ctx);
+    if (PK_UNLIKELY(res != CUDA_SUCCESS))
+        return pk_cuda_fail(res, "cuCtxSetCurrent", "%s(%s)", what, d->name);
+    CUstream stream = cfg->stream ? cfg->stream->cu : NULL;
+    if (d->cooperative) {
+        if (!pk_drv.cuLaunchCooperativeKernel)
+            return pk_fail(PYKRT_ERROR_NO_DRIVER, "%s(%s): the driver lacks cuLaunchCooperativeKernel", what, d->name);
+        res = pk_drv.cuLaunchCooperativeKernel(k->fn, s->g[0], s->g[1], s->g[2], s->b[0], s->b[1], s->b[2],
+                                               cfg->shared_bytes, stream, params);
+        return PK_UNLIKELY(res) ? pk_cuda_fail(res, "cuLaunchCooperativeKernel", "%s(%s)", what, d->name)
+                                : PYKRT_SUCCESS;
+    }
+    res = pk_drv.cuLaunchKernel(k->fn, s->g[0], s->g[1], s->g[2], s->b[0], s->b[1], s->b[2], cfg->shared_bytes, stream,
+                                params, NULL);
+    return PK_UNLIKELY(res) ? pk_cuda_fail(res, "cuLaunchKernel", "%s(%s)", what, d->name) : PYKRT_SUCCESS;
+}
+
+/* The checks both entry points make: what the host itself would trip on. */
+static pykrt_status check_call(const pykrt_kernel *k, const pykrt_launch_config *cfg, const pykrt_arg *args,
+                               size_t nargs, const char *what)
+{
+    if (PK_UNLIKELY(!k || !cfg))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, k ? "config" : "kernel");
+    if (PK_UNLIKELY(nargs < k->desc->nparams || (!args && nargs)))
+        return bad_launch(k, what, "%zu argument%s given, the kernel takes %zu", nargs, nargs == 1 ? "" : "s",
+                          k->desc->nparams);
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_launch(pykrt_kernel *kernel, const pykrt_launch_config *config, const pykrt_arg *args,
+                          size_t nargs)
+{
+    pykrt_status st = check_call(kernel, config, args, nargs, "pykrt_launch");
+    if (PK_UNLIKELY(st != PYKRT_SUCCESS))
+        return st;
+    shape s;
+    normalize(config, &s);
+    if (PK_UNLIKELY((st = check_args(kernel, args, nargs)) != PYKRT_SUCCESS) ||
+        PK_UNLIKELY((st = check_config(kernel, config, &s)) != PYKRT_SUCCESS))
+        return st;
+    return launch(kernel, config, &s, args, "pykrt_launch");
+}
+
+pykrt_status pykrt_launch_unchecked(pykrt_kernel *kernel, const pykrt_launch_config *config, const pykrt_arg *args,
+                                    size_t nargs)
+{
+    pykrt_status st = check_call(kernel, config, args, nargs, "pykrt_launch_unchecked");
+    if (PK_UNLIKELY(st != PYKRT_SUCCESS))
+        return st;
+    shape s;
+    normalize(config, &s);
+    return launch(kernel, config, &s, args, "pykrt_launch_unchecked");
+}

@@ -1,0 +1,324 @@
+/*
+ * memory.c - device and pinned host memory, copies, memset, and array
+ * descriptors.
+ *
+ * Thin, checked wrappers over the driver's allocation, copy and memset
+ * calls: each binds the context on the calling thread, refuses NULL buffers
+ * and a stream of another context, treats zero bytes as nothing to do
+ * (Numba allows empty arrays; the driver refuses a zero-byte cuMemAlloc),
+ * and names itself and the size in its message.
+ *
+ * Array descriptors follow NumPy: shape in elements, strides in bytes,
+ * contiguity by NumPy's rule (the strides of length-1 dimensions are
+ * ignored, an empty array is contiguous), which is what Numba types an
+ * array's layout by.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+/* ---- raw memory ---- */
+
+pykrt_status pykrt_mem_alloc(pykrt_context *ctx, size_t bytes, pykrt_devptr *out)
+{
+    if (!out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_mem_alloc: out is NULL");
+    *out = 0;
+    pykrt_status st = pk_enter(ctx, "pykrt_mem_alloc");
+    if (st != PYKRT_SUCCESS || bytes == 0)
+        return st;
+    CUdeviceptr p = 0;
+    CUresult res = pk_drv.cuMemAlloc(&p, bytes);
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuMemAlloc", "pykrt_mem_alloc(%zu bytes)", bytes);
+    *out = p;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_mem_free(pykrt_context *ctx, pykrt_devptr ptr)
+{
+    pykrt_status st = pk_enter(ctx, "pykrt_mem_free");
+    if (st != PYKRT_SUCCESS || ptr == 0)
+        return st;
+    CUresult res = pk_drv.cuMemFree(ptr);
+    return res ? pk_cuda_fail(res, "cuMemFree", "pykrt_mem_free") : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_host_alloc(pykrt_context *ctx, size_t bytes, void **out)
+{
+    if (!out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_host_alloc: out is NULL");
+    *out = NULL;
+    pykrt_status st = pk_enter(ctx, "pykrt_host_alloc");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    /* Portable: pinned for every context, as Numba's pinned arrays are. */
+    CUresult res = pk_drv.cuMemHostAlloc(out, bytes ? bytes : 1, CU_MEMHOSTALLOC_PORTABLE);
+    return res ? pk_cuda_fail(res, "cuMemHostAlloc", "pykrt_host_alloc(%zu bytes)", bytes) : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_host_free(pykrt_context *ctx, void *ptr)
+{
+    pykrt_status st = pk_enter(ctx, "pykrt_host_free");
+    if (st != PYKRT_SUCCESS || !ptr)
+        return st;
+    CUresult res = pk_drv.cuMemFreeHost(ptr);
+    return res ? pk_cuda_fail(res, "cuMemFreeHost", "pykrt_host_free") : PYKRT_SUCCESS;
+}
+
+/* ---- copies ---- */
+
+/* The prologue of a copy or memset: context bound, host buffer present
+ * when there is something to copy, stream of the same context. */
+static pykrt_status copy_enter(pykrt_context *ctx, const void *host, size_t bytes, const pykrt_stream *stream,
+                               const char *what)
+{
+    if (bytes && !host)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", what);
+    if (stream && stream->ctx != ctx)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to another context", what);
+    return pk_enter(ctx, what);
+}
+
+static CUstream cu_stream(const pykrt_stream *s)
+{
+    return s ? s->cu : NULL;
+}
+
+static pykrt_status copied(CUresult res, const char *call, const char *what, size_t bytes)
+{
+    return res ? pk_cuda_fail(res, call, "%s(%zu bytes)", what, bytes) : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_memcpy_htod(pykrt_context *ctx, pykrt_devptr dst, const void *src, size_t bytes)
+{
+    pykrt_status st = copy_enter(ctx, src, bytes, NULL, "pykrt_memcpy_htod");
+    if (st != PYKRT_SUCCESS || bytes == 0)
+        return st;
+    return copied(pk_drv.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD", "pykrt_memcpy_htod", bytes);
+}
+
+pykrt_status pykrt_memcpy_dtoh(pykrt_context *ctx, void *dst, pykrt_devptr src, size_t bytes)
+{
+    pykrt_status st = copy_enter(ctx, dst, bytes, NULL, "pykrt_memcpy_dtoh");
+    if (st != PYKRT_SUCCESS || bytes == 0)
+        return st;
+    return copied(pk_drv.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH", "pykrt_memcpy_dtoh", bytes);
+}
+
+pykrt_status pykrt_memcpy_dtod(pykrt_context *ctx, pykrt_devptr dst, pykrt_devptr src, size_t bytes)
+{
+    pykrt_status st = copy_enter(ctx, &dst, bytes, NULL, "pykrt_memcpy_dtod");
+    if (st != PYKRT_SUCCESS || bytes == 0)
+        return st;
+    return copied(pk_drv.cuMemcpyDtoD(dst, src, bytes), "cuMemcpyDtoD", "pykrt_memcpy_dtod", bytes);
+}
+
+pykrt_status pykrt_memcpy_htod_async(pykrt_context *ctx, pykrt_devptr dst, const void *src, size_t bytes,
+                                     pykrt_stream *stream)
+{
+    pykrt_status st = copy_enter(ctx, src, bytes, stream, "pykrt_memcpy_htod_async");
+    if (st != PYKRT_SUCCESS || bytes == 0)
+        return st;
+    return copied(pk_drv.cuMemcpyHtoDAsync(dst, src, bytes, cu_stream(stream)), "cuMemcpyHtoDAsync",
+                  "pykrt_memcpy_htod_async", bytes);
+}
+
+pykrt_status pykrt_memcpy_dtoh_async(pykrt_context *ctx, void *dst, pykrt_devptr src, size_t bytes,
+                                     pykrt_stream *stream)
+{
+    pykrt_status st = copy_enter(ctx, dst, bytes, stream, "pykrt_memcpy_dtoh_async");
+    if (st != PYKRT_SUCCESS || bytes == 0)
+        return st;
+    return copied(pk_drv.cuMemcpyDtoHAsync(dst, src, bytes, cu_stream(stream)), "cuMemcpyDtoHAsync",
+                  "pykrt_memcpy_dtoh_async", bytes);
+}
+
+pykrt_status pykrt_memcpy_dtod_async(pykrt_context *ctx, pykrt_devptr dst, pykrt_devptr src, size_t bytes,
+                                     pykrt_stream *stream)
+{
+    pykrt_status st = copy_enter(ctx, &dst, bytes, stream, "pykrt_memcpy_dtod_async");
+    if (st != PYKRT_SUCCESS || bytes == 0)
+        return st;
+    return copied(pk_drv.cuMemcpyDtoDAsync(dst, src, bytes, cu_stream(stream)), "cuMemcpyDtoDAsync",
+                  "pykrt_memcpy_dtod_async", bytes);
+}
+
+pykrt_status pykrt_memset_d8(pykrt_context *ctx, pykrt_devptr dst, uint8_t value, size_t count)
+{
+    pykrt_status st = copy_enter(ctx, &dst, count, NULL, "pykrt_memset_d8");
+    if (st != PYKRT_SUCCESS || count == 0)
+        return st;
+    return copied(pk_drv.cuMemsetD8(dst, value, count), "cuMemsetD8", "pykrt_memset_d8", count);
+}
+
+pykrt_status pykrt_memset_d32(pykrt_context *ctx, pykrt_devptr dst, uint32_t value, size_t count)
+{
+    pykrt_status st = copy_enter(ctx, &dst, count, NULL, "pykrt_memset_d32");
+    if (st != PYKRT_SUCCESS || count == 0)
+        return st;
+    return copied(pk_drv.cuMemsetD32(dst, value, count), "cuMemsetD32", "pykrt_memset_d32", count * 4);
+}
+
+pykrt_status pykrt_memset_d8_async(pykrt_context *ctx, pykrt_devptr dst, uint8_t value, size_t count,
+                                   pykrt_stream *stream)
+{
+    pykrt_status st = copy_enter(ctx, &dst, count, stream, "pykrt_memset_d8_async");
+    if (st != PYKRT_SUCCESS || count == 0)
+        return st;
+    return copied(pk_drv.cuMemsetD8Async(dst, value, count, cu_stream(stream)), "cuMemsetD8Async",
+                  "pykrt_memset_d8_async", count);
+}
+
+/* ---- array descriptors ---- */
+
+/* A descriptor fit to compute with: known dtype, ndim in range, shape not
+ * negative, element count times item size within int64. */
+static pykrt_status check_array(const pykrt_array *a, const char *what, uint64_t *nbytes)
+{
+    if (!a)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: array is NULL", what);
+    uint64_t n = pykrt_dtype_size(a->dtype);
+    if (n == 0)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: invalid dtype %d", what, (int)a->dtype);
+    if (a->ndim < 0 || a->ndim > PYKRT_MAX_NDIM)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: ndim %d outside 0..%d", what, a->ndim, PYKRT_MAX_NDIM);
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] < 0)
+            return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: shape[%d] is negative", what, i);
+        if (a->shape[i] && n > (uint64_t)INT64_MAX / (uint64_t)a->shape[i])
+            return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: the array is larger than 2^63 bytes", what);
+        n *= (uint64_t)a->shape[i];
+    }
+    if (nbytes)
+        *nbytes = n;
+    return PYKRT_SUCCESS;
+}
+
+bool pk_is_contiguous(const pykrt_array *a, pykrt_layout order)
+{
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] == 0)
+            return true;
+    uint64_t expect = pykrt_dtype_size(a->dtype);
+    for (int j = 0; j < a->ndim; j++) {
+        int i = order == PYKRT_LAYOUT_C ? a->ndim - 1 - j : j;
+        if (a->shape[i] == 1)
+            continue;
+        if (a->strides[i] < 0 || (uint64_t)a->strides[i] != expect)
+            return false;
+        expect *= (uint64_t)a->shape[i]; /* unsigned: an absurd shape wraps and fails the next check */
+    }
+    return true;
+}
+
+pykrt_status pykrt_array_init(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, int ndim, const int64_t *shape,
+                              pykrt_layout order)
+{
+    if (!out || (!shape && ndim > 0))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_init: %s is NULL", out ? "shape" : "out");
+    if (order != PYKRT_LAYOUT_C && order != PYKRT_LAYOUT_F)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_init: order must be PYKRT_LAYOUT_C or _F");
+    pykrt_array a;
+    memset(&a, 0, sizeof a);
+    a.data = data;
+    a.dtype = dtype;
+    a.ndim = ndim;
+    for (int i = 0; i < ndim && i < PYKRT_MAX_NDIM; i++)
+        a.shape[i] = shape[i];
+    pykrt_status st = check_array(&a, "pykrt_array_init", NULL);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    int64_t stride = (int64_t)pykrt_dtype_size(dtype);
+    for (int j = 0; j < ndim; j++) {
+        int i = order == PYKRT_LAYOUT_C ? ndim - 1 - j : j;
+        a.strides[i] = stride;
+        stride *= a.shape[i] ? a.shape[i] : 1; /* within int64: check_array bounded the product */
+    }
+    *out = a;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_array_1d(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, int64_t n)
+{
+    return pykrt_array_init(out, data, dtype, 1, &n, PYKRT_LAYOUT_C);
+}
+
+pykrt_status pykrt_array_alloc(pykrt_context *ctx, pykrt_dtype dtype, int ndim, const int64_t *shape,
+                               pykrt_array *out)
+{
+    pykrt_array a;
+    uint64_t nbytes = 0;
+    pykrt_status st = pykrt_array_init(&a, 0, dtype, ndim, shape, PYKRT_LAYOUT_C);
+    if (st == PYKRT_SUCCESS && (st = check_array(&a, "pykrt_array_alloc", &nbytes)) == PYKRT_SUCCESS &&
+        nbytes > SIZE_MAX)
+        st = pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_alloc: too large for this host");
+    if (st == PYKRT_SUCCESS)
+        st = pykrt_mem_alloc(ctx, (size_t)nbytes, &a.data);
+    if (st == PYKRT_SUCCESS)
+        *out = a;
+    return st;
+}
+
+pykrt_status pykrt_array_free(pykrt_context *ctx, pykrt_array *array)
+{
+    if (!array)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_free: array is NULL");
+    pykrt_status st = pykrt_mem_free(ctx, array->data);
+    if (st == PYKRT_SUCCESS)
+        memset(array, 0, sizeof *array);
+    return st;
+}
+
+pykrt_status pykrt_array_nbytes(const pykrt_array *array, size_t *out)
+{
+    uint64_t n = 0;
+    if (!out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_nbytes: out is NULL");
+    pykrt_status st = check_array(array, "pykrt_array_nbytes", &n);
+    if (st == PYKRT_SUCCESS && n > SIZE_MAX)
+        st = pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_nbytes: too large for this host");
+    if (st == PYKRT_SUCCESS)
+        *out = (size_t)n;
+    return st;
+}
+
+pykrt_status pykrt_array_is_contiguous(const pykrt_array *array, pykrt_layout order, bool *out)
+{
+    if (!out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_is_contiguous: out is NULL");
+    if (order != PYKRT_LAYOUT_C && order != PYKRT_LAYOUT_F)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_is_contiguous: order must be C or F");
+    pykrt_status st = check_array(array, "pykrt_array_is_contiguous", NULL);
+    if (st == PYKRT_SUCCESS)
+        *out = pk_is_contiguous(array, order);
+    return st;
+}
+
+/* A whole-array copy needs one contiguous block of exactly `bytes`. */
+static pykrt_status check_copy(const pykrt_array *a, size_t bytes, const char *what)
+{
+    uint64_t n = 0;
+    pykrt_status st = check_array(a, what, &n);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    if (!pk_is_contiguous(a, PYKRT_LAYOUT_C) && !pk_is_contiguous(a, PYKRT_LAYOUT_F))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: the array is not contiguous", what);
+    if (n != bytes)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %zu bytes given, the array has %llu", what, bytes,
+                       (unsigned long long)n);
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_array_copy_from_host(pykrt_context *ctx, const pykrt_array *dst, const void *src, size_t bytes)
+{
+    pykrt_status st = check_copy(dst, bytes, "pykrt_array_copy_from_host");
+    return st == PYKRT_SUCCESS ? pykrt_memcpy_htod(ctx, dst->data, src, bytes) : st;
+}
+
+pykrt_status pykrt_array_copy_to_host(pykrt_context *ctx, void *dst, size_t bytes, const pykrt_array *src)
+{
+    pykrt_status st = check_copy(src, bytes, "pykrt_array_copy_to_host");
+    return st == PYKRT_SUCCESS ? pykrt_memcpy_dtoh(ctx, dst, src->data, bytes) : st;
+}

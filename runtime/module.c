@@ -1,0 +1,506 @@
+/*
+ * module.c - loads modules from a manifest and its PTX or cubin; kernels and
+ * constant memory.
+ *
+ * A load reads the manifest (manifest.c), picks the target that suits the
+ * context's device, checks the image's digest against the manifest (a stale
+ * PTX is refused, not launched with the wrong ABI), hands it to the driver
+ * with an error-log buffer so a JIT failure reports ptxas's words, and
+ * resolves every kernel at once. Resolving early lets the launch path work
+ * from a per-kernel plan built here: the driver's limits for the kernel,
+ * and one slot per PTX parameter saying where in the caller's arguments its
+ * bytes lie. After the load, a module is read-only except for each kernel's
+ * dynamic shared memory limit (atomic, raised under the module's lock).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+
+#define PK_IMAGE_MAX_BYTES ((size_t)1 << 30)
+#define PK_JIT_LOG_BYTES 16384
+
+static const char embedded_name[] = "(embedded manifest)";
+
+/* ---- reading files ---- */
+
+static pykrt_status io_fail(const char *what, const char *path)
+{
+    char why[128] = "unknown error";
+    strerror_r(errno, why, sizeof why);
+    return pk_fail(PYKRT_ERROR_IO, "%s: cannot read %s: %s", what, path, why);
+}
+
+/* Reads a whole file plus a terminating NUL; more than `limit` bytes is
+ * the error `too_big`, found without reading the rest. */
+static pykrt_status read_file(const char *path, size_t limit, pykrt_status too_big, const char *what, char **out,
+                              size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return io_fail(what, path);
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    pykrt_status st = PYKRT_SUCCESS;
+    while (buf && st == PYKRT_SUCCESS) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (ferror(f))
+            st = io_fail(what, path);
+        else if (n > limit)
+            st = pk_fail(too_big, "%s: %s is larger than the limit of %zu bytes", what, path, limit);
+        else if (feof(f))
+            break;
+        else if (n == cap - 1) {
+            char *grown = realloc(buf, cap * 2);
+            if (!grown)
+                free(buf);
+            buf = grown;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!buf)
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory reading %s", what, path);
+    if (st != PYKRT_SUCCESS) {
+        free(buf);
+        return st;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return PYKRT_SUCCESS;
+}
+
+/* The target's file, relative to the manifest's directory. */
+static char *image_path(const char *manifest_path, const char *file)
+{
+    const char *slash = strrchr(manifest_path, '/');
+    size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - manifest_path) + 1;
+    char *path = malloc(dir + strlen(file) + 1);
+    if (path) {
+        memcpy(path, manifest_path, dir);
+        strcpy(path + dir, file);
+    }
+    return path;
+}
+
+/* ---- choosing a target ---- */
+
+/* PTX runs on any device of its arch or newer (the driver JITs it); a cubin
+ * only within its major version; sm_XXa only on that exact arch and sm_XXf
+ * within its family (major version). */
+static bool runs_on(const pk_target *t, const pykrt_device_info *dev)
+{
+    int cc = dev->cc_major * 10 + dev->cc_minor;
+    if (t->variant == 'a')
+        return t->sm == cc;
+    if (t->cubin || t->variant == 'f')
+        return t->sm / 10 == dev->cc_major && t->sm % 10 <= dev->cc_minor;
+    return t->sm <= cc;
+}
+
+static const pykrt_image *find_image(const pk_target *t, const pykrt_image *images, size_t nimages)
+{
+    for (size_t i = 0; i < nimages; i++)
+        if (images[i].file && strcmp(images[i].file, t->file) == 0)
+            return &images[i];
+    return NULL;
+}
+
+/* The highest arch that runs on the device; a cubin before PTX of the same
+ * arch (no JIT). With `images`, only targets given an image count. */
+static const pk_target *choose(const pk_manifest *mf, const pykrt_device_info *dev, const pykrt_image *images,
+                               size_t nimages)
+{
+    const pk_target *best = NULL;
+    for (size_t i = 0; i < mf->ntargets; i++) {
+        const pk_target *t = &mf->targets[i];
+        if (!runs_on(t, dev) || (images && !find_image(t, images, nimages)))
+            continue;
+        if (!best || t->sm > best->sm || (t->sm == best->sm && t->cubin && !best->cubin))
+            best = t;
+    }
+    return best;
+}
+
+static pykrt_status no_target(const pk_manifest *mf, const pykrt_device_info *dev, const char *name, bool images)
+{
+    pk_fail(PYKRT_ERROR_NO_TARGET, "pykrt_module_load(%s): no target%s runs on %s (sm_%d%d); the manifest has", name,
+            images ? " among the images given" : "", dev->name, dev->cc_major, dev->cc_minor);
+    for (size_t i = 0; i < mf->ntargets; i++)
+        pk_append("%s %s (%s)", i ? "," : "", mf->targets[i].arch, mf->targets[i].cubin ? "cubin" : "ptx");
+    return PYKRT_ERROR_NO_TARGET;
+}
+
+/* ---- the driver's side ---- */
+
+static pykrt_status jit(pykrt_module *m, const void *image)
+{
+    char *log = calloc(PK_JIT_LOG_BYTES, 1);
+    CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[2] = {log, (void *)(uintptr_t)PK_JIT_LOG_BYTES};
+    CUresult res = pk_drv.cuModuleLoadDataEx(&m->cu, image, log ? 2 : 0, opts, values);
+    if (res == CUDA_SUCCESS) {
+        free(log);
+        return PYKRT_SUCCESS;
+    }
+    pykrt_status st = pk_cuda_fail(res, "cuModuleLoadDataEx", "pykrt_module_load(%s): %s (%s)", m->name,
+                                   m->target->file, m->target->arch);
+    if (log && log[0]) {
+        log[PK_JIT_LOG_BYTES - 1] = '\0';
+        pk_append("\n%s", log);
+    }
+    free(log);
+    m->cu = NULL;
+    return st == PYKRT_ERROR_OUT_OF_MEMORY ? st : PYKRT_ERROR_MODULE_LOAD;
+}
+
+static uint32_t slot_offset(const pk_kernel *d, const pk_ptx_param *x)
+{
+    switch (x->part) {
+    case PK_PART_DATA:
+        return (uint32_t)offsetof(pykrt_array, data);
+    case PK_PART_SHAPE:
+        return (uint32_t)(offsetof(pykrt_array, shape) + x->dim * sizeof(int64_t));
+    case PK_PART_STRIDES:
+        return (uint32_t)(offsetof(pykrt_array, strides) + x->dim * sizeof(int64_t));
+    case PK_PART_IMAG:
+        return (uint32_t)(offsetof(pykrt_arg, value) + pykrt_dtype_size(d->params[x->param].dtype) / 2);
+    case PK_PART_VALUE:
+    case PK_PART_REAL:
+        break;
+    }
+    return (uint32_t)offsetof(pykrt_arg, value);
+}
+
+static pykrt_status kernel_attr(pykrt_kernel *k, CUfunction_attribute attr, int *value)
+{
+    CUresult res = pk_drv.cuFuncGetAttribute(value, attr, k->fn);
+    return res ? pk_cuda_fail(res, "cuFuncGetAttribute", "pykrt_module_load(%s): kernel %s", k->module->name,
+                              k->desc->name)
+               : PYKRT_SUCCESS;
+}
+
+static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kernel *d)
+{
+    k->module = m;
+    k->desc = d;
+    CUresult res = pk_drv.cuModuleGetFunction(&k->fn, m->cu, d->entry);
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuModuleGetFunction", "pykrt_module_load(%s): kernel %s, entry %s", m->name,
+                            d->name, d->entry);
+    int max_threads = 0, shared = 0;
+    pykrt_status st;
+    if ((st = kernel_attr(k, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &max_threads)) != PYKRT_SUCCESS ||
+        (st = kernel_attr(k, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &shared)) != PYKRT_SUCCESS ||
+        (st = kernel_attr(k, CU_FUNC_ATTRIBUTE_NUM_REGS, &k->registers)) != PYKRT_SUCCESS)
+        return st;
+    k->max_threads = d->max_threads > 0 && d->max_threads < max_threads ? (int)d->max_threads : max_threads;
+    k->shared_static = shared > 0 ? (uint32_t)shared : 0;
+    size_t dflt = m->ctx->info.max_shared_per_block;
+    atomic_init(&k->dyn_limit, dflt > k->shared_static ? (uint32_t)(dflt - k->shared_static) : 0);
+
+    if (d->nptx && !(k->slots = malloc(d->nptx * sizeof *k->slots)))
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
+    for (size_t i = 0; i < d->nptx; i++) {
+        k->slots[i].param = d->ptx[i].param;
+        k->slots[i].array = d->params[d->ptx[i].param].kind == PYKRT_KIND_ARRAY;
+        k->slots[i].offset = slot_offset(d, &d->ptx[i]);
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status setup_kernels(pykrt_module *m)
+{
+    size_t n = m->mf->nkernels;
+    if (n && !(m->kernels = calloc(n, sizeof *m->kernels)))
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
+    for (size_t i = 0; i < n; i++) {
+        pykrt_status st = setup_kernel(m, &m->kernels[i], &m->mf->kernels[i]);
+        if (st != PYKRT_SUCCESS)
+            return st;
+    }
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pk_raise_dyn_limit(pykrt_kernel *k, uint32_t bytes, const char *what)
+{
+    pykrt_module *m = k->module;
+    pykrt_status st = PYKRT_SUCCESS;
+    pthread_mutex_lock(&m->dyn_lock);
+    if (atomic_load(&k->dyn_limit) < bytes) {
+        CUresult res = pk_drv.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
+        if (res == CUDA_SUCCESS)
+            atomic_store(&k->dyn_limit, bytes);
+        else
+            st = pk_cuda_fail(res, "cuFuncSetAttribute", "%s(%s)", what, k->desc->name);
+    }
+    pthread_mutex_unlock(&m->dyn_lock);
+    return st;
+}
+
+/* ---- load and unload ---- */
+
+static void destroy(pykrt_module *m)
+{
+    if (m->kernels)
+        for (size_t i = 0; i < m->mf->nkernels; i++)
+            free(m->kernels[i].slots);
+    free(m->kernels);
+    if (m->cu && pk_bind(m->ctx) == CUDA_SUCCESS)
+        pk_drv.cuModuleUnload(m->cu);
+    pk_manifest_free(m->mf);
+    pthread_mutex_destroy(&m->dyn_lock);
+    if (m->name != embedded_name)
+        free(m->name);
+    free(m);
+}
+
+/* Makes the module shell: context bound, name kept, manifest parsed. */
+static pykrt_status begin(pykrt_context *ctx, const char *name, const char *text, size_t len, pykrt_module **out)
+{
+    pykrt_status st = pk_enter(ctx, "pykrt_module_load");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    pykrt_module *m = calloc(1, sizeof *m);
+    char *copy = name == embedded_name ? (char *)embedded_name : strdup(name);
+    if (!m || !copy) {
+        free(m);
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", name);
+    }
+    m->ctx = ctx;
+    m->name = copy;
+    pthread_mutex_init(&m->dyn_lock, NULL);
+    if ((st = pk_manifest_parse(text, len, name, &m->mf)) != PYKRT_SUCCESS) {
+        destroy(m);
+        return st;
+    }
+    *out = m;
+    return PYKRT_SUCCESS;
+}
+
+/* Checks the digest, loads the image, resolves the kernels. `image` is
+ * NUL-terminated past `size` (PTX is text for the driver). */
+static pykrt_status finish(pykrt_module *m, const char *image, size_t size, const char *image_name)
+{
+    if (pk_fnv1a64(image, size) != m->target->digest)
+        return pk_fail(PYKRT_ERROR_STALE, "%s does not match %s: recompile", image_name, m->name);
+    pykrt_status st = jit(m, image);
+    return st == PYKRT_SUCCESS ? setup_kernels(m) : st;
+}
+
+static pykrt_status load_file(pykrt_module *m, const char *path)
+{
+    if (!(m->target = choose(m->mf, &m->ctx->info, NULL, 0)))
+        return no_target(m->mf, &m->ctx->info, m->name, false);
+    char *ipath = image_path(path, m->target->file), *image = NULL;
+    size_t size = 0;
+    char what[600];
+    snprintf(what, sizeof what, "pykrt_module_load(%s)", m->name);
+    pykrt_status st = ipath ? read_file(ipath, PK_IMAGE_MAX_BYTES, PYKRT_ERROR_IO, what, &image, &size)
+                            : pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+    if (st == PYKRT_SUCCESS)
+        st = finish(m, image, size, ipath);
+    free(image);
+    free(ipath);
+    return st;
+}
+
+pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, pykrt_module **out)
+{
+    if (!manifest_path || !out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_load: %s is NULL",
+                       manifest_path ? "out" : "manifest_path");
+    *out = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    char what[600];
+    snprintf(what, sizeof what, "pykrt_module_load(%s)", manifest_path);
+    pykrt_status st = read_file(manifest_path, PK_MANIFEST_MAX_BYTES, PYKRT_ERROR_MANIFEST, what, &text, &len);
+    pykrt_module *m = NULL;
+    if (st == PYKRT_SUCCESS)
+        st = begin(ctx, manifest_path, text, len, &m);
+    free(text);
+    if (st == PYKRT_SUCCESS && (st = load_file(m, manifest_path)) != PYKRT_SUCCESS)
+        destroy(m);
+    if (st == PYKRT_SUCCESS)
+        *out = m;
+    return st;
+}
+
+static pykrt_status load_image(pykrt_module *m, const pykrt_image *images, size_t nimages)
+{
+    if (!(m->target = choose(m->mf, &m->ctx->info, images, nimages)))
+        return no_target(m->mf, &m->ctx->info, m->name, true);
+    const pykrt_image *img = find_image(m->target, images, nimages);
+    if (!img->data)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_load_memory: image %s has no data", img->file);
+    char *copy = malloc(img->size + 1);
+    if (!copy)
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
+    memcpy(copy, img->data, img->size);
+    copy[img->size] = '\0';
+    pykrt_status st = finish(m, copy, img->size, img->file);
+    free(copy);
+    return st;
+}
+
+pykrt_status pykrt_module_load_memory(pykrt_context *ctx, const char *manifest, size_t manifest_len,
+                                      const pykrt_image *images, size_t nimages, pykrt_module **out)
+{
+    if (!manifest || !out || (!images && nimages))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_load_memory: %s is NULL",
+                       !manifest ? "manifest" : !out ? "out" : "images");
+    *out = NULL;
+    pykrt_module *m = NULL;
+    pykrt_status st = begin(ctx, embedded_name, manifest, manifest_len, &m);
+    if (st == PYKRT_SUCCESS && (st = load_image(m, images, nimages)) != PYKRT_SUCCESS)
+        destroy(m);
+    if (st == PYKRT_SUCCESS)
+        *out = m;
+    return st;
+}
+
+pykrt_status pykrt_module_unload(pykrt_module *module)
+{
+    if (module)
+        destroy(module);
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_module_describe(const pykrt_module *module, pykrt_module_info *out)
+{
+    if (!module || !out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_describe: %s is NULL", module ? "out" : "module");
+    out->manifest = module->name;
+    out->compiler = module->mf->compiler;
+    out->arch = module->target->arch;
+    out->file = module->target->file;
+    out->cubin = module->target->cubin;
+    out->nkernels = module->mf->nkernels;
+    out->nconstants = module->mf->nconstants;
+    return PYKRT_SUCCESS;
+}
+
+/* ---- kernels ---- */
+
+pykrt_status pykrt_kernel_get(pykrt_module *module, const char *name, pykrt_kernel **out)
+{
+    if (!module || !name || !out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_get: %s is NULL",
+                       !module ? "module" : !name ? "name" : "out");
+    for (size_t i = 0; i < module->mf->nkernels; i++)
+        if (strcmp(module->mf->kernels[i].name, name) == 0) {
+            *out = &module->kernels[i];
+            return PYKRT_SUCCESS;
+        }
+    *out = NULL;
+    pk_fail(PYKRT_ERROR_NOT_FOUND, "pykrt_kernel_get(%s): no kernel '%s'; the manifest has", module->name, name);
+    for (size_t i = 0; i < module->mf->nkernels; i++)
+        pk_append("%s %s", i ? "," : "", module->mf->kernels[i].name);
+    if (module->mf->nkernels == 0)
+        pk_append(" none");
+    return PYKRT_ERROR_NOT_FOUND;
+}
+
+pykrt_status pykrt_kernel_at(pykrt_module *module, size_t index, pykrt_kernel **out)
+{
+    if (!module || !out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_at: %s is NULL", module ? "out" : "module");
+    if (index >= module->mf->nkernels)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_at(%s): index %zu, but there are %zu kernels",
+                       module->name, index, module->mf->nkernels);
+    *out = &module->kernels[index];
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_kernel_describe(const pykrt_kernel *kernel, pykrt_kernel_info *out)
+{
+    if (!kernel || !out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_describe: %s is NULL", kernel ? "out" : "kernel");
+    const pk_kernel *d = kernel->desc;
+    out->name = d->name;
+    out->entry = d->entry;
+    out->nparams = d->nparams;
+    out->nptx_params = d->nptx;
+    out->shared_static = kernel->shared_static;
+    out->shared_dynamic = d->shared_dynamic;
+    out->cooperative = d->cooperative;
+    out->max_threads = kernel->max_threads;
+    out->registers = kernel->registers;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_kernel_param(const pykrt_kernel *kernel, size_t index, pykrt_param_info *out)
+{
+    if (!kernel || !out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param: %s is NULL", kernel ? "out" : "kernel");
+    const pk_kernel *d = kernel->desc;
+    if (index >= d->nparams)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param(%s): index %zu, but it has %zu parameters",
+                       d->name, index, d->nparams);
+    const pk_param *p = &d->params[index];
+    out->name = p->name;
+    out->kind = p->kind;
+    out->dtype = p->dtype;
+    out->ndim = p->ndim;
+    out->layout = p->kind == PYKRT_KIND_ARRAY ? p->layout : PYKRT_LAYOUT_A;
+    out->access = p->access;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_kernel_handle(const pykrt_kernel *kernel, void **cufunction)
+{
+    if (!kernel || !cufunction)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_handle: %s is NULL",
+                       kernel ? "cufunction" : "kernel");
+    *cufunction = kernel->fn;
+    return PYKRT_SUCCESS;
+}
+
+/* ---- constant memory ---- */
+
+/* Finds the symbol, binds the context and checks the size. */
+static pykrt_status constant(pykrt_module *m, const char *name, const void *buf, size_t bytes, const char *what,
+                             CUdeviceptr *ptr)
+{
+    if (!m || !name || !buf)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, !m ? "module" : !name ? "name" : "buffer");
+    size_t i = 0;
+    while (i < m->mf->nconstants && strcmp(m->mf->constants[i].name, name) != 0)
+        i++;
+    if (i == m->mf->nconstants)
+        return pk_fail(PYKRT_ERROR_NOT_FOUND, "%s(%s): no constant '%s' in the manifest", what, m->name, name);
+    CUresult res = pk_bind(m->ctx);
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuCtxSetCurrent", "%s(%s)", what, name);
+    size_t size = 0;
+    if ((res = pk_drv.cuModuleGetGlobal(ptr, &size, m->cu, name)) != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuModuleGetGlobal", "%s(%s)", what, name);
+    if (bytes != size)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s(%s): %zu bytes given, the symbol has %zu", what, name, bytes,
+                       size);
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_constant_set(pykrt_module *module, const char *name, const void *src, size_t bytes)
+{
+    CUdeviceptr ptr;
+    pykrt_status st = constant(module, name, src, bytes, "pykrt_constant_set", &ptr);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuMemcpyHtoD(ptr, src, bytes);
+    return res ? pk_cuda_fail(res, "cuMemcpyHtoD", "pykrt_constant_set(%s)", name) : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_constant_get(pykrt_module *module, const char *name, void *dst, size_t bytes)
+{
+    CUdeviceptr ptr;
+    pykrt_status st = constant(module, name, dst, bytes, "pykrt_constant_get", &ptr);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuMemcpyDtoH(dst, ptr, bytes);
+    return res ? pk_cuda_fail(res, "cuMemcpyDtoH", "pykrt_constant_get(%s)", name) : PYKRT_SUCCESS;
+}

@@ -1,0 +1,135 @@
+/*
+ * stream.c - streams and events.
+ *
+ * Each object remembers its context, so calls on it bind that context on
+ * whichever thread makes them, and launches and copies can refuse a stream
+ * of another context with a clear message instead of a driver error.
+ */
+#include <stdlib.h>
+
+#include "runtime.h"
+
+pykrt_status pykrt_stream_create(pykrt_context *ctx, unsigned flags, pykrt_stream **out)
+{
+    if (!out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_stream_create: out is NULL");
+    *out = NULL;
+    if (flags & ~PYKRT_STREAM_NON_BLOCKING)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_stream_create: unknown flags 0x%x", flags);
+    pykrt_status st = pk_enter(ctx, "pykrt_stream_create");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    pykrt_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_stream_create: out of host memory");
+    unsigned cu_flags = flags & PYKRT_STREAM_NON_BLOCKING ? CU_STREAM_NON_BLOCKING : 0;
+    CUresult res = pk_drv.cuStreamCreate(&s->cu, cu_flags);
+    if (res != CUDA_SUCCESS) {
+        free(s);
+        return pk_cuda_fail(res, "cuStreamCreate", "pykrt_stream_create");
+    }
+    s->ctx = ctx;
+    *out = s;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_stream_destroy(pykrt_stream *stream)
+{
+    if (!stream)
+        return PYKRT_SUCCESS;
+    pykrt_status st = pk_enter(stream->ctx, "pykrt_stream_destroy");
+    CUresult res = st == PYKRT_SUCCESS ? pk_drv.cuStreamDestroy(stream->cu) : CUDA_SUCCESS;
+    free(stream);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    return res ? pk_cuda_fail(res, "cuStreamDestroy", "pykrt_stream_destroy") : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_stream_synchronize(pykrt_stream *stream)
+{
+    if (!stream)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT,
+                       "pykrt_stream_synchronize: stream is NULL (use pykrt_context_synchronize)");
+    pykrt_status st = pk_enter(stream->ctx, "pykrt_stream_synchronize");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuStreamSynchronize(stream->cu);
+    return res ? pk_cuda_fail(res, "cuStreamSynchronize", "pykrt_stream_synchronize") : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_stream_handle(const pykrt_stream *stream, void **custream)
+{
+    if (!stream || !custream)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_stream_handle: %s is NULL", stream ? "custream" : "stream");
+    *custream = stream->cu;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_event_create(pykrt_context *ctx, pykrt_event **out)
+{
+    if (!out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_event_create: out is NULL");
+    *out = NULL;
+    pykrt_status st = pk_enter(ctx, "pykrt_event_create");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    pykrt_event *e = calloc(1, sizeof *e);
+    if (!e)
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_event_create: out of host memory");
+    CUresult res = pk_drv.cuEventCreate(&e->cu, CU_EVENT_DEFAULT);
+    if (res != CUDA_SUCCESS) {
+        free(e);
+        return pk_cuda_fail(res, "cuEventCreate", "pykrt_event_create");
+    }
+    e->ctx = ctx;
+    *out = e;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_event_destroy(pykrt_event *event)
+{
+    if (!event)
+        return PYKRT_SUCCESS;
+    pykrt_status st = pk_enter(event->ctx, "pykrt_event_destroy");
+    CUresult res = st == PYKRT_SUCCESS ? pk_drv.cuEventDestroy(event->cu) : CUDA_SUCCESS;
+    free(event);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    return res ? pk_cuda_fail(res, "cuEventDestroy", "pykrt_event_destroy") : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_event_record(pykrt_event *event, pykrt_stream *stream)
+{
+    if (!event)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_event_record: event is NULL");
+    if (stream && stream->ctx != event->ctx)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_event_record: the stream belongs to another context");
+    pykrt_status st = pk_enter(event->ctx, "pykrt_event_record");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuEventRecord(event->cu, stream ? stream->cu : NULL);
+    return res ? pk_cuda_fail(res, "cuEventRecord", "pykrt_event_record") : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_event_synchronize(pykrt_event *event)
+{
+    if (!event)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_event_synchronize: event is NULL");
+    pykrt_status st = pk_enter(event->ctx, "pykrt_event_synchronize");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuEventSynchronize(event->cu);
+    return res ? pk_cuda_fail(res, "cuEventSynchronize", "pykrt_event_synchronize") : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_event_elapsed(pykrt_event *start, pykrt_event *end, float *ms)
+{
+    if (!start || !end || !ms)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_event_elapsed: %s is NULL",
+                       !start ? "start" : !end ? "end" : "ms");
+    pykrt_status st = pk_enter(start->ctx, "pykrt_event_elapsed");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuEventElapsedTime(ms, start->cu, end->cu);
+    return res ? pk_cuda_fail(res, "cuEventElapsedTime", "pykrt_event_elapsed") : PYKRT_SUCCESS;
+}
