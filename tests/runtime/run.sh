@@ -1,0 +1,126 @@
+#!/bin/sh
+# run.sh BUILD TDIR CC MAKE SAN: runs the runtime suite and writes its
+# counts ("passed failed") to TDIR/counts for tests/record.sh.
+#
+# Each check below counts once; the C test programs count each of their
+# tests. Nothing here needs a GPU: the driver is the double
+# TDIR/fake/libcuda.so.1 (or none at all), chosen through PYKRT_LIBCUDA.
+build=$1 t=$2 cc=$3 make=$4 san=$5
+fixtures=tests/runtime/fixtures
+fake=$t/fake/libcuda.so.1
+passed=0
+failed=0
+log=$t/log
+mkdir -p "$t/empty"
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "runtime: FAIL: $1"; [ -s "$log" ] && sed 's/^/    /' "$log"; }
+
+# counted NAME CMD...: a program that writes its own counts to $t/c.
+counted() {
+    name=$1
+    shift
+    rm -f "$t/c"
+    "$@" > "$log" 2>&1
+    rc=$?
+    if [ -s "$t/c" ]; then
+        read -r p f < "$t/c"
+        passed=$((passed + p))
+        failed=$((failed + f))
+        [ "$f" -eq 0 ] || { echo "runtime: $name:"; sed 's/^/    /' "$log"; }
+    else
+        bad "$name crashed (exit $rc)"
+    fi
+}
+
+# expect NAME STATUS TEXT CMD...: exit status STATUS and TEXT in the output.
+expect() {
+    name=$1 want=$2 text=$3
+    shift 3
+    "$@" > "$log" 2>&1
+    rc=$?
+    if [ "$rc" -eq "$want" ] && grep -qF -- "$text" "$log"; then ok; else bad "$name (exit $rc, wanted $want and \"$text\")"; fi
+}
+
+# check NAME CMD...: the command succeeds.
+check() {
+    name=$1
+    shift
+    if "$@" > "$log" 2>&1; then ok; else bad "$name"; fi
+}
+
+# 1. The unit tests, against the driver double.
+counted runtime_tests env PYKRT_LIBCUDA="$fake" "$t/runtime_tests" "$fixtures" "$t/c"
+
+# 2. No driver, no device, a driver without an entry point.
+counted "nodriver (missing file)" env LD_LIBRARY_PATH="$t/empty" PYKRT_LIBCUDA="$t/empty/libcuda.so.1" \
+    "$t/nodriver" nodriver "$t/c"
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    echo "runtime: a system libcuda.so.1 exists: skipped the default-path no-driver test"
+else
+    counted "nodriver (default path)" env -u PYKRT_LIBCUDA LD_LIBRARY_PATH="$t/empty" "$t/nodriver" nodriver "$t/c"
+fi
+counted nodevice env FAKE_CUDA_DEVICES=0 PYKRT_LIBCUDA="$fake" "$t/nodriver" nodevice "$t/c"
+counted nolaunch env PYKRT_LIBCUDA="$t/fake-nolaunch/libcuda.so.1" "$t/nodriver" nolaunch "$t/c"
+
+# 3. The sample and the benchmark, without a driver and with the double.
+expect "vadd_host without a driver" 2 "vadd_host: no GPU to run on: no CUDA driver" \
+    env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/vadd_host" "$fixtures/vadd.yaml"
+expect "vadd_host without a device" 2 "no GPU to run on: no CUDA device" \
+    env FAKE_CUDA_DEVICES=0 PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$fixtures/vadd.yaml"
+expect "vadd_host on the double" 0 "result checked on the CPU, all equal" \
+    env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$fixtures/vadd.yaml" 100000
+expect "vadd_host with a stale manifest" 1 "does not match" \
+    env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$fixtures/stale.yaml"
+expect "bench_launch without a driver" 2 "bench_launch: no GPU to run on: no CUDA driver" \
+    env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/bench_launch"
+expect "bench_launch on the double" 0 "pykrt_launch (checked)" \
+    env PYKRT_LIBCUDA="$fake" "$t/bench_launch" bench/launch/empty.yaml 5 64
+
+# 4. The libraries export pykrt_* only; libyaml is inside, not needed.
+so=$build/lib/libpykrt.so.0.1.0
+check "libpykrt.so exports only pykrt_*" sh -c \
+    "nm -D --defined-only '$so' | awk '\$2 != \"A\" && \$3 !~ /^pykrt_/ { print; bad = 1 } END { exit bad }'"
+check "libpykrt.so has soname libpykrt.so.0" sh -c "readelf -d '$so' | grep -q 'SONAME.*\\[libpykrt.so.0\\]'"
+check "libpykrt.so needs no libyaml" sh -c "! readelf -d '$so' | grep -q 'NEEDED.*yaml'"
+check "libpykrt.a defines only pykrt_* globals" sh -c \
+    "nm -g --defined-only '$build/lib/libpykrt.a' | awk 'NF == 3 && \$3 !~ /^pykrt_/ { print; bad = 1 } END { exit bad }'"
+check "the runtime never aborts, exits or prints" sh -c \
+    "nm -u $build/runtime/obj/*.o | grep -wE 'abort|exit|_exit|printf|fprintf|vfprintf|puts|fputs|fwrite|perror|putchar|__assert_fail|stderr|stdout' && exit 1 || exit 0"
+
+# 5. The header alone, as strict C11 and as C++.
+check "pykrt.h compiles alone as C11" sh -c \
+    "echo '#include \"pykrt.h\"' | $cc -std=c11 -pedantic -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c -"
+if command -v c++ > /dev/null 2>&1; then
+    check "pykrt.h compiles as C++" sh -c \
+        "echo '#include \"pykrt.h\"' | c++ -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c++ -"
+fi
+
+# 6. make install-runtime, then a program built the documented way.
+prefix=$(pwd)/$t/prefix
+rm -rf "$prefix"
+check "make install-runtime" $make --no-print-directory -s install-runtime PREFIX="$prefix" SAN="$san"
+if command -v pkg-config > /dev/null 2>&1 && [ -z "$san" ]; then
+    flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs pykrt)
+    static=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --static --cflags --libs pykrt)
+    check "build against the installed libpykrt.so" sh -c \
+        "$cc samples/vadd_host.c $flags -o $t/installed_shared"
+    expect "run against the installed libpykrt.so" 2 "no CUDA driver" \
+        env LD_LIBRARY_PATH="$prefix/lib" PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/installed_shared" x.yaml
+    expect "the installed libpykrt.so on the double" 0 "all equal" \
+        env LD_LIBRARY_PATH="$prefix/lib" PYKRT_LIBCUDA="$fake" "$t/installed_shared" "$fixtures/vadd.yaml" 1000
+    check "build against the installed libpykrt.a" sh -c \
+        "$cc samples/vadd_host.c -static-libgcc $(echo "$static" | sed 's/-lpykrt/-l:libpykrt.a/') -o $t/installed_static"
+    expect "the installed libpykrt.a on the double" 0 "all equal" \
+        env PYKRT_LIBCUDA="$fake" "$t/installed_static" "$fixtures/vadd.yaml" 1000
+elif [ -n "$san" ]; then
+    echo "runtime: SAN=1: skipped building against the installed libraries (they are sanitizer builds)"
+else
+    echo "runtime: no pkg-config: skipped building against the installed libraries"
+fi
+
+# 7. The fuzz harness over the fixtures' manifests (prefixes and flips).
+check "fuzz harness replay" "$t/fuzz_replay" "$fixtures"/*.yaml bench/launch/empty.yaml
+
+echo "$passed $failed" > "$t/counts"
+echo "runtime: $passed passed, $failed failed"

@@ -1,0 +1,125 @@
+/*
+ * test_main.c - runs the runtime tests against the driver double.
+ *
+ * Usage: runtime_tests FIXTURES COUNTS, with $PYKRT_LIBCUDA naming the
+ * double (fake_cuda.c). It creates one context on device 0 for the tests,
+ * runs every table, checks after each test that it freed all the device
+ * memory it took, prints failures and a closing line, and writes
+ * "passed failed" to COUNTS for tests/runtime/run.sh.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "rt_test.h"
+
+const char *t_fixtures;
+pykrt_context *t_ctx;
+fake_hooks fake;
+
+static int failed_now;
+
+void t_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s:%d: ", file, line);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    failed_now = 1;
+}
+
+const char *t_path(const char *name)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/%s", t_fixtures, name);
+    return buf;
+}
+
+char *t_read(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        *len = (size_t)n;
+    }
+    return buf;
+}
+
+int fake_open(fake_hooks *hooks)
+{
+    const char *path = getenv("PYKRT_LIBCUDA");
+    void *lib = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!lib)
+        return -1;
+#define FAKE_HOOK(member, symbol)                                                                                \
+    {                                                                                                            \
+        void *sym = dlsym(lib, #symbol);                                                                         \
+        if (!sym)                                                                                                \
+            return -1;                                                                                           \
+        memcpy(&hooks->member, &sym, sizeof sym);                                                                \
+    }
+    FAKE_HOOK_NAMES(FAKE_HOOK)
+#undef FAKE_HOOK
+    return 0;
+}
+
+static void run(const t_case *cases, size_t n, int *passed, int *failed)
+{
+    for (size_t i = 0; i < n; i++) {
+        long before = fake.live_allocations();
+        failed_now = 0;
+        cases[i].fn();
+        long after = fake.live_allocations();
+        if (!failed_now && after != before)
+            t_fail(__FILE__, __LINE__, "%s left %ld allocations behind", cases[i].name, after - before);
+        if (failed_now)
+            printf("  in %s\n", cases[i].name);
+        *passed += !failed_now;
+        *failed += failed_now;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: runtime_tests FIXTURES COUNTS\n");
+        return 2;
+    }
+    t_fixtures = argv[1];
+    if (fake_open(&fake) != 0) {
+        fprintf(stderr, "runtime_tests: $PYKRT_LIBCUDA must name the driver double: %s\n", dlerror());
+        return 2;
+    }
+    if (pykrt_context_create(0, &t_ctx) != PYKRT_SUCCESS) {
+        fprintf(stderr, "runtime_tests: %s\n", pykrt_last_error());
+        return 2;
+    }
+    int passed = 0, failed = 0;
+    run(driver_tests, driver_ntests, &passed, &failed);
+    run(manifest_tests, manifest_ntests, &passed, &failed);
+    run(module_tests, module_ntests, &passed, &failed);
+    run(memory_tests, memory_ntests, &passed, &failed);
+    run(launch_tests, launch_ntests, &passed, &failed);
+    pykrt_context_destroy(t_ctx);
+    printf("runtime_tests: %d passed, %d failed\n", passed, failed);
+    FILE *f = fopen(argv[2], "w");
+    if (!f)
+        return 2;
+    fprintf(f, "%d %d\n", passed, failed);
+    fclose(f);
+    return failed != 0;
+}

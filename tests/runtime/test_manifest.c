@@ -1,0 +1,322 @@
+/*
+ * test_manifest.c - the manifest reader: the fixtures parse to what they
+ * say, and every kind of broken manifest (truncated, wrong types, unknown
+ * format, missing fields, inconsistent ptx_params, aliases, too large,
+ * stale or missing PTX) is refused with a message that says where and why.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rt_test.h"
+#include "runtime.h"
+
+static pk_manifest *parse_file(const char *name)
+{
+    size_t len = 0;
+    char *text = t_read(t_path(name), &len);
+    pk_manifest *m = NULL;
+    if (text && pk_manifest_parse(text, len, name, &m) != PYKRT_SUCCESS)
+        printf("%s\n", pykrt_last_error());
+    free(text);
+    return m;
+}
+
+static void test_parse_vadd(void)
+{
+    pk_manifest *m = parse_file("vadd.yaml");
+    ASSERT(m != NULL);
+    ASSERT_EQ(1, m->format);
+    ASSERT_STR("pykc 0.1.0", m->compiler);
+    ASSERT_STR("vadd.pyk", m->source_path);
+    ASSERT_EQ(1, m->ntargets);
+    ASSERT_STR("sm_75", m->targets[0].arch);
+    ASSERT_EQ(75, m->targets[0].sm);
+    ASSERT_STR("6.3", m->targets[0].ptx_version);
+    ASSERT(!m->targets[0].cubin);
+    ASSERT_STR("vadd.ptx", m->targets[0].file);
+    ASSERT_EQ(1, m->nkernels);
+    pk_kernel *k = &m->kernels[0];
+    ASSERT_STR("vadd", k->name);
+    ASSERT_STR("vadd", k->entry);
+    ASSERT_EQ(3, k->nparams);
+    ASSERT_STR("out", k->params[2].name);
+    ASSERT_EQ(PYKRT_KIND_ARRAY, k->params[2].kind);
+    ASSERT_EQ(PYKRT_FLOAT32, k->params[2].dtype);
+    ASSERT_EQ(PYKRT_LAYOUT_A, k->params[2].layout);
+    ASSERT_EQ(PYKRT_ACCESS_WRITE, k->params[2].access);
+    ASSERT_EQ(9, k->nptx);
+    ASSERT_EQ(2, k->ptx[8].param);
+    ASSERT_EQ(PK_PART_STRIDES, k->ptx[8].part);
+    ASSERT_EQ(0, k->ptx[8].dim);
+    ASSERT_EQ(0, m->nconstants);
+    pk_manifest_free(m);
+}
+
+static void test_parse_abi(void)
+{
+    pk_manifest *m = parse_file("abi.yaml");
+    ASSERT(m != NULL);
+    ASSERT_EQ(7, m->nkernels);
+    pk_kernel *s = &m->kernels[0];
+    ASSERT_EQ(15, s->nparams);
+    ASSERT_EQ(19, s->nptx);
+    ASSERT_EQ(PYKRT_COMPLEX64, s->params[12].dtype);
+    ASSERT_EQ(PK_PART_IMAG, s->ptx[13].part);
+    ASSERT_EQ(PYKRT_BOOL, s->params[11].dtype);
+    ASSERT_EQ(PYKRT_ACCESS_READ, s->params[0].access);
+    pk_kernel *a = &m->kernels[1];
+    ASSERT_EQ(PYKRT_LAYOUT_F, a->params[1].layout);
+    ASSERT_EQ(3, a->params[2].ndim);
+    ASSERT_EQ(PK_PART_STRIDES, a->ptx[16].part);
+    ASSERT_EQ(2, a->ptx[16].dim);
+    ASSERT(m->kernels[2].cooperative);
+    ASSERT(m->kernels[3].shared_dynamic);
+    ASSERT_EQ(64, m->kernels[4].max_threads);
+    ASSERT_EQ(PYKRT_XOROSHIRO128P, m->kernels[5].params[0].dtype);
+    ASSERT_EQ(0, m->kernels[6].nparams);
+    ASSERT_EQ(1, m->nconstants);
+    ASSERT_STR("coeffs", m->constants[0].name);
+    ASSERT_EQ(1, m->constants[0].ndim);
+    ASSERT_EQ(16, m->constants[0].shape[0]);
+    ASSERT_EQ(64, m->constants[0].size);
+    pk_manifest_free(m);
+}
+
+static void test_fnv1a64(void)
+{
+    ASSERT_EQ((long long)0xcbf29ce484222325ull, (long long)pk_fnv1a64("", 0));
+    ASSERT_EQ((long long)0xaf63dc4c8601ec8cull, (long long)pk_fnv1a64("a", 1));
+    ASSERT_EQ((long long)0x85944171f73967e8ull, (long long)pk_fnv1a64("foobar", 6));
+}
+
+/* A valid one-kernel manifest with one piece replaced. */
+#define HEAD "format: 1\ntargets:\n  - {arch: sm_75, kind: ptx, file: k.ptx, digest: \"fnv1a64:0123456789abcdef\"}\n"
+#define KERNEL(params, ptx) "kernels:\n  - name: k\n    entry: k\n    params:\n" params "    ptx_params:\n" ptx
+#define P_ARRAY "      - {name: x, kind: array, dtype: float32, ndim: 1, layout: C}\n"
+#define PTX_DATA "      - {type: u64, size: 8, align: 8, param: 0, part: data}\n"
+
+static const struct {
+    const char *text;
+    pykrt_status status;
+    const char *message;
+} bad[] = {
+    {"", PYKRT_ERROR_MANIFEST, "t.yaml: empty manifest"},
+    {"- a\n- b\n", PYKRT_ERROR_MANIFEST, "t.yaml:1:1: manifest: expected a mapping"},
+    {"format: 1\ntargets: [", PYKRT_ERROR_MANIFEST, "t.yaml:3:1: invalid YAML: while parsing a flow node"},
+    {"format: 1\n  bad indent: [\n", PYKRT_ERROR_MANIFEST, "invalid YAML"},
+    {"format: 2\ntargets: whatever\n", PYKRT_ERROR_MANIFEST,
+     "t.yaml:1:9: manifest: unsupported manifest format 2; this pykrt reads format 1"},
+    {"format: one\n", PYKRT_ERROR_MANIFEST, "'format' must be an integer, not 'one'"},
+    {"format: \"1\"\n", PYKRT_ERROR_MANIFEST, "'format' must be an integer"},
+    {"format: 99999999999999999999\n", PYKRT_ERROR_MANIFEST, "'format' must be an integer"},
+    {"format: 1\nformat: 1\n", PYKRT_ERROR_MANIFEST, "duplicate key 'format'"},
+    {"targets: []\n", PYKRT_ERROR_MANIFEST, "manifest: missing field 'format'"},
+    {"format: 1\nkernels: []\n", PYKRT_ERROR_MANIFEST, "missing field 'targets'"},
+    {"format: 1\ntargets: []\nkernels: []\n", PYKRT_ERROR_MANIFEST, "manifest.targets: no targets"},
+    {"format: 1\ntargets: {a: 1}\n", PYKRT_ERROR_MANIFEST, "manifest.targets: expected a sequence"},
+    {"format: 1\ntargets: [{arch: sm_75, kind: elf, file: k, digest: x}]\n", PYKRT_ERROR_MANIFEST,
+     "targets[0]: unknown kind 'elf'"},
+    {"format: 1\ntargets: [{arch: compute_75, kind: ptx, file: k, digest: \"fnv1a64:0123456789abcdef\"}]\n",
+     PYKRT_ERROR_MANIFEST, "arch 'compute_75' is not of the form sm_75"},
+    {"format: 1\ntargets: [{arch: sm_75, kind: ptx, file: k, digest: \"fnv1a64:0123\"}]\n", PYKRT_ERROR_MANIFEST,
+     "digest 'fnv1a64:0123' is not fnv1a64: and 16 lowercase hex digits"},
+    {"format: 1\ntargets: [{arch: sm_75, kind: ptx, file: k, digest: \"fnv1a64:0123456789ABCDEF\"}]\n",
+     PYKRT_ERROR_MANIFEST, "is not fnv1a64:"},
+    {"format: 1\ntargets: [{arch: sm_75, kind: ptx, file: [k], digest: x}]\n", PYKRT_ERROR_MANIFEST,
+     "'file' must be a string"},
+    {HEAD, PYKRT_ERROR_MANIFEST, "missing field 'kernels'"},
+    {HEAD "kernels:\n  - {name: k}\n", PYKRT_ERROR_MANIFEST, "kernels[0]: missing field 'entry'"},
+    {HEAD "kernels:\n  - {name: '', entry: k}\n", PYKRT_ERROR_MANIFEST, "kernels[0]: 'name' is empty"},
+    {HEAD KERNEL("      - {name: x, kind: array, dtype: float128, ndim: 1, layout: C}\n", PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "t.yaml:8:39: kernels[0].params[0]: unknown dtype 'float128'"},
+    {HEAD KERNEL("      - {name: x, kind: array, dtype: float32, ndim: two, layout: C}\n", PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "'ndim' must be an integer, not 'two'"},
+    {HEAD KERNEL("      - {name: x, kind: array, dtype: float32, ndim: 9, layout: C}\n", PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "'ndim' is 9, outside 1..8"},
+    {HEAD KERNEL("      - {name: x, kind: array, dtype: float32, ndim: 1, layout: X}\n", PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "unknown layout 'X'"},
+    {HEAD KERNEL("      - {name: x, kind: array, dtype: float32, ndim: 1}\n", PTX_DATA), PYKRT_ERROR_MANIFEST,
+     "missing field 'layout'"},
+    {HEAD KERNEL("      - {name: x, kind: pointer, dtype: float32}\n", PTX_DATA), PYKRT_ERROR_MANIFEST,
+     "unknown kind 'pointer'"},
+    {HEAD KERNEL("      - {name: s, kind: scalar, dtype: xoroshiro128p}\n", PTX_DATA), PYKRT_ERROR_MANIFEST,
+     "xoroshiro128p is an array dtype"},
+    {HEAD KERNEL(P_ARRAY, "      - {type: u64, size: 8, align: 8, param: 5, part: data}\n"), PYKRT_ERROR_MANIFEST,
+     "kernels[0].ptx_params[0]: 'param' is 5, outside 0..0"},
+    {HEAD KERNEL(P_ARRAY, "      - {type: u64, size: 8, align: 8, param: 0, part: \"shape[1]\"}\n"),
+     PYKRT_ERROR_MANIFEST, "part 'shape[1]' of parameter 0 (x): dimension beyond the array's ndim"},
+    {HEAD KERNEL(P_ARRAY, "      - {type: u64, size: 8, align: 8, param: 0, part: value}\n"), PYKRT_ERROR_MANIFEST,
+     "value of an array"},
+    {HEAD KERNEL("      - {name: s, kind: scalar, dtype: float32}\n",
+                 "      - {type: f32, size: 4, align: 4, param: 0, part: real}\n"),
+     PYKRT_ERROR_MANIFEST, "real or imag of a non-complex parameter"},
+    {HEAD KERNEL("      - {name: s, kind: scalar, dtype: int32}\n",
+                 "      - {type: u64, size: 8, align: 8, param: 0, part: data}\n"),
+     PYKRT_ERROR_MANIFEST, "data of a scalar"},
+    {HEAD KERNEL(P_ARRAY, "      - {type: u64, size: 9, align: 8, param: 0, part: data}\n"), PYKRT_ERROR_MANIFEST,
+     "type u64 is 8 bytes, but size is 9"},
+    {HEAD KERNEL(P_ARRAY, "      - {type: q64, size: 8, align: 8, param: 0, part: data}\n"), PYKRT_ERROR_MANIFEST,
+     "unknown PTX type 'q64'"},
+    {HEAD KERNEL(P_ARRAY, "      - {type: u64, size: 8, align: 3, param: 0, part: data}\n"), PYKRT_ERROR_MANIFEST,
+     "align 3 is not a power of two"},
+    {HEAD KERNEL(P_ARRAY, "      - {type: u64, size: 8, align: 8, param: 0, part: \"dims[0]\"}\n"),
+     PYKRT_ERROR_MANIFEST, "unknown part 'dims[0]'"},
+    {HEAD KERNEL(P_ARRAY, "      - {type: b8, size: 16, align: 8, param: 0, part: data}\n"), PYKRT_ERROR_MANIFEST,
+     "data wider than 8 bytes"},
+    {HEAD "kernels:\n  - {name: k, entry: k, params: [], ptx_params: "
+          "[{type: u64, size: 8, align: 8, param: 0, part: data}]}\n",
+     PYKRT_ERROR_MANIFEST, "ptx_params given for a kernel without params"},
+    {HEAD KERNEL(P_ARRAY, PTX_DATA) "    shared_dynamic: maybe\n", PYKRT_ERROR_MANIFEST,
+     "'shared_dynamic' must be true or false, not 'maybe'"},
+    {HEAD KERNEL(P_ARRAY, PTX_DATA) "    shared_static: -4\n", PYKRT_ERROR_MANIFEST, "'shared_static' is -4"},
+    {HEAD "kernels:\n  - {name: k, entry: a, params: [], ptx_params: []}\n"
+          "  - {name: k, entry: b, params: [], ptx_params: []}\n",
+     PYKRT_ERROR_MANIFEST, "two kernels named 'k'"},
+    {HEAD "kernels:\n  - {name: a, entry: a, params: &p [], ptx_params: []}\n"
+          "  - {name: b, entry: b, params: *p, ptx_params: []}\n",
+     PYKRT_ERROR_MANIFEST, "the same node appears twice (YAML aliases are not supported)"},
+    {HEAD "kernels: []\nconstants:\n  - {name: c, dtype: float32, shape: [16], size: 60}\n", PYKRT_ERROR_MANIFEST,
+     "size 60 is not the shape's 16 elements of float32"},
+    {HEAD "kernels: []\nconstants:\n  - {name: c, dtype: float32, shape: [a], size: 4}\n", PYKRT_ERROR_MANIFEST,
+     "shape[0] must be an integer"},
+    {HEAD "kernels: []\nsource: {path: k.pyk, digest: md5}\n", PYKRT_ERROR_MANIFEST, "digest 'md5' is not fnv1a64:"},
+    {"format: 1\ntargets: \"\xff\xfe\"\n", PYKRT_ERROR_MANIFEST, "invalid YAML"},
+};
+
+static void test_bad_manifests(void)
+{
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pk_manifest *m = NULL;
+        pykrt_status st = pk_manifest_parse(bad[i].text, strlen(bad[i].text), "t.yaml", &m);
+        if (st != bad[i].status || !strstr(pykrt_last_error(), bad[i].message)) {
+            t_fail(__FILE__, __LINE__, "case %zu: %s with \"%s\" expected but got %s: %s", i,
+                   pykrt_status_name(bad[i].status), bad[i].message, pykrt_status_name(st), pykrt_last_error());
+            pk_manifest_free(m);
+            return;
+        }
+        ASSERT(m == NULL);
+    }
+}
+
+static void test_minimal_manifest(void)
+{
+    const char *text = HEAD KERNEL(P_ARRAY, PTX_DATA);
+    pk_manifest *m = NULL;
+    ASSERT_OK(pk_manifest_parse(text, strlen(text), "t.yaml", &m));
+    ASSERT_EQ(PYKRT_ACCESS_READWRITE, m->kernels[0].params[0].access);
+    ASSERT_EQ(0, m->kernels[0].max_threads);
+    ASSERT(!m->kernels[0].cooperative);
+    ASSERT_STR("", m->compiler);
+    pk_manifest_free(m);
+}
+
+/* Every prefix of a real manifest either parses (it may stop between
+ * kernels) or fails cleanly with a message; none crashes. */
+static void test_truncated(void)
+{
+    size_t len = 0;
+    char *text = t_read(t_path("abi.yaml"), &len);
+    ASSERT(text != NULL);
+    int refused = 0;
+    for (size_t n = 0; n < len; n++) {
+        pk_manifest *m = NULL;
+        pykrt_status st = pk_manifest_parse(text, n, "abi.yaml", &m);
+        if (st == PYKRT_SUCCESS) {
+            pk_manifest_free(m);
+            continue;
+        }
+        refused++;
+        if (st != PYKRT_ERROR_MANIFEST || !strstr(pykrt_last_error(), "abi.yaml")) {
+            t_fail(__FILE__, __LINE__, "prefix of %zu bytes: %s: %s", n, pykrt_status_name(st), pykrt_last_error());
+            break;
+        }
+    }
+    free(text);
+    ASSERT(refused > (int)len * 9 / 10);
+}
+
+static void test_too_large_text(void)
+{
+    size_t n = (size_t)10 << 20;
+    char *text = malloc(n);
+    ASSERT(text != NULL);
+    memset(text, '#', n);
+    pk_manifest *m = NULL;
+    pykrt_status st = pk_manifest_parse(text, n, "big.yaml", &m);
+    free(text);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, st);
+    ASSERT_CONTAINS(pykrt_last_error(), "big.yaml: manifest is 10485760 bytes, more than the limit of 1048576");
+}
+
+/* ---- the loader's file errors ---- */
+
+static void test_too_large_file(void)
+{
+    char path[] = "/tmp/pykrt-big-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT(fd >= 0);
+    static const char line[] = "# padding, padding, padding, padding, padding, padding, padding\n";
+    int ok = 1;
+    for (size_t written = 0; ok && written < ((size_t)10 << 20); written += sizeof line - 1)
+        ok = write(fd, line, sizeof line - 1) == (ssize_t)(sizeof line - 1);
+    close(fd);
+    pykrt_module *m = NULL;
+    pykrt_status st = pykrt_module_load(t_ctx, path, &m);
+    unlink(path);
+    ASSERT(ok);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, st);
+    ASSERT_CONTAINS(pykrt_last_error(), "is larger than the limit of 1048576 bytes");
+    ASSERT(m == NULL);
+}
+
+static void test_stale_ptx(void)
+{
+    pykrt_module *m = NULL;
+    char want[4200];
+    snprintf(want, sizeof want, "%s/vadd.ptx does not match %s/stale.yaml: recompile", t_fixtures, t_fixtures);
+    ASSERT_ERR(PYKRT_ERROR_STALE, pykrt_module_load(t_ctx, t_path("stale.yaml"), &m), want);
+    ASSERT(m == NULL);
+}
+
+static void test_missing_ptx(void)
+{
+    pykrt_module *m = NULL;
+    ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_path("missing.yaml"), &m),
+               "no_such_file.ptx: No such file or directory");
+    ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_path("nothing.yaml"), &m),
+               "cannot read tests/runtime/fixtures/nothing.yaml: No such file or directory");
+    ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_fixtures, &m), "Is a directory");
+}
+
+static void test_jit_log(void)
+{
+    pykrt_module *m = NULL;
+    ASSERT_ERR(PYKRT_ERROR_MODULE_LOAD, pykrt_module_load(t_ctx, t_path("broken.yaml"), &m),
+               "broken.yaml): broken.ptx (sm_75): cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX: "
+               "a PTX JIT compilation failed\nptxas application ptx input, line 1; fatal   : Missing .version");
+    ASSERT(m == NULL);
+}
+
+static void test_manifest_errors_through_load(void)
+{
+    static const char text[] = "format: 3\n";
+    pykrt_module *m = NULL;
+    ASSERT_ERR(PYKRT_ERROR_MANIFEST, pykrt_module_load_memory(t_ctx, text, sizeof text - 1, NULL, 0, &m),
+               "(embedded manifest):1:9: manifest: unsupported manifest format 3");
+}
+
+const t_case manifest_tests[] = {
+    T(test_parse_vadd),
+    T(test_parse_abi),
+    T(test_fnv1a64),
+    T(test_bad_manifests),
+    T(test_minimal_manifest),
+    T(test_truncated),
+    T(test_too_large_text),
+    T(test_too_large_file),
+    T(test_stale_ptx),
+    T(test_missing_ptx),
+    T(test_jit_log),
+    T(test_manifest_errors_through_load),
+};
+const size_t manifest_ntests = sizeof manifest_tests / sizeof manifest_tests[0];

@@ -1,0 +1,271 @@
+/*
+ * test_module.c - loading modules: from a file and from memory, the choice
+ * among several targets by the device's compute capability, kernels by
+ * name and their properties, and constant memory.
+ */
+#include <stdlib.h>
+
+#include "cuda_abi.h"
+#include "rt_test.h"
+#include "runtime.h"
+
+/* Whether the double was last handed exactly the bytes of fixtures/name. */
+static int loaded_image_is(const char *name)
+{
+    size_t len = 0;
+    char *want = t_read(t_path(name), &len);
+    const void *got = NULL;
+    size_t n = fake.last_image(&got);
+    int same = want && n == len && memcmp(want, got, n) == 0;
+    free(want);
+    return same;
+}
+
+static void test_load_vadd(void)
+{
+    pykrt_module *m;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("vadd.yaml"), &m));
+    ASSERT(loaded_image_is("vadd.ptx"));
+    pykrt_module_info mi;
+    ASSERT_OK(pykrt_module_describe(m, &mi));
+    ASSERT_STR("sm_75", mi.arch);
+    ASSERT_STR("vadd.ptx", mi.file);
+    ASSERT_STR("pykc 0.1.0", mi.compiler);
+    ASSERT_CONTAINS(mi.manifest, "fixtures/vadd.yaml");
+    ASSERT(!mi.cubin);
+    ASSERT_EQ(1, mi.nkernels);
+    ASSERT_EQ(0, mi.nconstants);
+
+    pykrt_kernel *k, *k0;
+    ASSERT_OK(pykrt_kernel_get(m, "vadd", &k));
+    ASSERT_OK(pykrt_kernel_at(m, 0, &k0));
+    ASSERT(k == k0);
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_kernel_at(m, 1, &k0), "index 1, but there are 1 kernels");
+    pykrt_kernel_info ki;
+    ASSERT_OK(pykrt_kernel_describe(k, &ki));
+    ASSERT_STR("vadd", ki.name);
+    ASSERT_STR("vadd", ki.entry);
+    ASSERT_EQ(3, ki.nparams);
+    ASSERT_EQ(9, ki.nptx_params);
+    ASSERT_EQ(1024, ki.max_threads);
+    ASSERT_EQ(32, ki.registers);
+    ASSERT(!ki.cooperative && !ki.shared_dynamic);
+    pykrt_param_info pi;
+    ASSERT_OK(pykrt_kernel_param(k, 2, &pi));
+    ASSERT_STR("out", pi.name);
+    ASSERT_EQ(PYKRT_KIND_ARRAY, pi.kind);
+    ASSERT_EQ(PYKRT_FLOAT32, pi.dtype);
+    ASSERT_EQ(1, pi.ndim);
+    ASSERT_EQ(PYKRT_ACCESS_WRITE, pi.access);
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_kernel_param(k, 3, &pi), "index 3, but it has 3 parameters");
+    void *fn = NULL;
+    ASSERT_OK(pykrt_kernel_handle(k, &fn));
+    ASSERT(fn != NULL);
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
+static void test_kernel_not_found(void)
+{
+    pykrt_module *m;
+    pykrt_kernel *k = (pykrt_kernel *)1;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("abi.yaml"), &m));
+    pykrt_status st = pykrt_kernel_get(m, "vad", &k);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", pykrt_last_error());
+    pykrt_module_unload(m);
+    ASSERT_EQ(PYKRT_ERROR_NOT_FOUND, st);
+    ASSERT(k == NULL);
+    ASSERT_CONTAINS(msg, "no kernel 'vad'; the manifest has scalars, arrays, coop, dynshared, use_const, rng, noargs");
+}
+
+/* Loads multi.yaml on a device of compute capability major.minor (the
+ * double's JIT also checks the PTX's .target against it). */
+static pykrt_status load_multi_on(int major, int minor, pykrt_module_info *mi)
+{
+    pykrt_context *ctx;
+    pykrt_module *m = NULL;
+    fake.set_cc(major, minor);
+    pykrt_status st = pykrt_context_create(0, &ctx);
+    if (st == PYKRT_SUCCESS) {
+        st = pykrt_module_load(ctx, t_path("multi.yaml"), &m);
+        if (st == PYKRT_SUCCESS)
+            pykrt_module_describe(m, mi);
+        mi->manifest = mi->compiler = mi->arch = mi->file = NULL; /* the strings die with the module */
+        pykrt_module_unload(m);
+        pykrt_context_destroy(ctx);
+    }
+    fake.set_cc(8, 6);
+    return st;
+}
+
+static void test_arch_choice(void)
+{
+    static const struct {
+        int major, minor;
+        const char *file;
+    } cases[] = {
+        {7, 5, "multi_sm75.ptx"},   {8, 0, "multi_sm80.cubin"}, {8, 6, "multi_sm80.cubin"},
+        {8, 9, "multi_sm80.cubin"}, {9, 0, "multi_sm90.ptx"},   {12, 0, "multi_sm90.ptx"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pykrt_module_info mi;
+        ASSERT_OK(load_multi_on(cases[i].major, cases[i].minor, &mi));
+        ASSERT(loaded_image_is(cases[i].file));
+        ASSERT_EQ(strstr(cases[i].file, "cubin") != NULL, mi.cubin);
+    }
+    pykrt_module_info mi;
+    ASSERT_ERR(PYKRT_ERROR_NO_TARGET, load_multi_on(7, 0, &mi),
+               "no target runs on Fake CUDA Device 0 (sm_70); the manifest has sm_75 (ptx), sm_80 (cubin), "
+               "sm_90 (ptx)");
+}
+
+/* A manifest whose targets all name `file` with `digest`. */
+static void manifest_with(char *buf, size_t size, const char *targets, const char *entry)
+{
+    snprintf(buf, size,
+             "format: 1\ntargets:\n%s"
+             "kernels:\n  - name: vadd\n    entry: %s\n    params:\n"
+             "      - {name: x, kind: array, dtype: float32, ndim: 1, layout: A}\n"
+             "    ptx_params:\n      - {type: u64, size: 8, align: 8, param: 0, part: data}\n",
+             targets, entry);
+}
+
+static void test_arch_variants(void)
+{
+    size_t len = 0;
+    char *ptx = t_read(t_path("vadd.ptx"), &len);
+    ASSERT(ptx != NULL);
+    char targets[512], text[2048];
+    unsigned long long d = (unsigned long long)pk_fnv1a64(ptx, len);
+    snprintf(targets, sizeof targets,
+             "  - {arch: sm_75, kind: ptx, file: a.ptx, digest: \"fnv1a64:%016llx\"}\n"
+             "  - {arch: sm_90a, kind: ptx, file: b.ptx, digest: \"fnv1a64:%016llx\"}\n",
+             d, d);
+    manifest_with(text, sizeof text, targets, "vadd");
+    pykrt_image images[] = {{"a.ptx", ptx, len}, {"b.ptx", ptx, len}};
+    const char *want[] = {"sm_90a", "sm_75"};
+    int cc[] = {90, 100};
+    for (int i = 0; i < 2; i++) {
+        pykrt_context *ctx;
+        pykrt_module *m;
+        pykrt_module_info mi;
+        fake.set_cc(cc[i] / 10, cc[i] % 10);
+        pykrt_status st = pykrt_context_create(0, &ctx);
+        fake.set_cc(8, 6);
+        ASSERT_OK(st);
+        st = pykrt_module_load_memory(ctx, text, strlen(text), images, 2, &m);
+        if (st == PYKRT_SUCCESS) {
+            pykrt_module_describe(m, &mi);
+            st = strcmp(mi.arch, want[i]) == 0 ? PYKRT_SUCCESS : PYKRT_ERROR_NO_TARGET;
+            pykrt_module_unload(m);
+        }
+        pykrt_context_destroy(ctx);
+        ASSERT_OK(st);
+    }
+    free(ptx);
+}
+
+static void test_load_memory(void)
+{
+    size_t mlen = 0, plen = 0;
+    char *manifest = t_read(t_path("vadd.yaml"), &mlen), *ptx = t_read(t_path("vadd.ptx"), &plen);
+    ASSERT(manifest && ptx);
+    pykrt_image good = {"vadd.ptx", ptx, plen}, other = {"other.ptx", ptx, plen};
+    pykrt_module *m = NULL;
+    pykrt_status st = pykrt_module_load_memory(t_ctx, manifest, mlen, &good, 1, &m);
+    pykrt_module_info mi = {0};
+    if (st == PYKRT_SUCCESS)
+        pykrt_module_describe(m, &mi);
+    int embedded = mi.manifest && strcmp(mi.manifest, "(embedded manifest)") == 0;
+    pykrt_module_unload(m);
+    pykrt_status none = pykrt_module_load_memory(t_ctx, manifest, mlen, &other, 1, &m);
+    char none_msg[1024];
+    snprintf(none_msg, sizeof none_msg, "%s", pykrt_last_error());
+    ptx[100] ^= 1;
+    pykrt_status stale = pykrt_module_load_memory(t_ctx, manifest, mlen, &good, 1, &m);
+    free(manifest);
+    free(ptx);
+    ASSERT_OK(st);
+    ASSERT(embedded);
+    ASSERT_EQ(PYKRT_ERROR_NO_TARGET, none);
+    ASSERT_CONTAINS(none_msg, "no target among the images given runs on");
+    ASSERT_EQ(PYKRT_ERROR_STALE, stale);
+    ASSERT_CONTAINS(pykrt_last_error(), "vadd.ptx does not match (embedded manifest): recompile");
+}
+
+static void test_entry_missing(void)
+{
+    size_t len = 0;
+    char *ptx = t_read(t_path("vadd.ptx"), &len);
+    ASSERT(ptx != NULL);
+    char targets[256], text[2048];
+    snprintf(targets, sizeof targets, "  - {arch: sm_75, kind: ptx, file: v.ptx, digest: \"fnv1a64:%016llx\"}\n",
+             (unsigned long long)pk_fnv1a64(ptx, len));
+    manifest_with(text, sizeof text, targets, "nope");
+    pykrt_image image = {"v.ptx", ptx, len};
+    pykrt_module *m = NULL;
+    pykrt_status st = pykrt_module_load_memory(t_ctx, text, strlen(text), &image, 1, &m);
+    free(ptx);
+    ASSERT_EQ(PYKRT_ERROR_CUDA, st);
+    ASSERT_CONTAINS(pykrt_last_error(), "pykrt_module_load((embedded manifest)): kernel vadd, entry nope: "
+                                        "cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND: named symbol not found");
+}
+
+static void test_kernel_limits_from_manifest(void)
+{
+    pykrt_module *m;
+    pykrt_kernel *k;
+    pykrt_kernel_info ki;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("abi.yaml"), &m));
+    pykrt_status st = pykrt_kernel_get(m, "use_const", &k);
+    if (st == PYKRT_SUCCESS)
+        st = pykrt_kernel_describe(k, &ki);
+    pykrt_module_unload(m);
+    ASSERT_OK(st);
+    ASSERT_EQ(64, ki.max_threads);
+}
+
+static void test_constants(void)
+{
+    pykrt_module *m;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("abi.yaml"), &m));
+    float in[16], out[16];
+    for (int i = 0; i < 16; i++)
+        in[i] = (float)i * 0.25f;
+    pykrt_status set = pykrt_constant_set(m, "coeffs", in, sizeof in);
+    pykrt_status get = pykrt_constant_get(m, "coeffs", out, sizeof out);
+    pykrt_status size = pykrt_constant_set(m, "coeffs", in, 60);
+    char size_msg[512];
+    snprintf(size_msg, sizeof size_msg, "%s", pykrt_last_error());
+    pykrt_status missing = pykrt_constant_get(m, "nope", out, sizeof out);
+    pykrt_module_unload(m);
+    ASSERT_OK(set);
+    ASSERT_OK(get);
+    ASSERT(memcmp(in, out, sizeof in) == 0);
+    ASSERT_EQ(PYKRT_ERROR_INVALID_ARGUMENT, size);
+    ASSERT_CONTAINS(size_msg, "pykrt_constant_set(coeffs): 60 bytes given, the symbol has 64");
+    ASSERT_EQ(PYKRT_ERROR_NOT_FOUND, missing);
+    ASSERT_CONTAINS(pykrt_last_error(), "no constant 'nope' in the manifest");
+}
+
+static void test_module_load_driver_error(void)
+{
+    pykrt_module *m = NULL;
+    fake.fail_next("cuModuleLoadDataEx", CUDA_ERROR_OUT_OF_MEMORY);
+    ASSERT_ERR(PYKRT_ERROR_OUT_OF_MEMORY, pykrt_module_load(t_ctx, t_path("vadd.yaml"), &m),
+               "vadd.ptx (sm_75): cuModuleLoadDataEx failed: CUDA_ERROR_OUT_OF_MEMORY: out of memory");
+    ASSERT(m == NULL);
+}
+
+const t_case module_tests[] = {
+    T(test_load_vadd),
+    T(test_kernel_not_found),
+    T(test_arch_choice),
+    T(test_arch_variants),
+    T(test_load_memory),
+    T(test_entry_missing),
+    T(test_kernel_limits_from_manifest),
+    T(test_constants),
+    T(test_module_load_driver_error),
+};
+const size_t module_ntests = sizeof module_tests / sizeof module_tests[0];
