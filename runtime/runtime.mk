@@ -1,0 +1,167 @@
+# runtime/runtime.mk - libpykrt: the libraries, pykrt.pc, install, the
+# runtime test suite, the manifest fuzzer and the GPU-check build.
+# Included by the top-level Makefile, whose BUILD, CC, CFLAGS_BASE,
+# LDFLAGS_BASE, PREFIX and RESULTS it uses. Builds without src/.
+#
+#   make runtime             build/lib/libpykrt.{a,so} and pykrt.pc
+#   make install-runtime     into $(DESTDIR)$(PREFIX)/{include,lib,lib/pkgconfig}
+#   make test-runtime        the suite (driver double, no GPU needed)
+#   make fuzz-manifest       libFuzzer over the manifest reader (clang-14)
+#   make runtime-gpu         build/runtime-gpu/: what runtime/check-gpu.sh runs
+
+RT_VERSION := 0.1.0
+RT_SOVERSION := 0
+RT_SRCS := $(addprefix runtime/,error.c dtype.c driver.c manifest.c module.c memory.c launch.c stream.c random.c)
+RT_HDRS := include/pykrt.h runtime/runtime.h runtime/cuda_abi.h
+RT_DIR := $(BUILD)/runtime
+RT_OBJS := $(RT_SRCS:runtime/%.c=$(RT_DIR)/obj/%.o)
+RT_LIBDIR := $(BUILD)/lib
+RT_A := $(RT_LIBDIR)/libpykrt.a
+RT_SO := $(RT_LIBDIR)/libpykrt.so.$(RT_VERSION)
+RT_SO_LINKS := $(RT_LIBDIR)/libpykrt.so.$(RT_SOVERSION) $(RT_LIBDIR)/libpykrt.so
+RT_PC := $(RT_LIBDIR)/pkgconfig/pykrt.pc
+RT_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Iinclude -fvisibility=hidden -pthread
+RT_LIBS := -pthread -ldl
+# libyaml is linked into both libraries, so programs need only libc and,
+# at run time, the driver (the GPU machine has no libyaml). libyaml.a is
+# not built -fPIC, but its code uses only PC-relative relocations, so it
+# links into libpykrt.so; the version script keeps its symbols local.
+RT_YAML_A ?= $(shell $(CC) -print-file-name=libyaml.a)
+
+.PHONY: runtime install-runtime test-runtime fuzz-manifest runtime-gpu
+all: runtime
+runtime: $(RT_A) $(RT_SO_LINKS) $(RT_PC)
+
+$(RT_DIR)/obj/%.o: runtime/%.c $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+# One relocatable object of the runtime and the libyaml members it uses,
+# with every global but pykrt_* made local: the archive puts nothing else
+# (no pk_* helper, no yaml_*) in its users' namespace.
+$(RT_A): $(RT_OBJS)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $(RT_DIR)/pykrt.o $(RT_OBJS) $(RT_YAML_A)
+	objcopy --wildcard --keep-global-symbol='pykrt_*' $(RT_DIR)/pykrt.o
+	rm -f $@ && $(AR) rcs $@ $(RT_DIR)/pykrt.o
+
+$(RT_SO): $(RT_OBJS) runtime/pykrt.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libpykrt.so.$(RT_SOVERSION) -Wl,--version-script=runtime/pykrt.map -Wl,-z,defs \
+	  $(LDFLAGS_BASE) $(RT_OBJS) $(RT_YAML_A) $(RT_LIBS) -o $@
+
+$(RT_SO_LINKS): $(RT_SO)
+	ln -sf libpykrt.so.$(RT_VERSION) $(RT_LIBDIR)/libpykrt.so.$(RT_SOVERSION)
+	ln -sf libpykrt.so.$(RT_SOVERSION) $(RT_LIBDIR)/libpykrt.so
+
+# rt_pc PREFIX: pykrt.pc for an install under PREFIX, on stdout.
+rt_pc = sed -e 's|@PREFIX@|$(1)|' -e 's|@VERSION@|$(RT_VERSION)|' runtime/pykrt.pc.in
+
+$(RT_PC): runtime/pykrt.pc.in
+	@mkdir -p $(dir $@)
+	$(call rt_pc,$(PREFIX)) > $@
+
+# rt_install DIR, PREFIX: copies the header, libraries and pykrt.pc.
+define rt_install
+	install -d $(1)/include $(1)/lib/pkgconfig
+	install -m 644 include/pykrt.h $(1)/include/
+	install -m 644 $(RT_A) $(1)/lib/
+	install -m 755 $(RT_SO) $(1)/lib/
+	ln -sf libpykrt.so.$(RT_VERSION) $(1)/lib/libpykrt.so.$(RT_SOVERSION)
+	ln -sf libpykrt.so.$(RT_SOVERSION) $(1)/lib/libpykrt.so
+	$(call rt_pc,$(2)) > $(1)/lib/pkgconfig/pykrt.pc
+endef
+
+## install-runtime: install pykrt.h, libpykrt.{a,so} and pykrt.pc under PREFIX
+install-runtime: runtime
+	$(call rt_install,$(DESTDIR)$(PREFIX),$(PREFIX))
+
+# ---- tests ----
+
+RT_TDIR := $(BUILD)/tests/runtime
+RT_TEST_SRCS := tests/runtime/test_main.c tests/runtime/test_driver.c tests/runtime/test_manifest.c \
+  tests/runtime/test_module.c tests/runtime/test_memory.c tests/runtime/test_launch.c
+RT_TEST_HDRS := tests/runtime/rt_test.h tests/runtime/fake_cuda.h $(RT_HDRS)
+RT_TEST_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Iruntime -Itests/runtime -pthread
+RT_FAKE := $(RT_TDIR)/fake/libcuda.so.1
+RT_FAKE_NOLAUNCH := $(RT_TDIR)/fake-nolaunch/libcuda.so.1
+RT_TEST_BINS := $(RT_TDIR)/runtime_tests $(RT_TDIR)/nodriver $(RT_TDIR)/vadd_host $(RT_TDIR)/bench_launch \
+  $(RT_TDIR)/fuzz_replay
+
+$(RT_FAKE) $(RT_FAKE_NOLAUNCH): tests/runtime/fake_cuda.c tests/runtime/fake_cuda.h runtime/cuda_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_TEST_CFLAGS) $(if $(findstring nolaunch,$@),-DFAKE_OMIT_LAUNCH) -shared \
+	  -Wl,-soname,libcuda.so.1 $< $(LDFLAGS_BASE) -pthread -o $@
+
+# The tests reach the runtime's internals (pk_manifest_parse ...), so they
+# link its objects; the programs below link the installed form, libpykrt.a.
+$(RT_TDIR)/runtime_tests: $(RT_TEST_SRCS) $(RT_TEST_HDRS) $(RT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_TEST_CFLAGS) $(RT_TEST_SRCS) $(RT_OBJS) $(RT_YAML_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+$(RT_TDIR)/nodriver: tests/runtime/nodriver.c tests/runtime/rt_test.h $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_TEST_CFLAGS) $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+$(RT_TDIR)/vadd_host: samples/vadd_host.c $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+$(RT_TDIR)/bench_launch: bench/launch/launch.c $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+RT_FUZZ_SRCS := runtime/manifest.c runtime/error.c runtime/dtype.c
+
+$(RT_TDIR)/fuzz_replay: tests/fuzz/fuzz_manifest.c tests/runtime/fuzz_replay.c $(RT_FUZZ_SRCS) $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_TEST_CFLAGS) tests/fuzz/fuzz_manifest.c tests/runtime/fuzz_replay.c $(RT_FUZZ_SRCS) \
+	  $(RT_YAML_A) $(LDFLAGS_BASE) -o $@
+
+## test-runtime: the runtime's tests, against a test double of libcuda.so.1
+test-runtime: runtime $(RT_TEST_BINS) $(RT_FAKE) $(RT_FAKE_NOLAUNCH)
+	@sh tests/runtime/run.sh $(BUILD) $(RT_TDIR) "$(CC)" "$(MAKE)" "$(SAN)"
+	@sh tests/record.sh $(RESULTS) runtime $$(cat $(RT_TDIR)/counts)
+
+# ---- fuzzing ----
+
+FUZZ_SECONDS ?= 60
+RT_FUZZER := $(BUILD)/fuzz/fuzz_manifest
+RT_CORPUS := $(BUILD)/fuzz/corpus-manifest
+
+$(RT_FUZZER): tests/fuzz/fuzz_manifest.c $(RT_FUZZ_SRCS) $(RT_HDRS)
+	@mkdir -p $(dir $@)
+	clang-14 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+	  -Iinclude -Iruntime tests/fuzz/fuzz_manifest.c $(RT_FUZZ_SRCS) $(RT_YAML_A) -o $@
+
+## fuzz-manifest: libFuzzer on the manifest reader for FUZZ_SECONDS (60)
+fuzz-manifest: $(RT_FUZZER)
+	@mkdir -p $(RT_CORPUS)
+	cp tests/runtime/fixtures/*.yaml bench/launch/empty.yaml $(RT_CORPUS)/
+	$(RT_FUZZER) -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/fuzz_manifest.dict -max_len=4096 $(RT_CORPUS)
+
+# ---- the GPU check (runtime/check-gpu.sh) ----
+
+RT_GPU := $(BUILD)/runtime-gpu
+
+## runtime-gpu: build/runtime-gpu/, the programs runtime/check-gpu.sh runs on a GPU machine
+runtime-gpu: $(RT_GPU)/gpu_check $(RT_GPU)/vadd_host $(RT_GPU)/vadd_host_shared $(RT_GPU)/bench_launch
+
+$(RT_GPU)/gpu_check: tests/runtime/gpu_check.c $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -lm -o $@
+
+$(RT_GPU)/vadd_host: samples/vadd_host.c $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+$(RT_GPU)/bench_launch: bench/launch/launch.c $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+# The same sample against libpykrt.so, found beside it through $ORIGIN.
+$(RT_GPU)/vadd_host_shared: samples/vadd_host.c $(RT_SO_LINKS)
+	@mkdir -p $(dir $@)
+	cp $(RT_SO) $(RT_GPU)/libpykrt.so.$(RT_SOVERSION)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< -L$(RT_LIBDIR) -lpykrt -Wl,-rpath,'$$ORIGIN' $(LDFLAGS_BASE) \
+	  -o $@
