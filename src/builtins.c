@@ -22,14 +22,32 @@
 static const Sig math_unary[] = {S1(float64, int64), S1(float64, uint64), S1(float32, float32), S1(float64, float64)};
 static const Sig math_binary[] = {S2(float64, int64, int64), S2(float64, uint64, uint64),
                                   S2(float32, float32, float32), S2(float64, float64, float64)};
-static const Sig math_converter[] = {S1(int64, int64), S1(int64, int64), S1(uint64, uint64),
-                                     S1(int64, float32), S1(int64, float64)};
 static const Sig math_copysign[] = {S2(float32, float32, float32), S2(float64, float64, float64)};
 static const Sig math_nextafter[] = {S2(float64, float64, float64), S2(float32, float32, float32)};
 static const Sig math_predicate[] = {S1(bool, int64), S1(bool, uint64), S1(bool, float32), S1(bool, float64)};
 static const Sig math_pow[] = {S2(float64, float64, int64), S2(float64, float64, uint64),
                                S2(float32, float32, float32), S2(float64, float64, float64)};
 static const Sig math_ldexp[] = {S2(float64, float64, int32), S2(float32, float32, int32)};
+
+/* Tuple results of the cases below: static, as the case tables are. */
+static Type *f64_i32[] = {&ty_float64, &ty_int32}, *f32_i32[] = {&ty_float32, &ty_int32};
+static Type *f64_f64[] = {&ty_float64, &ty_float64}, *f32_f32[] = {&ty_float32, &ty_float32};
+static Type *i32_bool[] = {&ty_int32, &ty_bool};
+#define TUPLE2(name, parts) static Type name = {.kind = TY_TUPLE, .elems = parts, .elem_count = 2}
+TUPLE2(ty_frexp64, f64_i32);
+TUPLE2(ty_frexp32, f32_i32);
+TUPLE2(ty_modf64, f64_f64);
+TUPLE2(ty_modf32, f32_f32);
+TUPLE2(ty_match_all, i32_bool);
+
+static const Sig math_frexp[] = {S1(frexp64, float64), S1(frexp32, float32)};
+static const Sig math_modf[] = {S1(modf64, float64), S1(modf32, float32)};
+static const Sig match_any_cases[] = {S2(int32, int32, int32), S2(int32, int32, int64), S2(int32, int32, float32),
+                                      S2(int32, int32, float64)};
+static const Sig match_all_cases[] = {S2(match_all, int32, int32), S2(match_all, int32, int64),
+                                      S2(match_all, int32, float32), S2(match_all, int32, float64)};
+static const Sig round_cases[] = {S1(int64, float32), S1(int64, float64), S2(float32, float32, int64),
+                                  S2(float64, float64, int64)};
 
 static const Sig abs_cases[] = {S1(int8, int8), S1(int16, int16), S1(int32, int32), S1(int64, int64),
                                 S1(uint8, uint8), S1(uint16, uint16), S1(uint32, uint32), S1(uint64, uint64),
@@ -49,7 +67,7 @@ static const Sig cbrt_cases[] = {S1(float32, float32), S1(float64, float64)};
 static const Sig barrier_pred_cases[] = {S1(int32, int32)};
 static const Sig syncwarp_cases[] = {S1(none, uint32)};
 static const Sig vote_cases[] = {S2(bool, int32, bool)};
-static const Sig ballot_cases[] = {S2(uint32, int32, bool)};
+static const Sig ballot_cases[] = {S2(int32, int32, bool)};
 
 /* ---- typing rules for Numba's AbstractTemplates ---------------------------------- */
 
@@ -282,16 +300,22 @@ static Type *type_number_ctor(Sema *s, Node *call, const Entity *e) {
     return e->type;
 }
 
-/* round(x) -> int64; round(x, n) -> x's float type. */
-static Type *type_round(Sema *s, Node *call, const Entity *e) {
-    if (!want_args(s, call, e, 1, 2)) return &ty_error;
-    Type *x = arg_type(call, 0);
-    if (!is_float(x) && !is_integer(x)) {
-        sema_error(s, call->items[0]->span, "round() of %s", type_name(sema_arena(s), x));
+/* divmod(a, b): the type of a // b, twice. */
+static Type *type_divmod(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2)) return &ty_error;
+    int n;
+    bool unsafe;
+    const Sig *cases = operator_cases(OP_FLOORDIV, 2, &n, &unsafe);
+    Type *args[2] = {arg_type(call, 0), arg_type(call, 1)};
+    int k = resolve_overload(cases, n, args, 2, unsafe);
+    if (k < 0) {
+        sema_error(s, call->span, "divmod() of %s and %s", type_name(sema_arena(s), args[0]), type_name(sema_arena(s), args[1]));
         return &ty_error;
     }
-    if (nargs(call) == 1) return is_float(x) ? &ty_int64 : x;
-    return is_float(x) ? x : &ty_float64;
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, 2);
+    call->casts[0] = cases[k].args[0];
+    call->casts[1] = cases[k].args[1];
+    return type_unituple(sema_arena(s), cases[k].ret, 2);
 }
 
 static Type *type_pow(Sema *s, Node *call, const Entity *e) {
@@ -407,6 +431,8 @@ static const Entity entities[] = {
     CASES("numba.cuda.any_sync", vote_cases, LW_WARP, "any"),
     CASES("numba.cuda.eq_sync", vote_cases, LW_WARP, "uni"),
     CASES("numba.cuda.ballot_sync", ballot_cases, LW_WARP, "ballot"),
+    CASES("numba.cuda.match_any_sync", match_any_cases, LW_WARP, "match_any"),
+    CASES("numba.cuda.match_all_sync", match_all_cases, LW_WARP, "match_all"),
 
     MATH("sin", math_unary), MATH("cos", math_unary), MATH("tan", math_unary),
     MATH("asin", math_unary), MATH("acos", math_unary), MATH("atan", math_unary),
@@ -419,9 +445,17 @@ static const Entity entities[] = {
     MATH("radians", math_unary),
     MATH("atan2", math_binary), MATH("hypot", math_binary), MATH("fmod", math_binary),
     MATH("remainder", math_binary),
-    MATH("floor", math_converter), MATH("ceil", math_converter), MATH("trunc", math_converter),
+    /* numba-cuda's floor, ceil and trunc return floats (cudamath.py), not
+     * the ints of Numba's CPU target */
+    MATH("floor", math_unary), MATH("ceil", math_unary), MATH("trunc", math_unary),
     MATH("copysign", math_copysign), MATH("nextafter", math_nextafter), MATH("pow", math_pow),
     MATH("ldexp", math_ldexp),
+    MATH("frexp", math_frexp), MATH("modf", math_modf),
+    {"math.pi", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "3.141592653589793"},
+    {"math.e", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "2.718281828459045"},
+    {"math.tau", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "6.283185307179586"},
+    {"math.inf", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "inf"},
+    {"math.nan", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "nan"},
     CASES("math.isnan", math_predicate, LW_MATH_PRED, "isnan"),
     CASES("math.isinf", math_predicate, LW_MATH_PRED, "isinf"),
     CASES("math.isfinite", math_predicate, LW_MATH_PRED, "isfinite"),
@@ -435,7 +469,8 @@ static const Entity entities[] = {
     RULE("builtins.float", type_number_ctor, &ty_float64, LW_BUILTIN, "float"),
     RULE("builtins.bool", type_number_ctor, &ty_bool, LW_BUILTIN, "bool"),
     RULE("builtins.complex", type_number_ctor, &ty_complex128, LW_BUILTIN, "complex"),
-    RULE("builtins.round", type_round, NULL, LW_BUILTIN, "round"),
+    CASES("builtins.round", round_cases, LW_BUILTIN, "round"),
+    RULE("builtins.divmod", type_divmod, NULL, LW_BUILTIN, "divmod"),
     RULE("builtins.pow", type_pow, NULL, LW_BUILTIN, "pow"),
     RULE("builtins.print", type_print, NULL, LW_BUILTIN, "print"),
 };

@@ -615,6 +615,8 @@ static LLVMValueRef gen_dim3(CodeGen *g, Node *n) {
 
 static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
     if (n->entity && n->entity->kind == ENT_DIM3) return gen_dim3(g, n);
+    if (n->entity && n->entity->lower == LW_CONSTANT)
+        return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), strtod(n->entity->lower_name, NULL));
     if (n->entity && n->entity->kind == ENT_VALUE) return gpu_sreg(g, n->entity->lower_name);
     const Type *bt = n->lhs->ty;
     LLVMValueRef base = gen_expr(g, n->lhs);
@@ -979,6 +981,25 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
         LLVMValueRef im = call->item_len > 1 ? gen_cast(g, call->items[1], &ty_float64) : LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 0);
         return complex_make(g, llvm_type(g, t), re, im);
     }
+    if (!strcmp(name, "divmod")) {
+        const Type *ct = call->casts[0];
+        LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
+        LLVMValueRef q = arith(g, call, OP_FLOORDIV, a, b, ct, call->casts[1], ct);
+        LLVMValueRef r = arith(g, call, OP_MOD, a, b, ct, call->casts[1], ct);
+        LLVMValueRef out = LLVMGetUndef(llvm_type(g, t));
+        out = LLVMBuildInsertValue(g->b, out, q, 0, "");
+        return LLVMBuildInsertValue(g->b, out, r, 1, "");
+    }
+    if (!strcmp(name, "round") && call->item_len == 2) {
+        /* round(x, n): scale by 10**n, round half to even, scale back */
+        LLVMValueRef x = arg_cast(g, call, 0);
+        LLVMValueRef n = convert(g, arg_cast(g, call, 1), call->casts[1], &ty_int32);
+        LLVMValueRef pargs[] = {LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 10.0), n};
+        LLVMValueRef scale = convert(g, call_fn(g, LLVMDoubleTypeInContext(g->ctx), "__nv_powi", pargs, 2), &ty_float64, call->casts[0]);
+        LLVMValueRef y = LLVMBuildFMul(g->b, x, scale, "");
+        LLVMTypeRef over[] = {LLVMTypeOf(y)};
+        return LLVMBuildFDiv(g->b, intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
+    }
     if (!strcmp(name, "round") && call->item_len == 1) {
         const Type *in = call->items[0]->ty;
         LLVMValueRef v = gen_expr(g, call->items[0]);
@@ -1014,6 +1035,12 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
         /* math.floor of an int is the int itself */
         return convert(g, args[0], in, call->ty);
     }
+    if (in == &ty_float16) {
+        /* float16 math runs in float32 and rounds back */
+        args[0] = convert(g, args[0], in, &ty_float32);
+        LLVMValueRef r = gpu_libdevice(g, name, &ty_float32, args, 1);
+        return convert(g, r, &ty_float32, call->ty);
+    }
     static const struct { const char *py, *nv; } renames[] = {
         {"gamma", "tgamma"}, {"degrees", NULL}, {"radians", NULL}, {"floor", "floor"}, {"ceil", "ceil"}, {"trunc", "trunc"},
     };
@@ -1024,7 +1051,21 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
         double k = !strcmp(name, "degrees") ? 57.29577951308232 : 0.017453292519943295;
         return fp_op(g, LLVMBuildFMul(g->b, args[0], LLVMConstReal(LLVMTypeOf(args[0]), k), ""));
     }
+    if (!strcmp(name, "pow") && call->casts[1]->kind == TY_INT) return power(g, args[0], args[1], in, call->casts[1]);
     if (!strcmp(name, "ldexp")) return call_fn(g, LLVMTypeOf(args[0]), in->bits == 32 ? "__nv_ldexpf" : "__nv_ldexp", args, 2);
+    if (!strcmp(name, "frexp") || !strcmp(name, "modf")) {
+        /* libdevice returns one part and stores the other through a pointer */
+        bool frexp = !strcmp(name, "frexp");
+        LLVMTypeRef other = frexp ? i32(g) : LLVMTypeOf(args[0]);
+        LLVMValueRef slot = entry_alloca(g, other, name);
+        LLVMValueRef cargs[] = {args[0], slot};
+        LLVMValueRef first = gpu_libdevice(g, name, in, cargs, 2);
+        LLVMValueRef second = LLVMBuildLoad2(g->b, other, slot, "");
+        LLVMValueRef t = LLVMGetUndef(llvm_type(g, call->ty));
+        /* Python's modf gives (fraction, integer part), as libdevice does */
+        t = LLVMBuildInsertValue(g->b, t, first, 0, "");
+        return LLVMBuildInsertValue(g->b, t, second, 1, "");
+    }
     LLVMValueRef r = gpu_libdevice(g, nv, in, args, call->item_len);
     return convert(g, r, in, call->ty);
 }
@@ -1050,6 +1091,18 @@ static LLVMValueRef gen_warp(CodeGen *g, Node *call, const Entity *e) {
     const char *op = e->lower_name;
     if (!strcmp(op, "activemask")) return intrinsic(g, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
     if (!strcmp(op, "lanemask_lt")) return gpu_sreg(g, "lanemask.lt");
+    if (!strcmp(op, "match_any") || !strcmp(op, "match_all")) {
+        LLVMValueRef mask = arg_cast(g, call, 0), v = arg_cast(g, call, 1);
+        bool wide = type_size(call->casts[1]) == 8;
+        if (call->casts[1]->kind == TY_FLOAT) v = LLVMBuildBitCast(g->b, v, wide ? i64(g) : i32(g), "");
+        char name[48];
+        snprintf(name, sizeof name, "llvm.nvvm.%s.sync.i%d%s", !strcmp(op, "match_any") ? "match.any" : "match.all",
+                 wide ? 64 : 32, !strcmp(op, "match_all") ? "p" : "");
+        LLVMValueRef args[] = {mask, v};
+        LLVMValueRef r = intrinsic(g, name, NULL, 0, args, 2);
+        if (!strcmp(op, "match_any")) return r;
+        return r; /* {i32, i1}: the tuple (mask, pred) as Numba gives it */
+    }
     if (!strcmp(op, "all") || !strcmp(op, "any") || !strcmp(op, "uni") || !strcmp(op, "ballot")) {
         LLVMValueRef args[] = {gen_cast(g, call->items[0], &ty_uint32), gen_cast(g, call->items[1], &ty_bool)};
         char name[48];

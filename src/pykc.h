@@ -463,6 +463,7 @@ typedef enum {
     LW_BITOP,           /* popc brev clz ffs */
     LW_FMA, LW_SELP,
     LW_WARP,            /* name: shfl_sync ... activemask lanemask_lt */
+    LW_CONSTANT,        /* a float constant; name: its value (math.pi) */
 } Lowering;
 
 typedef enum {

@@ -347,6 +347,7 @@ static Type *member(Sema *s, Node *n, const Entity *base) {
         n->entity = e;
         return e->type;
     }
+
     return type_entity(s->arena, e);
 }
 
@@ -532,7 +533,22 @@ static bool check_args_typed(Node *call) {
     return true;
 }
 
+/* numba-cuda's float16 overloads of these math functions keep float16. */
+static bool float16_math(const Entity *e, const Node *call) {
+    static const char *const names[] = {"sin", "cos", "tanh", "exp", "exp2", "fabs", "log", "log2", "log10",
+                                        "sqrt", "ceil", "floor", "trunc"};
+    if (e->lower != LW_MATH || call->item_len != 1 || call->items[0]->ty != &ty_float16) return false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(e->lower_name, names[i])) return true;
+    return false;
+}
+
 static Type *call_cases(Sema *s, Node *call, const Entity *e) {
+    if (float16_math(e, call) && !call->kwarg_len) {
+        call->casts = new_casts(s, 1);
+        call->casts[0] = &ty_float16;
+        return &ty_float16;
+    }
     if (call->kwarg_len) {
         sema_error(s, call->kwargs[0]->span, "%s takes no keyword arguments", e->path);
         return &ty_error;
@@ -1183,6 +1199,14 @@ static void bind_global(Sema *s, const char *name, Sym *sym) {
 }
 
 static void bind_entity(Sema *s, const char *name, const Entity *e, Span at) {
+    if (e->lower == LW_CONSTANT) { /* from math import pi: a module constant */
+        Sym *c = new_sym(s, SYM_CONST, name, at);
+        c->value = new_const(s, e->type);
+        c->value->v.f = strtod(e->lower_name, NULL);
+        c->ty = e->type;
+        bind_global(s, name, c);
+        return;
+    }
     Sym *sym = new_sym(s, SYM_ENTITY, name, at);
     sym->entity = e;
     sym->ty = e->kind == ENT_DTYPE ? type_dtype(s->arena, e->type) : type_entity(s->arena, e);
