@@ -240,8 +240,13 @@ static LLVMValueRef gpu_barrier_pred(CodeGen *g, const char *which, LLVMValueRef
 }
 
 static LLVMValueRef gpu_libdevice(CodeGen *g, const char *fn, const Type *t, LLVMValueRef *args, int n) {
+    /* Under fastmath Numba takes libdevice's approximate float32 versions. */
+    static const char *const fast[] = {"sin", "cos", "tan", "exp", "log", "log2", "log10", "pow"};
+    bool use_fast = false;
+    for (size_t i = 0; g->fastmath && t->bits == 32 && i < sizeof fast / sizeof fast[0]; i++)
+        use_fast = use_fast || !strcmp(fn, fast[i]);
     char name[64];
-    snprintf(name, sizeof name, "__nv_%s%s", fn, t->bits == 32 ? "f" : "");
+    snprintf(name, sizeof name, "__nv_%s%s%s", use_fast ? "fast_" : "", fn, t->bits == 32 ? "f" : "");
     return call_fn(g, llvm_type(g, t), name, args, n);
 }
 
@@ -1493,6 +1498,7 @@ static void define_function(CodeGen *g, FuncInfo *f) {
     g->fn = f;
     g->llfn = f->cg;
     g->fastmath = f->fastmath || g->unit->opts->fastmath;
+    if (g->fastmath) target_mark_fastmath(g->llfn);
     g->loops = 0;
     LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, g->llfn, "entry"));
     di_function(g, f);

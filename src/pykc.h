@@ -597,6 +597,10 @@ bool target_prepare_module(struct LLVMOpaqueModule *m, const TargetConfig *cfg, 
 /* Links libdevice into m when m calls a __nv_ function; searches
  * cfg->libdevice, $CUDA_HOME, /usr/local/cuda. Errors name what is missing. */
 bool target_link_libdevice(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
+/* Gives one function Numba's fastmath model (approximate division and
+ * square root, denormals flushed): @cuda.jit(fastmath=True). */
+struct LLVMOpaqueValue;
+void target_mark_fastmath(struct LLVMOpaqueValue *fn);
 /* Runs the new pass manager's default<On> pipeline. */
 bool target_optimize(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
 /* Emits PTX text (malloc'd, NUL-terminated) and its .version. */

@@ -180,17 +180,19 @@ static const struct { const char *key, *value; } fastmath_attrs[] = {
 /* Every definition gets them, libdevice's too: inlining ANDs a caller's
  * "unsafe-fp-math" with the callee's, and libdevice says "false". Setting a
  * string attribute replaces it, so calling this twice is harmless. */
+void target_mark_fastmath(LLVMValueRef fn) {
+    LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+    for (size_t i = 0; i < sizeof fastmath_attrs / sizeof fastmath_attrs[0]; i++) {
+        const char *k = fastmath_attrs[i].key, *v = fastmath_attrs[i].value;
+        LLVMAttributeRef a = LLVMCreateStringAttribute(ctx, k, (unsigned)strlen(k), v, (unsigned)strlen(v));
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, a);
+    }
+}
+
 static void apply_fp_model(LLVMModuleRef m, const TargetConfig *cfg) {
     if (!cfg->fastmath) return;
-    LLVMContextRef ctx = LLVMGetModuleContext(m);
-    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
-        if (LLVMIsDeclaration(fn)) continue;
-        for (size_t i = 0; i < sizeof fastmath_attrs / sizeof fastmath_attrs[0]; i++) {
-            const char *k = fastmath_attrs[i].key, *v = fastmath_attrs[i].value;
-            LLVMAttributeRef a = LLVMCreateStringAttribute(ctx, k, (unsigned)strlen(k), v, (unsigned)strlen(v));
-            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, a);
-        }
-    }
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn)) target_mark_fastmath(fn);
 }
 
 /* ---- libdevice -------------------------------------------------------- */
