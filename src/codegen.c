@@ -619,6 +619,7 @@ static LLVMValueRef gen_dim3(CodeGen *g, Node *n) {
 }
 
 static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
+    if (n->sym && n->sym->kind == SYM_CONST) return gen_name(g, n); /* mod.CONSTANT */
     if (n->entity && n->entity->kind == ENT_DIM3) return gen_dim3(g, n);
     if (n->entity && n->entity->lower == LW_CONSTANT)
         return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), strtod(n->entity->lower_name, NULL));
@@ -1522,15 +1523,19 @@ static void define_function(CodeGen *g, FuncInfo *f) {
     }
 }
 
+/* Kernels of imported modules are not entries of this one, and a device
+ * function without types exists only as its specialisations. */
+static bool emitted(const FuncInfo *f) { return !f->abstract && !(f->imported && f->is_kernel); }
+
 LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name) {
     CodeGen g = {.ctx = ctx, .unit = u, .diag = u->diag, .arena = u->arena};
     g.mod = LLVMModuleCreateWithNameInContext(name, ctx);
     g.b = LLVMCreateBuilderInContext(ctx);
     if (u->opts->debug_info || u->opts->lineinfo) di_begin(&g, u->opts->debug_info);
     for (int i = 0; i < u->func_count; i++)
-        if (!u->funcs[i]->abstract) declare_function(&g, u->funcs[i]);
+        if (emitted(u->funcs[i])) declare_function(&g, u->funcs[i]);
     for (int i = 0; i < u->func_count && !g.failed; i++)
-        if (!u->funcs[i]->abstract) define_function(&g, u->funcs[i]);
+        if (emitted(u->funcs[i])) define_function(&g, u->funcs[i]);
     if (g.di) {
         LLVMDIBuilderFinalize(g.di);
         LLVMDisposeDIBuilder(g.di);
@@ -1623,9 +1628,9 @@ static void describe_kernel(Unit *u, FuncInfo *f, ManifestKernel *k) {
 
 void cg_describe_kernels(Unit *u, Manifest *m) {
     int n = 0;
-    for (int i = 0; i < u->func_count; i++) n += u->funcs[i]->is_kernel;
+    for (int i = 0; i < u->func_count; i++) n += u->funcs[i]->is_kernel && !u->funcs[i]->imported;
     m->kernels = ARENA_ARRAY(u->arena, ManifestKernel, n ? n : 1);
     m->kernel_count = 0;
     for (int i = 0; i < u->func_count; i++)
-        if (u->funcs[i]->is_kernel) describe_kernel(u, u->funcs[i], &m->kernels[m->kernel_count++]);
+        if (u->funcs[i]->is_kernel && !u->funcs[i]->imported) describe_kernel(u, u->funcs[i], &m->kernels[m->kernel_count++]);
 }

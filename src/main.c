@@ -290,6 +290,28 @@ static bool generate(Unit *u, const Options *o) {
     return write_manifest(u, o, targets);
 }
 
+/* -M, -MD: a make rule naming what the outputs depend on. */
+static bool write_deps(const Unit *u, const Options *o) {
+    const char *out = o->output ? o->output : "-";
+    char *yaml = sibling(out, NULL, "yaml");
+    const char *path = o->dep_output;
+    char *owned = NULL;
+    if (!path) path = o->dep_only ? "-" : (owned = sibling(out, NULL, "d"));
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    bool ok = f != NULL;
+    if (f) {
+        fprintf(f, "%s %s: %s", out, yaml, o->input);
+        for (int i = 0; i < u->dep_count; i++) fprintf(f, " \\\n  %s", u->deps[i]);
+        fputc('\n', f);
+        for (int i = 0; i < u->dep_count; i++) fprintf(f, "\n%s:\n", u->deps[i]);
+        if (f != stdout) ok = fclose(f) == 0;
+    }
+    if (!ok) diag_plain(u->diag, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+    free(yaml);
+    free(owned);
+    return ok;
+}
+
 static int compile(const Options *o) {
     Diag diag;
     diag_init(&diag, stderr);
@@ -310,7 +332,8 @@ static int compile(const Options *o) {
     bool front_only = o->dump_ast || o->dump_types || o->syntax_only;
     if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);
     if (o->dump_types && diag.error_count == 0) sema_dump_types(stdout, &unit);
-    if (diag.error_count == 0 && !front_only) generate(&unit, o);
+    if (diag.error_count == 0 && (o->dep_only || o->dep_file)) write_deps(&unit, o);
+    if (diag.error_count == 0 && !front_only && !o->dep_only) generate(&unit, o);
     int status = diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
     arena_release(&arena);
     diag_free(&diag);

@@ -494,7 +494,7 @@ const Entity *entity_lookup(const char *path);
 /* Canonical path of `import X` for a module pykc knows, else NULL. */
 const char *entity_module_path(const char *import_name);
 
-typedef enum { SYM_LOCAL, SYM_PARAM, SYM_CONST, SYM_FUNC, SYM_ENTITY } SymKind;
+typedef enum { SYM_LOCAL, SYM_PARAM, SYM_CONST, SYM_FUNC, SYM_ENTITY, SYM_MODULE } SymKind;
 
 typedef struct ConstValue ConstValue;
 struct ConstValue {
@@ -520,6 +520,7 @@ struct Sym {
     Type *conflict_ty;
     ConstValue *value;       /* CONST */
     FuncInfo *func;          /* FUNC */
+    struct Scope *members;   /* MODULE: an imported .pyk module's names */
     const Entity *entity;    /* ENTITY */
     void *cg;                /* codegen's storage for the symbol */
 };
@@ -540,6 +541,8 @@ struct FuncInfo {
     bool typing, typed;      /* in progress (recursion), finished */
     bool has_signature;      /* an eager signature fixed the types */
     bool abstract;           /* unannotated: exists only as specialisations */
+    bool imported;           /* from an imported module: no kernel entry */
+    struct Scope *globals;   /* the module scope its names resolve in */
     FuncInfo *generic;       /* a specialisation: the function it copies */
     FuncInfo **specs;        /* a device function: its specialisations */
     int spec_count;
@@ -557,6 +560,8 @@ typedef struct Unit {
     int func_count;
     ConstValue **arrays;     /* module array constants (const.array_like) */
     int array_count;
+    const char **deps;       /* the .pyk files imported, for -M */
+    int dep_count;
 } Unit;
 
 /* What the typing rules of builtins.c may ask of sema. */

@@ -27,14 +27,23 @@ struct Sema {
     Unit *unit;
     Arena *arena;
     Diag *diag;
-    Scope globals;
+    Scope *globals;      /* the module scope of the code being typed */
     FuncInfo *fn;        /* the function being typed */
     Scope *locals;
     bool quiet;          /* a fixpoint pass: no diagnostics */
     bool changed;        /* a local's type changed in this pass */
     int loop_depth;
     bool in_signature;   /* names are numba.types names, as in "void(int32)" */
+    bool imported;       /* typing a module that another one imports */
+    Vec *modules;        /* every .pyk module loaded, shared by imports */
 };
+
+/* A .pyk module loaded by an import, kept so that each loads once. */
+typedef struct LoadedModule {
+    const char *path;
+    Scope *globals;
+    bool loading;        /* its import is in progress: a cycle */
+} LoadedModule;
 
 Arena *sema_arena(Sema *s) { return s->arena; }
 
@@ -75,7 +84,7 @@ static Sym *new_sym(Sema *s, SymKind kind, const char *name, Span def) {
 
 static Sym *lookup(Sema *s, const char *name) {
     Sym *sym = s->locals ? scope_find(s->locals, name) : NULL;
-    return sym ? sym : scope_find(&s->globals, name);
+    return sym ? sym : scope_find(s->globals, name);
 }
 
 /* Levenshtein distance, for "did you mean". */
@@ -105,7 +114,7 @@ static const char *builtin_names[] = {"abs", "min", "max", "len", "range", "int"
 static const char *suggest(Sema *s, const char *name) {
     const char *best = NULL;
     int best_d = strlen(name) <= 3 ? 1 : 2;
-    Scope *scopes[] = {s->locals, &s->globals};
+    Scope *scopes[] = {s->locals, s->globals};
     for (int k = 0; k < 2; k++) {
         if (!scopes[k]) continue;
         for (int i = 0; i < scopes[k]->count; i++) {
@@ -352,6 +361,18 @@ static Type *member(Sema *s, Node *n, const Entity *base) {
 }
 
 static Type *type_attribute(Sema *s, Node *n) {
+    if (n->lhs->kind == ND_NAME) {
+        Sym *mod = lookup(s, n->lhs->name);
+        if (mod && mod->kind == SYM_MODULE) {
+            Sym *member = scope_find(mod->members, n->name);
+            if (!member || (member->kind != SYM_FUNC && member->kind != SYM_CONST)) {
+                sema_error(s, n->span, "module '%s' has no device function or constant '%s'", n->lhs->name, n->name);
+                return &ty_error;
+            }
+            n->sym = member;
+            return member->ty;
+        }
+    }
     Type *base = type_expr(s, n->lhs);
     const char *a = n->name;
     switch (base->kind) {
@@ -616,6 +637,8 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Node *call) {
     }
     FuncInfo *sp = declare_function(s, clone_node(s->arena, f->def));
     sp->generic = f;
+    sp->globals = f->globals;
+    sp->imported = f->imported;
     sp->is_kernel = false;
     sp->fastmath = f->fastmath;
     sp->debug = f->debug;
@@ -1004,7 +1027,8 @@ static void type_block(Sema *s, Node **body, int n) {
 static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     if (f->typed || f->typing) return f;
     FuncInfo *outer_fn = s->fn;
-    Scope *outer_scope = s->locals;
+    Scope *outer_scope = s->locals, *outer_globals = s->globals;
+    s->globals = f->globals; /* an imported function sees its own module */
     bool outer_quiet = s->quiet;
     int outer_loops = s->loop_depth;
     Scope scope = {0};
@@ -1028,6 +1052,7 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     f->typed = true;
     s->fn = outer_fn;
     s->locals = outer_scope;
+    s->globals = outer_globals;
     s->loop_depth = outer_loops;
     return f;
 }
@@ -1134,6 +1159,8 @@ static bool apply_decorators(Sema *s, FuncInfo *f) {
 static FuncInfo *declare_function(Sema *s, Node *def) {
     FuncInfo *f = ARENA_NEW(s->arena, FuncInfo);
     f->def = def;
+    f->globals = s->globals;
+    f->imported = s->imported;
     f->is_kernel = true;
     f->param_count = def->item_len;
     f->params = ARENA_ARRAY(s->arena, Sym *, def->item_len ? def->item_len : 1);
@@ -1190,12 +1217,12 @@ static void type_parameters(Sema *s, FuncInfo *f) {
 /* ---- module level ------------------------------------------------------------------ */
 
 static void bind_global(Sema *s, const char *name, Sym *sym) {
-    Sym *old = scope_find(&s->globals, name);
-    if (old) {
-        *old = *sym; /* rebinding at module level: the last one wins, as in Python */
-        return;
-    }
-    scope_add(s, &s->globals, sym);
+    for (int i = 0; i < s->globals->count; i++)
+        if (strcmp(s->globals->syms[i]->name, name) == 0) {
+            s->globals->syms[i] = sym; /* rebinding at module level: the last one wins, as in Python */
+            return;
+        }
+    scope_add(s, s->globals, sym);
 }
 
 static void bind_entity(Sema *s, const char *name, const Entity *e, Span at) {
@@ -1213,11 +1240,91 @@ static void bind_entity(Sema *s, const char *name, const Entity *e, Span at) {
     bind_global(s, name, sym);
 }
 
+static void declare_module(Sema *s, Node *module, Vec *funcs);
+static void prepare_functions(Sema *s, FuncInfo **funcs, int n);
+
+static bool readable(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+/* mod.sub -> mod/sub.pyk, searched beside the input, then in each -I. */
+static char *find_module_file(Sema *s, const char *dotted) {
+    char rel[512];
+    snprintf(rel, sizeof rel, "%s.pyk", dotted);
+    for (char *p = rel; *p && p < rel + strlen(dotted); p++)
+        if (*p == '.') *p = '/';
+    const Options *o = s->unit->opts;
+    const char *input = o ? o->input : "";
+    const char *slash = strrchr(input, '/');
+    char *path = arena_printf(s->arena, "%.*s%s", slash ? (int)(slash - input + 1) : 0, input, rel);
+    if (readable(path)) return path;
+    for (int i = 0; o && i < o->include_count; i++) {
+        path = arena_printf(s->arena, "%s/%s", o->include_dirs[i], rel);
+        if (readable(path)) return path;
+    }
+    return NULL;
+}
+
+/* Loads, parses and declares an imported .pyk module once; its device
+ * functions and constants become available to the importer. */
+static Scope *load_module(Sema *s, const char *dotted, Span at) {
+    char *path = find_module_file(s, dotted);
+    if (!path) {
+        sema_error(s, at, "cannot import '%s': no %s.pyk beside the input or in the -I directories, and pykc knows numba, numba.cuda, math and numpy",
+                   dotted, dotted);
+        return NULL;
+    }
+    for (int i = 0; i < s->modules->len; i++) {
+        LoadedModule *m = s->modules->items[i];
+        if (strcmp(m->path, path) != 0) continue;
+        if (m->loading) {
+            sema_error(s, at, "circular import of '%s'", dotted);
+            return NULL;
+        }
+        return m->globals;
+    }
+    const char *why;
+    int errors = s->diag->error_count;
+    int file = diag_load_file(s->diag, path, &why);
+    if (file < 0) {
+        sema_error(s, at, "cannot read '%s': %s", path, why);
+        return NULL;
+    }
+    LoadedModule *m = ARENA_NEW(s->arena, LoadedModule);
+    m->path = path;
+    m->globals = ARENA_NEW(s->arena, Scope);
+    m->loading = true;
+    vec_push(s->arena, s->modules, m);
+    Unit *u = s->unit;
+    const char **deps = ARENA_ARRAY(s->arena, const char *, u->dep_count + 1);
+    if (u->dep_count) memcpy(deps, u->deps, sizeof(char *) * (size_t)u->dep_count);
+    deps[u->dep_count++] = path;
+    u->deps = deps;
+    TokenArray toks = lex_file(s->arena, s->diag, file);
+    Node *module = parse_module(s->arena, s->diag, file, &toks);
+    if (s->diag->error_count == errors) {
+        Sema sub = {.unit = u, .arena = s->arena, .diag = s->diag, .globals = m->globals, .imported = true,
+                    .modules = s->modules};
+        Vec funcs = {0};
+        declare_module(&sub, module, &funcs);
+        prepare_functions(&sub, (FuncInfo **)funcs.items, funcs.len);
+    }
+    m->loading = false;
+    return s->diag->error_count == errors ? m->globals : NULL;
+}
+
 static void import_module(Sema *s, Node *alias) {
     const char *path = entity_module_path(alias->name);
     if (!path) {
-        sema_error(s, alias->span, "cannot import '%s': pykc knows numba, numba.cuda, math and numpy (imports of .pyk modules are not supported yet)",
-                   alias->name);
+        Scope *members = load_module(s, alias->name, alias->span);
+        if (!members) return;
+        const char *dot = strrchr(alias->name, '.');
+        Sym *sym = new_sym(s, SYM_MODULE, alias->asname ? alias->asname : dot ? dot + 1 : alias->name, alias->span);
+        sym->members = members;
+        sym->ty = &ty_none;
+        bind_global(s, sym->name, sym);
         return;
     }
     /* `import numba.cuda` binds numba; `import numba.cuda as c` binds c. */
@@ -1230,8 +1337,27 @@ static void import_module(Sema *s, Node *alias) {
     bind_entity(s, name, entity_lookup(path), alias->span);
 }
 
+/* from mod import f, C: names of an imported .pyk module. */
+static void import_from_module(Sema *s, Node *n) {
+    Scope *members = load_module(s, n->name, n->span);
+    if (!members) return;
+    for (int i = 0; i < n->item_len; i++) {
+        Node *a = n->items[i];
+        Sym *sym = scope_find(members, a->name);
+        if (!sym || (sym->kind != SYM_FUNC && sym->kind != SYM_CONST)) {
+            sema_error(s, a->span, "module '%s' has no device function or constant '%s'", n->name, a->name);
+            continue;
+        }
+        bind_global(s, a->asname ? a->asname : a->name, sym);
+    }
+}
+
 static void import_from(Sema *s, Node *n) {
     const char *mod = n->name ? entity_module_path(n->name) : NULL;
+    if (!mod && n->name && n->level == 0 && !n->star) {
+        import_from_module(s, n);
+        return;
+    }
     if (!mod) {
         sema_error(s, n->span, "cannot import from '%s': pykc knows numba, numba.cuda, math and numpy",
                    n->name ? n->name : ".");
@@ -1307,7 +1433,7 @@ static bool is_main_guard(const Node *n) {
 static void check_defines_exist(Sema *s) {
     const Options *o = s->unit->opts;
     for (int i = 0; o && i < o->define_count; i++) {
-        Sym *sym = scope_find(&s->globals, o->defines[i].name);
+        Sym *sym = scope_find(s->globals, o->defines[i].name);
         if (!sym || sym->kind != SYM_CONST)
             diag_plain(s->diag, DIAG_ERROR, "-D%s: '%s' is not a module constant of %s", o->defines[i].name,
                        o->defines[i].name, o->input);
@@ -1339,30 +1465,44 @@ static void module_statement(Sema *s, Node *n, Vec *funcs) {
     sema_error(s, n->span, "only imports, constants and functions may appear at module level");
 }
 
-bool sema_module(Unit *u) {
-    Sema s = {.unit = u, .arena = u->arena, .diag = u->diag};
-    int errors = u->diag->error_count;
-    Vec funcs = {0};
-    for (int i = 0; i < u->module->body_len; i++) module_statement(&s, u->module->body[i], &funcs);
-    check_defines_exist(&s);
-    u->funcs = (FuncInfo **)funcs.items;
-    u->func_count = funcs.len;
-    for (int i = 0; i < u->func_count; i++) {
-        FuncInfo *f = u->funcs[i];
+static void declare_module(Sema *s, Node *module, Vec *funcs) {
+    for (int i = 0; i < module->body_len; i++) module_statement(s, module->body[i], funcs);
+}
+
+static void prepare_functions(Sema *s, FuncInfo **funcs, int n) {
+    Unit *u = s->unit;
+    FuncInfo **all = ARENA_ARRAY(s->arena, FuncInfo *, u->func_count + n + 1);
+    if (u->func_count) memcpy(all, u->funcs, sizeof(FuncInfo *) * (size_t)u->func_count);
+    for (int i = 0; i < n; i++) {
+        FuncInfo *f = funcs[i];
+        all[u->func_count++] = f;
         for (int k = 0; k < f->def->decorator_len; k++) {
             Node *d = f->def->decorators[k];
-            type_expr(&s, d->kind == ND_CALL ? d->func : d);
+            type_expr(s, d->kind == ND_CALL ? d->func : d);
         }
-        if (!apply_decorators(&s, f)) {
-            sema_error(&s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
+        if (!apply_decorators(s, f)) {
+            sema_error(s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
+            f->abstract = true;
             continue;
         }
-        type_parameters(&s, f);
+        type_parameters(s, f);
     }
+    u->funcs = all;
+}
+
+bool sema_module(Unit *u) {
+    Vec modules = {0};
+    Scope *globals = ARENA_NEW(u->arena, Scope);
+    Sema s = {.unit = u, .arena = u->arena, .diag = u->diag, .globals = globals, .modules = &modules};
+    int errors = u->diag->error_count;
+    Vec funcs = {0};
+    declare_module(&s, u->module, &funcs);
+    check_defines_exist(&s);
+    prepare_functions(&s, (FuncInfo **)funcs.items, funcs.len);
     int kernels = 0;
     for (int i = 0; i < u->func_count; i++) {
         type_function(&s, u->funcs[i]);
-        kernels += u->funcs[i]->is_kernel;
+        kernels += u->funcs[i]->is_kernel && !u->funcs[i]->imported;
     }
     if (kernels == 0 && u->diag->error_count == errors)
         diag_warning(u->diag, (Span){u->module->span.file, 0, 0}, "module defines no kernel");
@@ -1378,7 +1518,7 @@ static int by_name(const void *a, const void *b) {
 void sema_dump_types(FILE *out, const Unit *u) {
     for (int i = 0; i < u->func_count; i++) {
         FuncInfo *f = u->funcs[i];
-        if (f->generic || f->abstract) continue;
+        if (f->generic || f->abstract || f->imported) continue;
         fprintf(out, "%s -> %s%s\n", f->def->name, type_name(u->arena, f->ret ? f->ret : &ty_none),
                 f->is_kernel ? "" : "  [device]");
         int n = f->local_count + f->param_count;
