@@ -86,7 +86,7 @@ RT_TEST_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Iruntime -Itests/runtime -
 RT_FAKE := $(RT_TDIR)/fake/libcuda.so.1
 RT_FAKE_NOLAUNCH := $(RT_TDIR)/fake-nolaunch/libcuda.so.1
 RT_TEST_BINS := $(RT_TDIR)/runtime_tests $(RT_TDIR)/nodriver $(RT_TDIR)/vadd_host $(RT_TDIR)/bench_launch \
-  $(RT_TDIR)/fuzz_replay
+  $(RT_TDIR)/fuzz_replay $(RT_TDIR)/doc_host
 
 $(RT_FAKE) $(RT_FAKE_NOLAUNCH): tests/runtime/fake_cuda.c tests/runtime/fake_cuda.h runtime/cuda_abi.h
 	@mkdir -p $(dir $@)
@@ -110,6 +110,14 @@ $(RT_TDIR)/vadd_host: samples/vadd_host.c $(RT_A)
 $(RT_TDIR)/bench_launch: bench/launch/launch.c $(RT_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+# The complete host program of docs/runtime.md, so the guide's code is
+# known to build and run: its first ```c block after the heading.
+$(RT_TDIR)/doc_host: docs/runtime.md $(RT_A)
+	@mkdir -p $(dir $@)
+	awk '/^## A complete host program/ { h = 1 } h && /^```$$/ && c { exit } c { print } h && /^```c$$/ { c = 1 }' \
+	  $< > $@.c
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $@.c $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
 RT_FUZZ_SRCS := runtime/manifest.c runtime/error.c runtime/dtype.c
 
@@ -149,7 +157,7 @@ runtime-gpu: $(RT_GPU)/gpu_check $(RT_GPU)/vadd_host $(RT_GPU)/vadd_host_shared 
 
 $(RT_GPU)/gpu_check: tests/runtime/gpu_check.c $(RT_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -lm -o $@
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Itests/runtime $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
 $(RT_GPU)/vadd_host: samples/vadd_host.c $(RT_A)
 	@mkdir -p $(dir $@)

@@ -72,6 +72,10 @@ expect "vadd_host on the double" 0 "result checked on the CPU, all equal" \
     env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$fixtures/vadd.yaml" 100000
 expect "vadd_host with a stale manifest" 1 "does not match" \
     env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$fixtures/stale.yaml"
+expect "docs/runtime.md's program without a driver" 2 "context: no CUDA driver" \
+    env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/doc_host" "$fixtures/vadd.yaml"
+expect "docs/runtime.md's program on the double" 0 "vadd: 100000 elements checked" \
+    env PYKRT_LIBCUDA="$fake" "$t/doc_host" "$fixtures/vadd.yaml"
 expect "bench_launch without a driver" 2 "bench_launch: no GPU to run on: no CUDA driver" \
     env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/bench_launch"
 expect "bench_launch on the double" 0 "pykrt_launch (checked)" \

@@ -1,0 +1,39 @@
+#!/bin/sh
+# check-gpu.sh [DIR]: libpykrt on a machine with an NVIDIA GPU, from the
+# programs `make runtime-gpu` built into DIR (default build/runtime-gpu),
+# run from the repository root (they read tests/runtime/fixtures and
+# bench/launch). They need only libc and the driver there: libyaml is
+# linked into libpykrt.
+#
+#   1. gpu_check: every runtime feature against the real driver
+#   2. vadd_host on the vadd fixture, linked with libpykrt.a, and
+#      vadd_host_shared, linked with libpykrt.so (found beside it); and on
+#      pykc's own vadd.yaml when $VADD_YAML names one
+#   3. bench_launch: microseconds per launch, raw cuLaunchKernel against
+#      pykrt_launch_unchecked and pykrt_launch
+#
+# Exit status 0 when every step passed.
+set -u
+dir=${1:-build/runtime-gpu}
+status=0
+
+step() {
+    echo "== $*"
+    "$@"
+    rc=$?
+    [ "$rc" -eq 0 ] || { echo "== FAILED (exit $rc): $*"; status=1; }
+}
+
+command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L
+for p in gpu_check vadd_host vadd_host_shared bench_launch; do
+    [ -x "$dir/$p" ] || { echo "check-gpu: $dir/$p is missing: run 'make runtime-gpu' first"; exit 1; }
+done
+step "$dir/gpu_check" tests/runtime/fixtures
+step "$dir/vadd_host" tests/runtime/fixtures/vadd.yaml
+step "$dir/vadd_host_shared" tests/runtime/fixtures/vadd.yaml
+if [ -n "${VADD_YAML:-}" ]; then
+    step "$dir/vadd_host" "$VADD_YAML"
+fi
+step "$dir/bench_launch" bench/launch/empty.yaml 2000 256
+[ "$status" -eq 0 ] && echo "check-gpu: all passed" || echo "check-gpu: FAILED"
+exit $status
