@@ -460,6 +460,10 @@ static const Entity entities[] = {
     CASES("math.isinf", math_predicate, LW_MATH_PRED, "isinf"),
     CASES("math.isfinite", math_predicate, LW_MATH_PRED, "isfinite"),
 
+    /* methods of scalars; sema types them from the receiver */
+    {"method.conjugate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, "conjugate"},
+    {"method.bit_count", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, "bit_count"},
+
     CASES("builtins.abs", abs_cases, LW_BUILTIN, "abs"),
     RULE("builtins.min", type_minmax, NULL, LW_BUILTIN, "min"),
     RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, "max"),

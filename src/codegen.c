@@ -628,10 +628,33 @@ static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
     LLVMValueRef base = gen_expr(g, n->lhs);
     if (bt->kind == TY_ARRAY) {
         if (!strcmp(n->name, "ndim")) return i64c(g, bt->ndim);
-        if (!strcmp(n->name, "size")) {
-            LLVMValueRef size = i64c(g, 1);
+        if (!strcmp(n->name, "itemsize")) return i64c(g, type_size(bt->dtype));
+        if (!strcmp(n->name, "size") || !strcmp(n->name, "nbytes")) {
+            LLVMValueRef size = i64c(g, !strcmp(n->name, "nbytes") ? type_size(bt->dtype) : 1);
             for (int i = 0; i < bt->ndim; i++) size = LLVMBuildNSWMul(g->b, size, array_dim(g, base, 1, i), "");
             return size;
+        }
+        if ((!strcmp(n->name, "real") || !strcmp(n->name, "imag")) && bt->dtype->kind == TY_COMPLEX) {
+            /* a strided view of the parts: the same strides, offset by one part for imag */
+            LLVMValueRef data = LLVMBuildExtractValue(g->b, base, 0, "");
+            if (!strcmp(n->name, "imag")) {
+                LLVMValueRef part = i64c(g, type_size(bt->dtype) / 2);
+                data = LLVMBuildGEP2(g->b, i8(g), data, &part, 1, "");
+            }
+            LLVMValueRef shape[8], strides[8];
+            for (int i = 0; i < bt->ndim; i++) {
+                shape[i] = array_dim(g, base, 1, i);
+                strides[i] = array_dim(g, base, 2, i);
+            }
+            return make_array(g, n->ty, data, shape, strides);
+        }
+        if (!strcmp(n->name, "T")) {
+            LLVMValueRef shape[8], strides[8];
+            for (int i = 0; i < bt->ndim; i++) {
+                shape[i] = array_dim(g, base, 1, bt->ndim - 1 - i);
+                strides[i] = array_dim(g, base, 2, bt->ndim - 1 - i);
+            }
+            return make_array(g, n->ty, LLVMBuildExtractValue(g->b, base, 0, ""), shape, strides);
         }
         LLVMValueRef dims = LLVMBuildExtractValue(g->b, base, !strcmp(n->name, "shape") ? 1 : 2, "");
         LLVMValueRef t = LLVMGetUndef(llvm_type(g, n->ty));
@@ -671,7 +694,70 @@ static LLVMValueRef subscript_ptr(CodeGen *g, Node *n) {
     return element_ptr(g, n->lhs->ty, arr, idx, tys);
 }
 
+/* The start, length and step of a[lo:hi:st] along a dimension of length
+ * len, as Python's slice.indices() computes them. */
+static void slice_bounds(CodeGen *g, Node *sl, LLVMValueRef len, LLVMValueRef *start, LLVMValueRef *count,
+                         LLVMValueRef *step) {
+    LLVMBuilderRef B = g->b;
+    LLVMValueRef zero = i64c(g, 0), one = i64c(g, 1), minus1 = i64c(g, -1);
+    *step = sl->step ? gen_cast(g, sl->step, &ty_int64) : one;
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, *step, zero, "");
+    LLVMValueRef bound[2];
+    Node *given[2] = {sl->lower, sl->upper};
+    for (int k = 0; k < 2; k++) {
+        if (!given[k]) {
+            bound[k] = k == 0 ? LLVMBuildSelect(B, neg, LLVMBuildSub(B, len, one, ""), zero, "")
+                              : LLVMBuildSelect(B, neg, minus1, len, "");
+            continue;
+        }
+        LLVMValueRef v = gen_cast(g, given[k], &ty_int64);
+        LLVMValueRef wrapped = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, v, zero, ""), LLVMBuildAdd(B, v, len, ""), v, "");
+        LLVMValueRef low = LLVMBuildSelect(B, neg, minus1, zero, "");
+        LLVMValueRef high = LLVMBuildSelect(B, neg, LLVMBuildSub(B, len, one, ""), len, "");
+        wrapped = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, wrapped, zero, ""), low, wrapped, "");
+        bound[k] = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGE, wrapped, len, ""), high, wrapped, "");
+    }
+    *start = bound[0];
+    /* up: (stop - start - 1) / step + 1 if start < stop; down: mirrored */
+    LLVMValueRef up_n = LLVMBuildAdd(B, LLVMBuildSDiv(B, LLVMBuildSub(B, LLVMBuildSub(B, bound[1], bound[0], ""), one, ""), *step, ""), one, "");
+    LLVMValueRef down_n = LLVMBuildAdd(B, LLVMBuildSDiv(B, LLVMBuildSub(B, LLVMBuildSub(B, bound[0], bound[1], ""), one, ""), LLVMBuildNeg(B, *step, ""), ""), one, "");
+    LLVMValueRef up = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, bound[0], bound[1], ""), up_n, zero, "");
+    LLVMValueRef down = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, bound[0], bound[1], ""), down_n, zero, "");
+    *count = LLVMBuildSelect(B, neg, down, up, "");
+}
+
+/* a[i, lo:hi, ...]: a view sharing a's data; integers drop a dimension,
+ * slices keep one with a new length and stride, missing ones stay whole. */
+static LLVMValueRef gen_view(CodeGen *g, Node *n) {
+    const Type *bt = n->lhs->ty;
+    LLVMValueRef arr = gen_expr(g, n->lhs);
+    Node **idx = n->rhs->kind == ND_TUPLE ? n->rhs->items : &n->rhs;
+    int count = n->rhs->kind == ND_TUPLE ? n->rhs->item_len : 1;
+    LLVMValueRef offset = i64c(g, 0), shape[8], strides[8];
+    int out = 0;
+    for (int d = 0; d < bt->ndim; d++) {
+        LLVMValueRef len = array_dim(g, arr, 1, d), stride = array_dim(g, arr, 2, d);
+        if (d >= count) {
+            shape[out] = len;
+            strides[out++] = stride;
+        } else if (idx[d]->kind == ND_SLICE) {
+            LLVMValueRef start, n_items, step;
+            slice_bounds(g, idx[d], len, &start, &n_items, &step);
+            offset = LLVMBuildAdd(g->b, offset, LLVMBuildMul(g->b, start, stride, ""), "");
+            shape[out] = n_items;
+            strides[out++] = LLVMBuildMul(g->b, stride, step, "");
+        } else {
+            LLVMValueRef i = gen_cast(g, idx[d], &ty_int64);
+            i = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, i64c(g, 0), ""), LLVMBuildAdd(g->b, i, len, ""), i, "");
+            offset = LLVMBuildAdd(g->b, offset, LLVMBuildMul(g->b, i, stride, ""), "");
+        }
+    }
+    LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), LLVMBuildExtractValue(g->b, arr, 0, ""), &offset, 1, "");
+    return make_array(g, n->ty, data, shape, strides);
+}
+
 static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
+    if (n->lhs->ty->kind == TY_ARRAY && n->ty->kind == TY_ARRAY) return gen_view(g, n);
     if (n->lhs->ty->kind == TY_TUPLE) {
         LLVMValueRef t = gen_expr(g, n->lhs);
         ConstValue *c = NULL;
@@ -1014,6 +1100,15 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
         return convert(g, intrinsic(g, "llvm.roundeven", over, 1, &v, 1), in, t);
     }
     if (!strcmp(name, "print")) return gen_print(g, call);
+    if (!strcmp(name, "conjugate") || !strcmp(name, "bit_count")) {
+        LLVMValueRef v = gen_expr(g, call->func->lhs);
+        if (!strcmp(name, "bit_count")) {
+            LLVMTypeRef over[] = {LLVMTypeOf(v)};
+            return intrinsic(g, "llvm.ctpop", over, 1, &v, 1);
+        }
+        if (t->kind != TY_COMPLEX) return v;
+        return complex_make(g, LLVMTypeOf(v), complex_parts(g, v, 0), LLVMBuildFNeg(g->b, complex_parts(g, v, 1), ""));
+    }
     if (!strcmp(name, "pow")) {
         LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
         return convert(g, power(g, a, b, call->casts[0], call->casts[1]), call->casts[0], t);

@@ -386,8 +386,13 @@ static Type *type_attribute(Sema *s, Node *n) {
         return member(s, n, base->entity);
     case TY_ARRAY:
         if (!strcmp(a, "shape") || !strcmp(a, "strides")) return type_unituple(s->arena, &ty_int64, base->ndim);
-        if (!strcmp(a, "size") || !strcmp(a, "ndim")) return &ty_int64;
+        if (!strcmp(a, "size") || !strcmp(a, "ndim") || !strcmp(a, "itemsize") || !strcmp(a, "nbytes")) return &ty_int64;
+        if (!strcmp(a, "T"))
+            return type_array(s->arena, base->dtype, base->ndim,
+                              base->layout == 'C' ? 'F' : base->layout == 'F' ? 'C' : 'A');
         if (!strcmp(a, "dtype")) return type_dtype(s->arena, base->dtype);
+        if ((!strcmp(a, "real") || !strcmp(a, "imag")) && base->dtype->kind == TY_COMPLEX)
+            return type_array(s->arena, type_float(base->dtype->bits / 2), base->ndim, 'A');
         break;
     case TY_COMPLEX:
         if (!strcmp(a, "real") || !strcmp(a, "imag")) return type_float(base->bits / 2);
@@ -399,6 +404,32 @@ static Type *type_attribute(Sema *s, Node *n) {
     }
     sema_error(s, n->span, "%s has no attribute '%s'", type_name(s->arena, base), a);
     return &ty_error;
+}
+
+/* Whether an index keeps its dimension contiguous (arraydecl.py): an
+ * integer does, and so does a slice without a step as the innermost. */
+static bool keeps_contiguity(const Node *idx, bool innermost) {
+    if (idx->kind != ND_SLICE) return true;
+    return innermost && !idx->step;
+}
+
+/* The layout of a view, as Numba infers it: a C array stays C when the
+ * integers come first and only the innermost index is a plain slice (an F
+ * array likewise from the other end); any other view is A. */
+static char view_layout(const Type *base, Node **idx, int count) {
+    if (base->layout == 'C') {
+        if (count < base->ndim && count > 0 && idx[count - 1]->kind == ND_SLICE && idx[count - 1]->step) return 'A';
+        for (int i = 0; i < count; i++)
+            if (!keeps_contiguity(idx[i], i == count - 1)) return 'A';
+        return 'C';
+    }
+    if (base->layout == 'F') {
+        if (count < base->ndim) return 'A';
+        for (int i = count - 1; i >= 0; i--)
+            if (!keeps_contiguity(idx[i], i == 0)) return 'A';
+        return 'F';
+    }
+    return 'A';
 }
 
 /* Array indices: integers (Numba normalises to intp) or slices. */
@@ -427,19 +458,23 @@ static Type *type_subscript(Sema *s, Node *n) {
         return &ty_error;
     }
     int count = idx->kind == TY_TUPLE ? idx->elem_count : 1;
+    Node **nodes = n->rhs->kind == ND_TUPLE ? n->rhs->items : &n->rhs;
+    int ints = 0;
     for (int i = 0; i < count; i++) {
         Type *t = idx->kind == TY_TUPLE ? idx->elems[i] : idx;
-        if (!is_integer(t) && t->kind != TY_BOOL) {
-            sema_error(s, n->rhs->span, "array index must be an integer or a tuple of integers, not %s%s",
-                       type_name(s->arena, t), t->kind == TY_SLICE ? " (array slicing is not supported yet)" : "");
+        if (is_integer(t)) ints++;
+        else if (t->kind != TY_SLICE || (nodes[i]->kind != ND_SLICE && n->rhs->kind == ND_TUPLE)) {
+            sema_error(s, n->rhs->span, "array index must be an integer, a slice or a tuple of them, not %s",
+                       type_name(s->arena, t));
             return &ty_error;
         }
     }
-    if (count != base->ndim) {
-        sema_error(s, n->rhs->span, "%d-d array indexed with %d index%s", base->ndim, count, count == 1 ? "" : "es");
+    if (count > base->ndim) {
+        sema_error(s, n->rhs->span, "%d-d array indexed with %d indices", base->ndim, count);
         return &ty_error;
     }
-    return base->dtype;
+    if (ints == base->ndim) return base->dtype;
+    return type_array(s->arena, base->dtype, base->ndim - ints, view_layout(base, nodes, count));
 }
 
 /* numba-cuda's float16 operators (cuda_fp16's bindings) are tried before
@@ -701,7 +736,33 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
     return f->ret ? f->ret : &ty_error;
 }
 
+/* x.conjugate() and i.bit_count(): the two scalar methods Numba types. */
+static Type *type_method_call(Sema *s, Node *n) {
+    Type *recv = type_expr(s, n->func->lhs);
+    if (recv->kind == TY_ERROR) return recv;
+    bool conj = !strcmp(n->func->name, "conjugate");
+    if (n->item_len || n->kwarg_len) {
+        sema_error(s, n->span, "%s() takes no arguments", n->func->name);
+        return &ty_error;
+    }
+    if ((conj && !is_number(recv)) || (!conj && !is_integer(recv))) {
+        sema_error(s, n->func->span, "%s has no attribute '%s'", type_name(s->arena, recv), n->func->name);
+        return &ty_error;
+    }
+    n->entity = entity_lookup(conj ? "method.conjugate" : "method.bit_count");
+    n->func->ty = recv;
+    return recv;
+}
+
+static bool is_scalar_method(const Node *func) {
+    return func->kind == ND_ATTR && (!strcmp(func->name, "conjugate") || !strcmp(func->name, "bit_count"));
+}
+
 static Type *type_call(Sema *s, Node *n) {
+    if (is_scalar_method(n->func)) {
+        Sym *mod = n->func->lhs->kind == ND_NAME ? lookup(s, n->func->lhs->name) : NULL;
+        if (!mod || (mod->kind != SYM_ENTITY && mod->kind != SYM_MODULE)) return type_method_call(s, n);
+    }
     Type *callee = type_expr(s, n->func);
     for (int i = 0; i < n->item_len; i++) type_expr(s, n->items[i]);
     for (int i = 0; i < n->kwarg_len; i++) type_expr(s, n->kwargs[i]->rhs);
