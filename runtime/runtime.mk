@@ -78,6 +78,7 @@ install-runtime: runtime
 
 # ---- tests ----
 
+TEST_SUITES += test-runtime
 RT_TDIR := $(BUILD)/tests/runtime
 RT_TEST_SRCS := tests/runtime/test_main.c tests/runtime/test_driver.c tests/runtime/test_manifest.c \
   tests/runtime/test_module.c tests/runtime/test_memory.c tests/runtime/test_launch.c

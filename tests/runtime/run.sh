@@ -101,7 +101,7 @@ if command -v c++ > /dev/null 2>&1; then
 fi
 
 # 6. make install-runtime, then a program built the documented way.
-prefix=$(pwd)/$t/prefix
+case $t in /*) prefix=$t/prefix ;; *) prefix=$(pwd)/$t/prefix ;; esac
 rm -rf "$prefix"
 check "make install-runtime" $make --no-print-directory -s install-runtime PREFIX="$prefix" SAN="$san"
 if command -v pkg-config > /dev/null 2>&1 && [ -z "$san" ]; then
