@@ -51,7 +51,7 @@ static const Sig round_cases[] = {S1(int64, float32), S1(int64, float64), S2(flo
 
 static const Sig abs_cases[] = {S1(int8, int8), S1(int16, int16), S1(int32, int32), S1(int64, int64),
                                 S1(uint8, uint8), S1(uint16, uint16), S1(uint32, uint32), S1(uint64, uint64),
-                                S1(float32, float32), S1(float64, float64), S1(float32, complex64),
+                                S1(float16, float16), S1(float32, float32), S1(float64, float64), S1(float32, complex64),
                                 S1(float64, complex128)};
 static const Sig range_cases[] = {S1(int32, int32), S2(int32, int32, int32), S3(int32, int32, int32, int32),
                                   S1(int64, int64), S2(int64, int64, int64), S3(int64, int64, int64, int64),
@@ -287,27 +287,39 @@ static Type *type_len(Sema *s, Node *call, const Entity *e) {
     return &ty_int64;
 }
 
-/* int(x) -> int64, float(x) -> float64, bool(x) -> bool, complex(a, b). */
+/* int(x): ints keep their type, floats and bools give int64; float(x):
+ * ints give float64, floats keep theirs; bool(x) -> bool; complex(a[, b]):
+ * complex64 from float32, else complex128. As numba-cuda types them. */
 static Type *type_number_ctor(Sema *s, Node *call, const Entity *e) {
     bool is_complex = e->type == &ty_complex128;
-    if (!want_args(s, call, e, is_complex ? 1 : 1, is_complex ? 2 : 1)) return &ty_error;
-    for (int i = 0; i < nargs(call); i++)
-        if (!is_scalar(arg_type(call, i))) {
-            sema_error(s, call->items[i]->span, "%s() of %s", e->path + 9, type_name(sema_arena(s), arg_type(call, i)));
+    if (!want_args(s, call, e, 1, is_complex ? 2 : 1)) return &ty_error;
+    for (int i = 0; i < nargs(call); i++) {
+        Type *t = arg_type(call, i);
+        bool refused = !is_scalar(t) || (is_complex && (t == &ty_float16 || t->kind == TY_BOOL)) ||
+                       (e->type == &ty_float64 && t->kind == TY_BOOL);
+        if (refused) {
+            sema_error(s, call->items[i]->span, "%s() of %s", e->path + 9, type_name(sema_arena(s), t));
             return &ty_error;
         }
-    if (!strcmp(e->path, "builtins.float") && arg_type(call, 0) == &ty_float16) return &ty_float16;
+    }
+    Type *x = arg_type(call, 0);
+    if (e->type == &ty_int64) return x->kind == TY_INT ? x : &ty_int64;
+    if (e->type == &ty_float64) return x->kind == TY_FLOAT ? x : x->kind == TY_COMPLEX ? type_float(x->bits / 2) : &ty_float64;
+    if (is_complex) {
+        bool single = x == &ty_float32;
+        for (int i = 1; i < nargs(call); i++) single = single && arg_type(call, i) == &ty_float32;
+        return single ? &ty_complex64 : &ty_complex128;
+    }
     return e->type;
 }
 
 /* divmod(a, b): the type of a // b, twice. */
 static Type *type_divmod(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 2, 2)) return &ty_error;
-    int n;
-    bool unsafe;
-    const Sig *cases = operator_cases(OP_FLOORDIV, 2, &n, &unsafe);
+    static const Sig cases[] = {S2(int64, int64, int64), S2(uint64, uint64, uint64), S2(float32, float32, float32),
+                                S2(float64, float64, float64)};
     Type *args[2] = {arg_type(call, 0), arg_type(call, 1)};
-    int k = resolve_overload(cases, n, args, 2, unsafe);
+    int k = resolve_overload(cases, N_(cases), args, 2, true);
     if (k < 0) {
         sema_error(s, call->span, "divmod() of %s and %s", type_name(sema_arena(s), args[0]), type_name(sema_arena(s), args[1]));
         return &ty_error;
@@ -469,6 +481,9 @@ static const Entity entities[] = {
     RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, "max"),
     RULE("builtins.len", type_len, NULL, LW_BUILTIN, "len"),
     CASES("builtins.range", range_cases, LW_RANGE, NULL),
+    /* only as for-loop iterables: sema's type_for types them */
+    {"builtins.enumerate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, "enumerate"},
+    {"builtins.zip", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, "zip"},
     RULE("builtins.int", type_number_ctor, &ty_int64, LW_BUILTIN, "int"),
     RULE("builtins.float", type_number_ctor, &ty_float64, LW_BUILTIN, "float"),
     RULE("builtins.bool", type_number_ctor, &ty_bool, LW_BUILTIN, "bool"),

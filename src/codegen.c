@@ -1445,11 +1445,74 @@ static void gen_for_range(CodeGen *g, Node *n) {
     LLVMPositionBuilderAtEnd(g->b, done);
 }
 
-/* for x in array: over the first dimension of a 1-d array. */
-static void gen_for_array(CodeGen *g, Node *n) {
-    const Type *at = n->iter->ty;
-    LLVMValueRef arr = gen_expr(g, n->iter);
-    LLVMValueRef len = array_dim(g, arr, 1, 0);
+/* One source of a general for loop: a range (start + i * step) or an
+ * array (its i-th element, or row). */
+typedef struct IterSource {
+    const Type *ty;
+    LLVMValueRef start, step, len, array;
+} IterSource;
+
+static void iter_setup(CodeGen *g, Node *it, IterSource *src) {
+    src->ty = it->ty;
+    if (it->ty->kind == TY_ARRAY) {
+        src->array = gen_expr(g, it);
+        src->len = array_dim(g, src->array, 1, 0);
+        return;
+    }
+    /* a range: its length as Python's len(range(...)) */
+    const Type *t = it->ty->dtype;
+    LLVMTypeRef ty = llvm_type(g, t);
+    src->start = LLVMConstNull(ty);
+    src->step = LLVMConstInt(ty, 1, false);
+    LLVMValueRef stop;
+    if (it->item_len == 1) stop = arg_cast(g, it, 0);
+    else {
+        src->start = arg_cast(g, it, 0);
+        stop = arg_cast(g, it, 1);
+        if (it->item_len == 3) src->step = arg_cast(g, it, 2);
+    }
+    LLVMValueRef start = convert(g, src->start, t, &ty_int64), end = convert(g, stop, t, &ty_int64);
+    LLVMValueRef step = convert(g, src->step, t, &ty_int64), zero = i64c(g, 0), one = i64c(g, 1);
+    LLVMValueRef up = LLVMBuildSDiv(g->b, LLVMBuildAdd(g->b, LLVMBuildSub(g->b, end, start, ""), LLVMBuildSub(g->b, step, one, ""), ""), step, "");
+    LLVMValueRef down = LLVMBuildSDiv(g->b, LLVMBuildSub(g->b, LLVMBuildSub(g->b, start, end, ""), LLVMBuildAdd(g->b, step, one, ""), ""), LLVMBuildNeg(g->b, step, ""), "");
+    LLVMValueRef n = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, step, zero, ""), up, down, "");
+    src->len = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, n, zero, ""), zero, n, "");
+}
+
+static LLVMValueRef iter_element(CodeGen *g, const IterSource *src, LLVMValueRef i, const Type *elem) {
+    if (src->ty->kind != TY_ARRAY) {
+        const Type *t = src->ty->dtype;
+        LLVMValueRef k = convert(g, i, &ty_int64, t);
+        return LLVMBuildAdd(g->b, src->start, LLVMBuildMul(g->b, k, src->step, ""), "");
+    }
+    const Type *at = src->ty, *it = &ty_int64;
+    if (at->ndim == 1) return load_scalar(g, elem, element_ptr(g, at, src->array, &i, &it));
+    /* a row: the view a[i] */
+    LLVMValueRef offset = LLVMBuildMul(g->b, i, array_dim(g, src->array, 2, 0), "");
+    LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), LLVMBuildExtractValue(g->b, src->array, 0, ""), &offset, 1, "");
+    LLVMValueRef shape[8], strides[8];
+    for (int d = 1; d < at->ndim; d++) {
+        shape[d - 1] = array_dim(g, src->array, 1, d);
+        strides[d - 1] = array_dim(g, src->array, 2, d);
+    }
+    return make_array(g, elem, data, shape, strides);
+}
+
+/* for x in array / enumerate(it) / zip(a, b): an index over the shortest
+ * source, the target assigned each element (or the tuple of them). */
+static void gen_for_iter(CodeGen *g, Node *n) {
+    Node *it = n->iter;
+    const Entity *e = it->entity;
+    bool enumerate = e && !strcmp(e->path, "builtins.enumerate"), zip = e && !strcmp(e->path, "builtins.zip");
+    Node **nodes = enumerate || zip ? it->items : &n->iter;
+    int count = zip ? it->item_len : 1;
+    IterSource src[16];
+    LLVMValueRef len = NULL;
+    for (int k = 0; k < count && k < 16; k++) {
+        iter_setup(g, nodes[k], &src[k]);
+        len = len ? LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, src[k].len, len, ""), src[k].len, len, "") : src[k].len;
+    }
+    LLVMValueRef first = enumerate && it->item_len == 2 ? gen_cast(g, it->items[1], &ty_int64) : i64c(g, 0);
     LLVMValueRef counter = entry_alloca(g, i64(g), "iter.i");
     LLVMBuildStore(g->b, i64c(g, 0), counter);
     LLVMBasicBlockRef head = new_block(g, "for.cond"), body = new_block(g, "for.body"), next = new_block(g, "for.next");
@@ -1459,8 +1522,20 @@ static void gen_for_array(CodeGen *g, Node *n) {
     LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), counter, "");
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, len, ""), body, els);
     LLVMPositionBuilderAtEnd(g->b, body);
-    const Type *it = &ty_int64;
-    store_target(g, n->cond, load_scalar(g, at->dtype, element_ptr(g, at, arr, &i, &it)), at->dtype);
+    const Type *elem = n->cond->ty && n->cond->kind != ND_TUPLE ? n->cond->ty : NULL;
+    const Type *tuple = enumerate || zip ? (n->cond->kind == ND_TUPLE ? n->cond->ty : n->cond->sym->ty) : NULL;
+    LLVMValueRef value;
+    if (tuple) {
+        value = LLVMGetUndef(llvm_type(g, tuple));
+        int slot = 0;
+        if (enumerate) value = LLVMBuildInsertValue(g->b, value, LLVMBuildAdd(g->b, first, i, ""), (unsigned)slot++, "");
+        for (int k = 0; k < count; k++, slot++)
+            value = LLVMBuildInsertValue(g->b, value, iter_element(g, &src[k], i, tuple->elems[slot]), (unsigned)slot, "");
+        store_target(g, n->cond, value, tuple);
+    } else {
+        const Type *t = src[0].ty->kind == TY_ARRAY && src[0].ty->ndim == 1 ? src[0].ty->dtype : elem;
+        store_target(g, n->cond, iter_element(g, &src[0], i, t), t);
+    }
     push_loop(g, n, done, next);
     gen_block(g, n->body, n->body_len);
     g->loops--;
@@ -1513,7 +1588,7 @@ static void gen_statement(CodeGen *g, Node *n) {
     case ND_WHILE: gen_while(g, n); return;
     case ND_FOR:
         if (n->iter->ty->kind == TY_RANGE) gen_for_range(g, n);
-        else gen_for_array(g, n);
+        else gen_for_iter(g, n);
         return;
     case ND_BREAK: LLVMBuildBr(g->b, g->break_to[g->loops - 1]); return;
     case ND_CONTINUE: LLVMBuildBr(g->b, g->continue_to[g->loops - 1]); return;

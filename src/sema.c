@@ -967,13 +967,54 @@ static void type_condition(Sema *s, Node *cond) {
         sema_error(s, cond->span, "%s cannot be used as a condition", type_name(s->arena, t));
 }
 
+/* What iterating over a typed iterable yields: range its ints, an array
+ * its elements (a view of a row for several dimensions). */
+static Type *element_of(Sema *s, Node *it) {
+    Type *t = type_expr(s, it);
+    if (t->kind == TY_RANGE) return t->dtype;
+    if (t->kind == TY_ARRAY)
+        return t->ndim == 1 ? t->dtype : type_array(s->arena, t->dtype, t->ndim - 1, t->layout == 'C' ? 'C' : 'A');
+    if (t->kind != TY_ERROR)
+        sema_error(s, it->span, "for loops iterate over range(), an array, enumerate() or zip(), not %s",
+                   type_name(s->arena, t));
+    return &ty_error;
+}
+
+static bool is_builtin_call(Sema *s, Node *n, const char *name) {
+    if (n->kind != ND_CALL || n->func->kind != ND_NAME || lookup(s, n->func->name)) return false;
+    return !strcmp(n->func->name, name);
+}
+
+/* enumerate(it[, start]) and zip(a, b, ...) exist only as loop iterables. */
+static Type *loop_element(Sema *s, Node *iter) {
+    bool enumerate = is_builtin_call(s, iter, "enumerate"), zip = is_builtin_call(s, iter, "zip");
+    if (!enumerate && !zip) return element_of(s, iter);
+    iter->entity = entity_lookup(enumerate ? "builtins.enumerate" : "builtins.zip");
+    iter->ty = &ty_none;
+    if (iter->kwarg_len || (enumerate && (iter->item_len < 1 || iter->item_len > 2)) || (zip && iter->item_len < 1)) {
+        sema_error(s, iter->span, "%s", enumerate ? "enumerate() takes an iterable and an optional start"
+                                                  : "zip() takes one or more iterables");
+        return &ty_error;
+    }
+    Type *elems[16];
+    int n = 0;
+    if (enumerate) {
+        elems[n++] = &ty_int64;
+        elems[n++] = element_of(s, iter->items[0]);
+        if (iter->item_len == 2 && !is_integer(type_expr(s, iter->items[1]))) {
+            sema_error(s, iter->items[1]->span, "the start of enumerate() must be an integer");
+            return &ty_error;
+        }
+    } else {
+        for (int i = 0; i < iter->item_len && n < 16; i++) elems[n++] = element_of(s, iter->items[i]);
+    }
+    for (int i = 0; i < n; i++)
+        if (elems[i]->kind == TY_ERROR) return &ty_error;
+    return type_tuple(s->arena, elems, n);
+}
+
 static void type_for(Sema *s, Node *n) {
-    Type *it = type_expr(s, n->iter);
-    Type *elem = &ty_error;
-    if (it->kind == TY_RANGE) elem = it->dtype;
-    else if (it->kind == TY_ARRAY && it->ndim == 1) elem = it->dtype;
-    else if (it->kind != TY_ERROR)
-        sema_error(s, n->iter->span, "for loops iterate over range() or a 1-d array, not %s", type_name(s->arena, it));
+    Type *elem = loop_element(s, n->iter);
     assign_target(s, n->cond, elem, n->cond->span);
     s->loop_depth++;
     type_block(s, n->body, n->body_len);
@@ -1589,7 +1630,7 @@ void sema_dump_types(FILE *out, const Unit *u) {
         for (int j = 0; j < f->local_count; j++) all[k++] = f->locals[j];
         qsort(all, (size_t)k, sizeof(Sym *), by_name);
         for (int j = 0; j < k; j++)
-            if (all[j]->ty && is_value(all[j]->ty))
+            if (all[j]->ty && (is_value(all[j]->ty) || all[j]->ty->kind == TY_RANGE))
                 fprintf(out, "%s %s %s\n", f->def->name, all[j]->name, type_name(u->arena, all[j]->ty));
     }
 }

@@ -199,7 +199,7 @@ static void name_into(const Type *t, char *buf, size_t cap, size_t *len) {
     }
     case TY_STRING: append(buf, cap, len, "unicode_type"); break;
     case TY_RANGE:
-        append(buf, cap, len, t->dtype == &ty_uint64 ? "range_state_uint64" : "range_state_int64");
+        append(buf, cap, len, t->dtype == &ty_uint64 ? "range_state_uint64" : t->dtype == &ty_int32 ? "range_state_int32" : "range_state_int64");
         break;
     case TY_DTYPE:
         append(buf, cap, len, "class(");
