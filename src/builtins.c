@@ -65,7 +65,8 @@ static const Sig brev_cases[] = {S1(uint32, uint32), S1(uint64, uint64)};
 static const Sig fma_cases[] = {S3(float32, float32, float32, float32), S3(float64, float64, float64, float64)};
 static const Sig cbrt_cases[] = {S1(float32, float32), S1(float64, float64)};
 static const Sig barrier_pred_cases[] = {S1(int32, int32)};
-static const Sig syncwarp_cases[] = {S1(none, uint32)};
+static const Sig syncwarp_cases[] = {{&ty_none, {NULL}, 0}, S1(none, int32)};
+static const Sig nanosleep_cases[] = {S1(none, uint32)};
 static const Sig vote_cases[] = {S2(bool, int32, bool)};
 static const Sig ballot_cases[] = {S2(int32, int32, bool)};
 
@@ -152,7 +153,9 @@ static Type *type_const_array(Sema *s, Node *call, const Entity *e) {
         sema_error(s, call->items[0]->span, "cuda.const.array_like needs a module-level array constant");
         return &ty_error;
     }
-    return type_array(sema_arena(s), t->dtype, t->ndim, 'C');
+    Type *r = type_array(sema_arena(s), t->dtype, t->ndim, 'C');
+    r->readonly = true;
+    return r;
 }
 
 static bool is_one_of(const Type *t, Type *const *set, int n) {
@@ -402,6 +405,7 @@ static const Entity entities[] = {
     CASES("numba.cuda.syncthreads_and", barrier_pred_cases, LW_BARRIER_PRED, "and"),
     CASES("numba.cuda.syncthreads_or", barrier_pred_cases, LW_BARRIER_PRED, "or"),
     CASES("numba.cuda.syncwarp", syncwarp_cases, LW_BARRIER, "syncwarp"),
+    CASES("numba.cuda.nanosleep", nanosleep_cases, LW_BARRIER, "nanosleep"),
     RULE("numba.cuda.threadfence", type_no_args, &ty_none, LW_BARRIER, "threadfence"),
     RULE("numba.cuda.threadfence_block", type_no_args, &ty_none, LW_BARRIER, "threadfence_block"),
     RULE("numba.cuda.threadfence_system", type_no_args, &ty_none, LW_BARRIER, "threadfence_system"),

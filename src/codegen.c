@@ -596,9 +596,36 @@ static LLVMValueRef compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, c
 
 static LLVMValueRef gen_cast(CodeGen *g, Node *n, const Type *to) { return convert(g, gen_expr(g, n), n->ty, to); }
 
+/* A module array constant: its bytes in constant memory under its own
+ * name (so a loader can read or set it), seen as a C-contiguous array. */
+static LLVMValueRef const_array(CodeGen *g, Sym *sym) {
+    ConstValue *c = sym->value;
+    const Type *t = c->ty;
+    long count = 1;
+    for (int i = 0; i < t->ndim; i++) count *= c->shape[i];
+    size_t bytes = (size_t)count * (size_t)type_size(t->dtype);
+    LLVMValueRef gv = LLVMGetNamedGlobal(g->mod, c->name);
+    if (!gv) {
+        LLVMValueRef init = LLVMConstStringInContext2(g->ctx, c->data, bytes, true);
+        gv = LLVMAddGlobalInAddressSpace(g->mod, LLVMTypeOf(init), c->name, AS_CONST);
+        LLVMSetInitializer(gv, init);
+        LLVMSetGlobalConstant(gv, true);
+        LLVMSetAlignment(gv, 16);
+    }
+    LLVMValueRef shape[8], strides[8];
+    long stride = type_size(t->dtype);
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        shape[i] = i64c(g, c->shape[i]);
+        strides[i] = i64c(g, stride);
+        stride *= c->shape[i];
+    }
+    return make_array(g, t, LLVMBuildAddrSpaceCast(g->b, gv, ptr_in(g, AS_GENERIC), ""), shape, strides);
+}
+
 static LLVMValueRef gen_name(CodeGen *g, Node *n) {
     Sym *sym = n->sym;
     if (!sym) ice("unresolved name %s", n->name);
+    if (sym->kind == SYM_CONST && sym->value->ty->kind == TY_ARRAY) return const_array(g, sym);
     if (sym->kind == SYM_CONST) {
         ConstValue *c = sym->value;
         if (c->ty == &ty_float64) return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), c->v.f);
@@ -1249,6 +1276,7 @@ static LLVMValueRef gen_call(CodeGen *g, Node *n) {
     case LW_BARRIER_PRED: return gpu_barrier_pred(g, e->lower_name, arg_cast(g, n, 0));
     case LW_SHARED_ARRAY: return alloc_array(g, n, true);
     case LW_LOCAL_ARRAY: return alloc_array(g, n, false);
+    case LW_CONST_ARRAY: return gen_expr(g, n->items[0]);
     case LW_ATOMIC: case LW_ATOMIC_CAS: return gen_atomic(g, n, e);
     case LW_MATH: case LW_MATH_PRED: return gen_math(g, n, e);
     case LW_BUILTIN: return gen_builtin(g, n, e);
@@ -1796,7 +1824,25 @@ static void describe_kernel(Unit *u, FuncInfo *f, ManifestKernel *k) {
     k->cooperative = f->cooperative;
 }
 
+static void describe_constants(Unit *u, Manifest *m) {
+    m->const_count = u->array_count;
+    m->consts = ARENA_ARRAY(u->arena, ManifestConst, u->array_count ? u->array_count : 1);
+    for (int i = 0; i < u->array_count; i++) {
+        ConstValue *c = u->arrays[i];
+        ManifestConst *mc = &m->consts[i];
+        mc->name = c->name;
+        mc->dtype = type_name(u->arena, c->ty->dtype);
+        mc->ndim = c->ty->ndim;
+        mc->size = type_size(c->ty->dtype);
+        for (int d = 0; d < c->ty->ndim; d++) {
+            mc->shape[d] = c->shape[d];
+            mc->size *= c->shape[d];
+        }
+    }
+}
+
 void cg_describe_kernels(Unit *u, Manifest *m) {
+    describe_constants(u, m);
     int n = 0;
     for (int i = 0; i < u->func_count; i++) n += u->funcs[i]->is_kernel && !u->funcs[i]->imported;
     m->kernels = ARENA_ARRAY(u->arena, ManifestKernel, n ? n : 1);

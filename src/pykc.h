@@ -386,6 +386,7 @@ struct Type {
                               RANGE the loop variable's type */
     int ndim;              /* ARRAY */
     char layout;           /* ARRAY: 'A', 'C', 'F' */
+    bool readonly;         /* ARRAY: a module constant (const memory) */
     Type **elems;          /* TUPLE */
     int elem_count;
     const Entity *entity;  /* ENTITY */
@@ -502,8 +503,9 @@ struct ConstValue {
     union { int64_t i; uint64_t u; double f; bool b; } v;
     ConstValue **elems;      /* tuple elements */
     int elem_count;
-    void *data;              /* array constant: ty->dtype elements */
+    void *data;              /* array constant: ty->dtype elements, C order */
     long shape[8];
+    const char *name;        /* array constant: its module-level name */
 };
 
 typedef struct FuncInfo FuncInfo;

@@ -936,6 +936,10 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
     Type *elem = type_subscript(s, target);
     target->ty = elem;
     if (elem->kind == TY_ERROR) return;
+    if (arr->readonly) {
+        sema_error(s, target->span, "cannot store into a module constant array: it lives in constant memory");
+        return;
+    }
     if (!is_scalar(value) || type_conversion(value, elem) == CONV_NONE)
         sema_error(s, where, "cannot store %s into an array of %s", type_name(s->arena, value), type_name(s->arena, elem));
     sema_note_access(s, target->lhs, false, true);
@@ -1498,6 +1502,125 @@ static ConstValue *override_value(Sema *s, const Define *d, Span at) {
     return c;
 }
 
+/* ---- NumPy array constants (for cuda.const.array_like) ------------------------------ */
+
+static bool is_numpy_call(Sema *s, Node *n, const char *fn) {
+    if (n->kind != ND_CALL || n->func->kind != ND_ATTR || strcmp(n->func->name, fn) != 0) return false;
+    if (n->func->lhs->kind != ND_NAME) return false;
+    Sym *sym = lookup(s, n->func->lhs->name);
+    return sym && sym->kind == SYM_ENTITY && sym->entity && !strcmp(sym->entity->path, "numpy");
+}
+
+static Node *keyword(Node *call, const char *name) {
+    for (int i = 0; i < call->kwarg_len; i++)
+        if (!strcmp(call->kwargs[i]->name, name)) return call->kwargs[i]->rhs;
+    return NULL;
+}
+
+/* Flattens nested lists or tuples of constants in C order, noting the shape. */
+static bool flatten(Sema *s, Node *n, int depth, long *shape, int *ndim, double *vals, bool *floats, long *count, long cap) {
+    if (n->kind == ND_LIST || n->kind == ND_TUPLE) {
+        if (depth >= 8) return false;
+        if (depth >= *ndim) {
+            *ndim = depth + 1;
+            shape[depth] = n->item_len;
+        } else if (shape[depth] != n->item_len) {
+            sema_error(s, n->span, "a NumPy array constant must be rectangular");
+            return false;
+        }
+        for (int i = 0; i < n->item_len; i++)
+            if (!flatten(s, n->items[i], depth + 1, shape, ndim, vals, floats, count, cap)) return false;
+        return true;
+    }
+    ConstValue *c = fold(s, n);
+    if (!c || c->ty->kind == TY_TUPLE || *count >= cap) return false;
+    if (c->ty == &ty_float64) *floats = true;
+    vals[(*count)++] = c->ty == &ty_float64 ? c->v.f : (double)c->v.i;
+    return true;
+}
+
+static void store_element(void *data, long i, const Type *t, double v) {
+    switch (t->kind) {
+    case TY_FLOAT:
+        if (t->bits == 32) ((float *)data)[i] = (float)v;
+        else if (t->bits == 64) ((double *)data)[i] = v;
+        else { /* float16: round to nearest via float32's bits */
+            float f = (float)v;
+            uint32_t b;
+            memcpy(&b, &f, 4);
+            uint32_t sign = (b >> 16) & 0x8000, exp = (b >> 23) & 0xff, mant = b & 0x7fffff;
+            uint16_t h = (uint16_t)sign;
+            if (exp > 142) h |= 0x7c00;
+            else if (exp > 112) h |= (uint16_t)(((exp - 112) << 10) | ((mant + 0x1000) >> 13));
+            ((uint16_t *)data)[i] = h;
+        }
+        return;
+    case TY_BOOL: ((uint8_t *)data)[i] = v != 0; return;
+    default:
+        switch (t->bits) {
+        case 8: ((uint8_t *)data)[i] = (uint8_t)(int64_t)v; return;
+        case 16: ((uint16_t *)data)[i] = (uint16_t)(int64_t)v; return;
+        case 32: ((uint32_t *)data)[i] = (uint32_t)(int64_t)v; return;
+        default: ((int64_t *)data)[i] = (int64_t)v; return;
+        }
+    }
+}
+
+/* np.array([...]), np.arange(...), np.zeros(shape), np.ones(shape), with
+ * dtype=, folded into bytes at compile time. NULL if n is none of them. */
+static ConstValue *fold_numpy_array(Sema *s, Node *n) {
+    bool array = is_numpy_call(s, n, "array"), arange = is_numpy_call(s, n, "arange");
+    bool zeros = is_numpy_call(s, n, "zeros"), ones = is_numpy_call(s, n, "ones");
+    if (!array && !arange && !zeros && !ones) return NULL;
+    enum { CAP = 1 << 20 };
+    double *vals = malloc(sizeof(double) * CAP);
+    if (!vals) ice("out of memory folding an array constant");
+    long shape[8] = {0}, count = 0;
+    int ndim = 0;
+    bool floats = zeros || ones, ok = n->item_len >= 1;
+    if (ok && array) {
+        ok = flatten(s, n->items[0], 0, shape, &ndim, vals, &floats, &count, CAP);
+    } else if (ok && arange) {
+        double a[3] = {0, 0, 1};
+        int k = n->item_len == 1 ? 1 : 0;
+        for (int i = 0; i < n->item_len && i < 3 && ok; i++) {
+            ConstValue *c = fold(s, n->items[i]);
+            ok = c && c->ty->kind != TY_TUPLE;
+            if (ok) a[k + i] = c->ty == &ty_float64 ? c->v.f : (double)c->v.i, floats |= c->ty == &ty_float64;
+        }
+        for (double v = a[0]; ok && a[2] != 0 && (a[2] > 0 ? v < a[1] : v > a[1]) && count < CAP; v += a[2]) vals[count++] = v;
+        ndim = 1;
+        shape[0] = count;
+    } else if (ok) {
+        Node *sh = n->items[0];
+        Node **dims = sh->kind == ND_TUPLE ? sh->items : &sh;
+        ndim = sh->kind == ND_TUPLE ? sh->item_len : 1;
+        count = 1;
+        for (int i = 0; i < ndim && ok && i < 8; i++) {
+            ConstValue *c = fold(s, dims[i]);
+            ok = c && c->ty == &ty_int64 && c->v.i >= 0;
+            shape[i] = ok ? c->v.i : 0;
+            count *= shape[i];
+        }
+        ok = ok && count <= CAP;
+        for (long i = 0; ok && i < count; i++) vals[i] = ones ? 1.0 : 0.0;
+    }
+    Node *dt = keyword(n, "dtype");
+    Type *elem = dt ? sema_dtype_arg(s, dt, "the dtype of an array constant") : floats ? &ty_float64 : &ty_int64;
+    if (!ok || elem->kind == TY_ERROR || elem->kind == TY_COMPLEX || ndim == 0) {
+        if (elem->kind != TY_ERROR) sema_error(s, n->span, "an array constant needs constant elements, a constant shape and a real dtype");
+        free(vals);
+        return NULL;
+    }
+    ConstValue *c = new_const(s, type_array(s->arena, elem, ndim, 'C'));
+    c->ty->readonly = true;
+    c->data = arena_alloc(s->arena, (size_t)(count ? count : 1) * (size_t)type_size(elem));
+    for (long i = 0; i < count; i++) store_element(c->data, i, elem, vals[i]);
+    memcpy(c->shape, shape, sizeof shape);
+    free(vals);
+    return c;
+}
+
 static void define_constant(Sema *s, Node *n) {
     Node *target = n->item_len == 1 ? n->items[0] : NULL;
     if (!target || target->kind != ND_NAME) {
@@ -1505,6 +1628,19 @@ static void define_constant(Sema *s, Node *n) {
         return;
     }
     ConstValue *c = fold(s, n->rhs);
+    if (!c && n->rhs->kind == ND_CALL) {
+        int errors = s->diag->error_count;
+        c = fold_numpy_array(s, n->rhs);
+        if (!c && s->diag->error_count != errors) return;
+        if (c) {
+            c->name = target->name;
+            Unit *u = s->unit;
+            ConstValue **grown = ARENA_ARRAY(s->arena, ConstValue *, u->array_count + 1);
+            if (u->array_count) memcpy(grown, u->arrays, sizeof(ConstValue *) * (size_t)u->array_count);
+            grown[u->array_count++] = c;
+            u->arrays = grown;
+        }
+    }
     const Define *d = find_define(s->unit->opts, target->name);
     if (d) c = override_value(s, d, n->span);
     if (!c) {

@@ -124,7 +124,8 @@ bool type_equal(const Type *a, const Type *b) {
     switch (a->kind) {
     case TY_INT: return a->bits == b->bits && a->is_signed == b->is_signed;
     case TY_FLOAT: case TY_COMPLEX: return a->bits == b->bits;
-    case TY_ARRAY: return a->ndim == b->ndim && a->layout == b->layout && type_equal(a->dtype, b->dtype);
+    case TY_ARRAY:
+        return a->ndim == b->ndim && a->layout == b->layout && a->readonly == b->readonly && type_equal(a->dtype, b->dtype);
     case TY_TUPLE:
         if (a->elem_count != b->elem_count) return false;
         for (int i = 0; i < a->elem_count; i++)
@@ -174,7 +175,7 @@ static void name_into(const Type *t, char *buf, size_t cap, size_t *len) {
     case TY_FLOAT: snprintf(tmp, sizeof tmp, "float%d", t->bits); append(buf, cap, len, tmp); break;
     case TY_COMPLEX: snprintf(tmp, sizeof tmp, "complex%d", t->bits); append(buf, cap, len, tmp); break;
     case TY_ARRAY:
-        append(buf, cap, len, "array(");
+        append(buf, cap, len, t->readonly ? "readonly array(" : "array(");
         name_into(t->dtype, buf, cap, len);
         snprintf(tmp, sizeof tmp, ", %dd, %c)", t->ndim, t->layout);
         append(buf, cap, len, tmp);
