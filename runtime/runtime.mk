@@ -149,6 +149,13 @@ fuzz-manifest: $(RT_FUZZER)
 	cp tests/runtime/fixtures/*.yaml bench/launch/empty.yaml $(RT_CORPUS)/
 	$(RT_FUZZER) -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/fuzz_manifest.dict -max_len=4096 $(RT_CORPUS)
 
+# The sample host program for `make demo`: $(RT_DEMO_HOST) MANIFEST.
+RT_DEMO_HOST := $(BUILD)/demo/vadd_host
+
+$(RT_DEMO_HOST): samples/vadd_host.c $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
 # ---- the GPU check (runtime/check-gpu.sh) ----
 
 RT_GPU := $(BUILD)/runtime-gpu

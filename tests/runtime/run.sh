@@ -11,7 +11,7 @@ fake=$t/fake/libcuda.so.1
 passed=0
 failed=0
 log=$t/log
-mkdir -p "$t/empty"
+mkdir -p "$t/empty" "$t/pykc-vadd"
 
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "runtime: FAIL: $1"; [ -s "$log" ] && sed 's/^/    /' "$log"; }
@@ -80,6 +80,15 @@ expect "bench_launch without a driver" 2 "bench_launch: no GPU to run on: no CUD
     env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/bench_launch"
 expect "bench_launch on the double" 0 "pykrt_launch (checked)" \
     env PYKRT_LIBCUDA="$fake" "$t/bench_launch" bench/launch/empty.yaml 5 64
+
+# pykc's own output, when pykc is built: the runtime must read the manifest
+# the compiler writes (src/manifest.c) and launch its vadd.
+if [ -x "$build/pykc" ] && "$build/pykc" samples/vadd.pyk -o "$t/pykc-vadd/vadd.ptx" > "$log" 2>&1; then
+    expect "vadd_host on pykc's vadd.yaml" 0 "all equal" \
+        env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$t/pykc-vadd/vadd.yaml" 5000
+else
+    echo "runtime: skipped loading pykc's vadd.yaml (pykc not built or it failed on samples/vadd.pyk)"
+fi
 
 # 4. The libraries export pykrt_* only; libyaml is inside, not needed.
 so=$build/lib/libpykrt.so.0.1.0
