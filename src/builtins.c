@@ -49,6 +49,11 @@ static const Sig match_all_cases[] = {S2(match_all, int32, int32), S2(match_all,
 static const Sig round_cases[] = {S1(int64, float32), S1(int64, float64), S2(float32, float32, int64),
                                   S2(float64, float64, int64)};
 
+static const Sig fp16_unary[] = {S1(float16, float16)};
+static const Sig fp16_binary[] = {S2(float16, float16, float16)};
+static const Sig fp16_ternary[] = {S3(float16, float16, float16, float16)};
+static const Sig fp16_compare[] = {S2(bool, float16, float16)};
+
 static const Sig abs_cases[] = {S1(int8, int8), S1(int16, int16), S1(int32, int32), S1(int64, int64),
                                 S1(uint8, uint8), S1(uint16, uint16), S1(uint32, uint32), S1(uint64, uint64),
                                 S1(float16, float16), S1(float32, float32), S1(float64, float64), S1(float32, complex64),
@@ -377,7 +382,7 @@ static Type *type_print(Sema *s, Node *call, const Entity *e) {
 static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
     MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
-    MODULE("math"), MODULE("numpy"),
+    MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"),
 
     NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
     NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
@@ -450,6 +455,19 @@ static const Entity entities[] = {
     CASES("numba.cuda.match_any_sync", match_any_cases, LW_WARP, "match_any"),
     CASES("numba.cuda.match_all_sync", match_all_cases, LW_WARP, "match_all"),
 
+    /* cuda.fp16: float16 intrinsics, lowered on half values */
+    CASES("numba.cuda.fp16.hadd", fp16_binary, LW_FP16, "hadd"), CASES("numba.cuda.fp16.hsub", fp16_binary, LW_FP16, "hsub"), CASES("numba.cuda.fp16.hmul", fp16_binary, LW_FP16, "hmul"),
+    CASES("numba.cuda.fp16.hdiv", fp16_binary, LW_FP16, "hdiv"), CASES("numba.cuda.fp16.hmax", fp16_binary, LW_FP16, "hmax"), CASES("numba.cuda.fp16.hmin", fp16_binary, LW_FP16, "hmin"),
+    CASES("numba.cuda.fp16.heq", fp16_compare, LW_FP16, "heq"), CASES("numba.cuda.fp16.hne", fp16_compare, LW_FP16, "hne"), CASES("numba.cuda.fp16.hgt", fp16_compare, LW_FP16, "hgt"),
+    CASES("numba.cuda.fp16.hge", fp16_compare, LW_FP16, "hge"), CASES("numba.cuda.fp16.hlt", fp16_compare, LW_FP16, "hlt"), CASES("numba.cuda.fp16.hle", fp16_compare, LW_FP16, "hle"),
+    CASES("numba.cuda.fp16.hneg", fp16_unary, LW_FP16, "hneg"), CASES("numba.cuda.fp16.habs", fp16_unary, LW_FP16, "habs"), CASES("numba.cuda.fp16.hsqrt", fp16_unary, LW_FP16, "hsqrt"),
+    CASES("numba.cuda.fp16.hrsqrt", fp16_unary, LW_FP16, "hrsqrt"), CASES("numba.cuda.fp16.hrcp", fp16_unary, LW_FP16, "hrcp"), CASES("numba.cuda.fp16.hsin", fp16_unary, LW_FP16, "hsin"),
+    CASES("numba.cuda.fp16.hcos", fp16_unary, LW_FP16, "hcos"), CASES("numba.cuda.fp16.htanh", fp16_unary, LW_FP16, "htanh"), CASES("numba.cuda.fp16.htanh_approx", fp16_unary, LW_FP16, "htanh_approx"),
+    CASES("numba.cuda.fp16.hexp", fp16_unary, LW_FP16, "hexp"), CASES("numba.cuda.fp16.hexp2", fp16_unary, LW_FP16, "hexp2"), CASES("numba.cuda.fp16.hexp10", fp16_unary, LW_FP16, "hexp10"),
+    CASES("numba.cuda.fp16.hlog", fp16_unary, LW_FP16, "hlog"), CASES("numba.cuda.fp16.hlog2", fp16_unary, LW_FP16, "hlog2"), CASES("numba.cuda.fp16.hlog10", fp16_unary, LW_FP16, "hlog10"),
+    CASES("numba.cuda.fp16.hrint", fp16_unary, LW_FP16, "hrint"), CASES("numba.cuda.fp16.htrunc", fp16_unary, LW_FP16, "htrunc"), CASES("numba.cuda.fp16.hceil", fp16_unary, LW_FP16, "hceil"),
+    CASES("numba.cuda.fp16.hfloor", fp16_unary, LW_FP16, "hfloor"), CASES("numba.cuda.fp16.hfma", fp16_ternary, LW_FP16, "hfma"),
+
     MATH("sin", math_unary), MATH("cos", math_unary), MATH("tan", math_unary),
     MATH("asin", math_unary), MATH("acos", math_unary), MATH("atan", math_unary),
     MATH("sinh", math_unary), MATH("cosh", math_unary), MATH("tanh", math_unary),
@@ -505,7 +523,8 @@ const Entity *entity_lookup(const char *path) {
 }
 
 const char *entity_module_path(const char *import_name) {
-    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.types", "math", "numpy"};
+    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.types",
+                                        "math", "numpy"};
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];
     return NULL;

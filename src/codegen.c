@@ -1258,6 +1258,44 @@ static LLVMValueRef gen_warp(CodeGen *g, Node *call, const Entity *e) {
     return fp ? LLVMBuildBitCast(g->b, r, LLVMDoubleTypeInContext(g->ctx), "") : r;
 }
 
+/* cuda.fp16: half arithmetic in LLVM's half type (sm_53+ runs it
+ * natively); transcendental functions through float32 libdevice. */
+static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
+    const char *op = e->lower_name;
+    LLVMValueRef a[3];
+    for (int i = 0; i < call->item_len && i < 3; i++) a[i] = arg_cast(g, call, i);
+    LLVMTypeRef half = LLVMHalfTypeInContext(g->ctx);
+    LLVMTypeRef over[] = {half};
+    static const struct { const char *name; Op op; } arith_ops[] = {
+        {"hadd", OP_ADD}, {"hsub", OP_SUB}, {"hmul", OP_MUL}, {"hdiv", OP_DIV},
+        {"heq", OP_EQ}, {"hne", OP_NE}, {"hgt", OP_GT}, {"hge", OP_GE}, {"hlt", OP_LT}, {"hle", OP_LE},
+    };
+    for (size_t i = 0; i < sizeof arith_ops / sizeof arith_ops[0]; i++)
+        if (!strcmp(op, arith_ops[i].name))
+            return arith_ops[i].op >= OP_EQ ? compare(g, arith_ops[i].op, a[0], a[1], &ty_float16)
+                                             : arith(g, call, arith_ops[i].op, a[0], a[1], &ty_float16, &ty_float16, &ty_float16);
+    if (!strcmp(op, "hfma")) return intrinsic(g, "llvm.fma", over, 1, a, 3);
+    if (!strcmp(op, "hmax")) return intrinsic(g, "llvm.maxnum", over, 1, a, 2);
+    if (!strcmp(op, "hmin")) return intrinsic(g, "llvm.minnum", over, 1, a, 2);
+    if (!strcmp(op, "hneg")) return LLVMBuildFNeg(g->b, a[0], "");
+    if (!strcmp(op, "habs")) return intrinsic(g, "llvm.fabs", over, 1, a, 1);
+    static const struct { const char *name, *nv; } via_float[] = {
+        {"hsqrt", "sqrt"}, {"hrsqrt", "rsqrt"}, {"hsin", "sin"}, {"hcos", "cos"}, {"htanh", "tanh"},
+        {"htanh_approx", "tanh"}, {"hexp", "exp"}, {"hexp2", "exp2"}, {"hexp10", "exp10"}, {"hlog", "log"},
+        {"hlog2", "log2"}, {"hlog10", "log10"}, {"hrint", "rint"}, {"htrunc", "trunc"}, {"hceil", "ceil"},
+        {"hfloor", "floor"}, {"hrcp", "frcp_rn"},
+    };
+    for (size_t i = 0; i < sizeof via_float / sizeof via_float[0]; i++) {
+        if (strcmp(op, via_float[i].name)) continue;
+        LLVMValueRef f = convert(g, a[0], &ty_float16, &ty_float32);
+        LLVMValueRef r = !strcmp(op, "hrcp") ? call_fn(g, LLVMFloatTypeInContext(g->ctx), "__nv_frcp_rn", &f, 1)
+                                             : gpu_libdevice(g, via_float[i].nv, &ty_float32, &f, 1);
+        return convert(g, r, &ty_float32, &ty_float16);
+    }
+    cg_error(g, call->span, "%s is not supported by code generation yet", e->path);
+    return LLVMGetUndef(half);
+}
+
 static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
     LLVMValueRef args[64];
     for (int i = 0; i < call->item_len && i < 64; i++) args[i] = arg_cast(g, call, i);
@@ -1291,6 +1329,7 @@ static LLVMValueRef gen_call(CodeGen *g, Node *n) {
         return LLVMBuildSelect(g->b, c, gen_expr(g, n->items[1]), gen_expr(g, n->items[2]), "");
     }
     case LW_WARP: return gen_warp(g, n, e);
+    case LW_FP16: return gen_fp16(g, n, e);
     default:
         cg_error(g, n->span, "%s is not supported by code generation yet", e->path);
         return n->ty->kind == TY_NONE ? NULL : LLVMGetUndef(llvm_type(g, n->ty));

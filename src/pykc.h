@@ -465,6 +465,7 @@ typedef enum {
     LW_FMA, LW_SELP,
     LW_WARP,            /* name: shfl_sync ... activemask lanemask_lt */
     LW_CONSTANT,        /* a float constant; name: its value (math.pi) */
+    LW_FP16,            /* cuda.fp16.<name> on half values */
 } Lowering;
 
 typedef enum {

@@ -884,7 +884,10 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
     }
     target->sym = sym;
     target->ty = value;
-    if (value->kind == TY_ERROR) return;
+    if (value->kind == TY_ERROR) {
+        if (!sym->ty && !s->quiet) sym->ty = &ty_error; /* later reads stay silent */
+        return;
+    }
     if (value->kind == TY_STRING) {
         sema_error(s, where, "strings can only be printed or used as assert messages in kernels");
         return;
