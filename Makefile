@@ -56,19 +56,37 @@ deps:
 	@sh tools/deps.sh
 
 ## test: every test that runs without a GPU; ends with `N passed, N failed`
-test: all
+test: deps
+	@$(MAKE) --no-print-directory test-all
+
+test-all: all
 	@rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results
 	@fail=0; for s in $(TEST_SUITES); do \
 	  $(MAKE) --no-print-directory $$s RESULTS=$(BUILD)/results || fail=1; done; \
 	  sh tests/summarize.sh $(BUILD)/results $$fail
 
-## demo: build pykc, compile the vector-add sample, run it where a GPU is
-demo: all
-	$(PYKC) samples/vadd.pyk -o $(BUILD)/demo/vadd.ptx
+## demo: build pykc and libpykrt, compile the vector-add sample, run it (on a GPU it checks the sum; without one it says so)
+DEMO := $(BUILD)/demo
+demo: deps
+	@$(MAKE) --no-print-directory all runtime
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run:
+	@mkdir -p $(DEMO)
+	$(PYKC) samples/vadd.pyk -o $(DEMO)/vadd.ptx
+	$(CC) $(CFLAGS_BASE) -Iinclude samples/vadd_host.c $(RT_A) -pthread -ldl -o $(DEMO)/vadd_host
+	@status=0; $(DEMO)/vadd_host $(DEMO)/vadd.yaml || status=$$?; \
+	  if [ $$status -eq 2 ]; then echo "demo: compiled and linked; no GPU here to run it (exit status 2)"; \
+	  else exit $$status; fi
 
 ## bench: compile times of pykc, nvcc and numba-cuda on the anchor kernels
 bench: all
 	sh bench/compile_time.sh
+
+## install: pykc, libpykrt, pykrt.h and pykrt.pc under PREFIX (default /usr/local)
+install: all install-runtime
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(PYKC) $(DESTDIR)$(PREFIX)/bin/pykc
 
 ## clean: remove build/
 clean:
