@@ -242,7 +242,7 @@ static Type *type_cas(Sema *s, Node *call, const Entity *e) {
 
 static Type *type_selp(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 3, 3)) return &ty_error;
-    Type *a = arg_type(call, 1), *b = arg_type(call, 2);
+    Type *a = type_strip(arg_type(call, 1)), *b = type_strip(arg_type(call, 2));
     if (!type_equal(a, b) || !is_scalar(a)) {
         sema_error(s, call->span, "cuda.selp needs two values of the same scalar type, not %s and %s",
                    type_name(sema_arena(s), a), type_name(sema_arena(s), b));
@@ -311,7 +311,7 @@ static Type *type_number_ctor(Sema *s, Node *call, const Entity *e) {
         }
     }
     Type *x = arg_type(call, 0);
-    if (e->type == &ty_int64) return x->kind == TY_INT ? x : &ty_int64;
+    if (e->type == &ty_int64) return x->kind == TY_INT ? type_strip(x) : &ty_int64;
     if (e->type == &ty_float64) return x->kind == TY_FLOAT ? x : x->kind == TY_COMPLEX ? type_float(x->bits / 2) : &ty_float64;
     if (is_complex) {
         bool single = x == &ty_float32;

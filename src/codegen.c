@@ -628,9 +628,9 @@ static LLVMValueRef gen_name(CodeGen *g, Node *n) {
     if (sym->kind == SYM_CONST && sym->value->ty->kind == TY_ARRAY) return const_array(g, sym);
     if (sym->kind == SYM_CONST) {
         ConstValue *c = sym->value;
-        if (c->ty == &ty_float64) return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), c->v.f);
-        if (c->ty == &ty_bool) return LLVMConstInt(i1(g), c->v.b, false);
-        if (c->ty == &ty_int64) return i64c(g, c->v.i);
+        if (c->ty->kind == TY_FLOAT) return LLVMConstReal(llvm_type(g, c->ty), c->v.f);
+        if (c->ty->kind == TY_BOOL) return LLVMConstInt(i1(g), c->v.b, false);
+        if (c->ty->kind == TY_INT) return LLVMConstInt(llvm_type(g, c->ty), (unsigned long long)c->v.i, false);
         cg_error(g, n->span, "constant '%s' of this kind is not supported in code yet", n->name);
         return LLVMGetUndef(llvm_type(g, n->ty));
     }

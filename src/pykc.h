@@ -382,6 +382,8 @@ struct Type {
     TypeKind kind;
     int bits;              /* INT, FLOAT (16, 32, 64), COMPLEX (64, 128) */
     bool is_signed;        /* INT */
+    bool literal;          /* INT, BOOL: Numba's Literal[int](v) / Literal[bool](v) */
+    int64_t lit_value;
     Type *dtype;           /* ARRAY element; DTYPE the type it names;
                               RANGE the loop variable's type */
     int ndim;              /* ARRAY */
@@ -408,6 +410,12 @@ Type *type_dtype(Arena *a, Type *t);
 Type *type_range(Arena *a, Type *elem);
 Type *type_entity(Arena *a, const Entity *e);
 Type *type_func(Arena *a, Node *def);
+/* Numba's literal types: what a constant or a name bound to one types as
+ * until an operation makes it a plain int64 or bool. */
+Type *type_literal_int(Arena *a, int64_t v, bool is_unsigned);
+Type *type_literal_bool(Arena *a, bool v);
+/* The type without its literal value (Literal[int](5) -> int64). */
+Type *type_strip(Type *t);
 /* Numba's scalar type names and aliases (intp, float_, double, bool_...). */
 Type *type_by_name(const char *name);
 
@@ -502,6 +510,9 @@ typedef struct ConstValue ConstValue;
 struct ConstValue {
     Type *ty;                /* int64, float64, bool, tuple, array */
     union { int64_t i; uint64_t u; double f; bool b; } v;
+    __int128 exact;          /* an int's value while folding: Python ints
+                                outgrow 64 bits in between (2 ** 64 - 1) */
+    bool too_big;            /* fits neither int64 nor uint64 */
     ConstValue **elems;      /* tuple elements */
     int elem_count;
     void *data;              /* array constant: ty->dtype elements, C order */

@@ -144,32 +144,57 @@ static ConstValue *new_const(Sema *s, Type *ty) {
 }
 
 static ConstValue *fold(Sema *s, Node *n);
+static Type *type_expr(Sema *s, Node *n);
+
+/* An integer result of folding: int64 when it fits, uint64 above that,
+ * as Numba types a Python int; NULL when neither holds it. */
+static ConstValue *int_result(Sema *s, __int128 v) {
+    if (v > ((__int128)1 << 100) || v < -((__int128)1 << 100)) return NULL;
+    ConstValue *r = new_const(s, v > INT64_MAX ? &ty_uint64 : &ty_int64);
+    r->v.i = (int64_t)(uint64_t)v;
+    r->exact = v;
+    r->too_big = v > (__int128)UINT64_MAX || v < (__int128)INT64_MIN;
+    return r;
+}
+
+static __int128 wide(const ConstValue *c) {
+    if (c->exact || c->too_big) return c->exact;
+    return c->ty == &ty_uint64 ? (__int128)(uint64_t)c->v.i : (__int128)c->v.i;
+}
 
 static ConstValue *fold_binary(Sema *s, Node *n, ConstValue *a, ConstValue *b) {
     bool ints = a->ty->kind != TY_FLOAT && b->ty->kind != TY_FLOAT;
-    double x = a->ty->kind == TY_FLOAT ? a->v.f : (double)a->v.i, y = b->ty->kind == TY_FLOAT ? b->v.f : (double)b->v.i;
-    int64_t p = a->v.i, q = b->v.i;
-    ConstValue *r = new_const(s, ints ? &ty_int64 : &ty_float64);
+    double x = a->ty->kind == TY_FLOAT ? a->v.f : (double)wide(a), y = b->ty->kind == TY_FLOAT ? b->v.f : (double)wide(b);
+    __int128 p = wide(a), q = wide(b);
+    ConstValue *r = new_const(s, &ty_float64);
     switch (n->op) {
-    case OP_ADD: if (ints) r->v.i = (int64_t)((uint64_t)p + (uint64_t)q); else r->v.f = x + y; return r;
-    case OP_SUB: if (ints) r->v.i = (int64_t)((uint64_t)p - (uint64_t)q); else r->v.f = x - y; return r;
-    case OP_MUL: if (ints) r->v.i = (int64_t)((uint64_t)p * (uint64_t)q); else r->v.f = x * y; return r;
-    case OP_DIV: r->ty = &ty_float64; r->v.f = x / y; return r;
-    case OP_FLOORDIV: case OP_MOD:
+    case OP_ADD: if (ints) return int_result(s, p + q); r->v.f = x + y; return r;
+    case OP_SUB: if (ints) return int_result(s, p - q); r->v.f = x - y; return r;
+    case OP_MUL:
+        if (!ints) { r->v.f = x * y; return r; }
+        if (p != 0 && (q > ((__int128)1 << 50) || q < -((__int128)1 << 50) || p > ((__int128)1 << 50) || p < -((__int128)1 << 50))) return NULL;
+        return int_result(s, p * q);
+    case OP_DIV: r->v.f = x / y; return r;
+    case OP_FLOORDIV: case OP_MOD: {
         if (!ints || q == 0) return NULL;
-        r->v.i = p / q - ((p % q != 0) && ((p < 0) != (q < 0)));
-        if (n->op == OP_MOD) r->v.i = p - r->v.i * q;
-        return r;
-    case OP_LSHIFT: if (!ints || q < 0 || q > 63) return NULL; r->v.i = (int64_t)((uint64_t)p << q); return r;
-    case OP_RSHIFT: if (!ints || q < 0 || q > 63) return NULL; r->v.i = p >> q; return r;
-    case OP_BITAND: if (!ints) return NULL; r->v.i = p & q; return r;
-    case OP_BITOR: if (!ints) return NULL; r->v.i = p | q; return r;
-    case OP_BITXOR: if (!ints) return NULL; r->v.i = p ^ q; return r;
-    case OP_POW:
-        if (!ints || q < 0) return NULL;
-        r->v.i = 1;
-        for (int64_t k = 0; k < q && k < 64; k++) r->v.i *= p;
-        return r;
+        __int128 d = p / q - ((p % q != 0) && ((p < 0) != (q < 0)));
+        return int_result(s, n->op == OP_MOD ? p - d * q : d);
+    }
+    case OP_LSHIFT: if (!ints || q < 0 || q > 63) return NULL; return int_result(s, p << q);
+    case OP_RSHIFT: if (!ints || q < 0 || q > 63) return NULL; return int_result(s, p >> q);
+    case OP_BITAND: if (!ints) return NULL; return int_result(s, p & q);
+    case OP_BITOR: if (!ints) return NULL; return int_result(s, p | q);
+    case OP_BITXOR: if (!ints) return NULL; return int_result(s, p ^ q);
+    case OP_POW: {
+        if (!ints) return NULL;
+        if (q < 0) { r->v.f = 1.0; for (__int128 k = 0; k < -q && k < 2048; k++) r->v.f /= x; return r; }
+        __int128 acc = 1;
+        for (__int128 k = 0; k < q; k++) {
+            acc *= p;
+            if (acc > ((__int128)1 << 100) || acc < -((__int128)1 << 100)) return NULL;
+        }
+        return int_result(s, acc);
+    }
     default: return NULL;
     }
 }
@@ -204,6 +229,21 @@ static ConstValue *fold(Sema *s, Node *n) {
         ConstValue *a = fold(s, n->lhs), *b = fold(s, n->rhs);
         if (!a || !b || a->ty->kind == TY_TUPLE || b->ty->kind == TY_TUPLE) return NULL;
         return fold_binary(s, n, a, b);
+    }
+    case ND_CALL: {
+        /* np.float32(1.5), numba.int32(3): a scalar constant of that type */
+        if (n->item_len != 1 || n->kwarg_len) return NULL;
+        Type *callee = type_expr(s, n->func);
+        ConstValue *a = fold(s, n->items[0]);
+        if (callee->kind != TY_DTYPE || !a || a->ty->kind == TY_TUPLE || !is_scalar(callee->dtype) ||
+            callee->dtype->kind == TY_COMPLEX)
+            return NULL;
+        c = new_const(s, callee->dtype);
+        double f = a->ty == &ty_float64 ? a->v.f : (double)a->v.i;
+        if (callee->dtype->kind == TY_FLOAT) c->v.f = f;
+        else c->v.i = a->ty == &ty_float64 ? (int64_t)a->v.f : a->v.i;
+        if (callee->dtype->kind == TY_BOOL) c->v.i = c->v.b = (f != 0);
+        return c;
     }
     case ND_TUPLE: {
         c = new_const(s, NULL);
@@ -324,6 +364,22 @@ static Type *set_type(Node *n, Type *t) {
     return t;
 }
 
+/* How Numba types a global constant where a function reads it: ints and
+ * bools as literals, and tuples of them element by element. */
+static Type *const_type(Sema *s, ConstValue *c) {
+    if (c->ty == &ty_int64 || c->ty == &ty_uint64) return type_literal_int(s->arena, c->v.i, c->ty == &ty_uint64);
+    if (c->ty == &ty_bool) return type_literal_bool(s->arena, c->v.b);
+    if (c->ty->kind == TY_TUPLE) {
+        bool all_literal = true;
+        for (int i = 0; i < c->elem_count; i++) all_literal = all_literal && (c->elems[i]->ty == &ty_int64 || c->elems[i]->ty == &ty_bool);
+        if (!all_literal) return c->ty;
+        Type **elems = ARENA_ARRAY(s->arena, Type *, c->elem_count ? c->elem_count : 1);
+        for (int i = 0; i < c->elem_count; i++) elems[i] = const_type(s, c->elems[i]);
+        return type_tuple(s->arena, elems, c->elem_count);
+    }
+    return c->ty;
+}
+
 static Type *type_name_ref(Sema *s, Node *n) {
     Sym *sym = lookup(s, n->name);
     if (!sym) {
@@ -336,6 +392,7 @@ static Type *type_name_ref(Sema *s, Node *n) {
         return &ty_error;
     }
     n->sym = sym;
+    if (sym->kind == SYM_CONST) return const_type(s, sym->value);
     if (sym->kind == SYM_LOCAL && !sym->ty) {
         if (!s->quiet) sema_error(s, n->span, "local variable '%s' is read before it is assigned", n->name);
         return &ty_error;
@@ -386,10 +443,11 @@ static Type *type_attribute(Sema *s, Node *n) {
         return member(s, n, base->entity);
     case TY_ARRAY:
         if (!strcmp(a, "shape") || !strcmp(a, "strides")) return type_unituple(s->arena, &ty_int64, base->ndim);
-        if (!strcmp(a, "size") || !strcmp(a, "ndim") || !strcmp(a, "itemsize") || !strcmp(a, "nbytes")) return &ty_int64;
+        if (!strcmp(a, "ndim")) return type_literal_int(s->arena, base->ndim, false);
+        if (!strcmp(a, "size") || !strcmp(a, "itemsize") || !strcmp(a, "nbytes")) return &ty_int64;
         if (!strcmp(a, "T"))
             return type_array(s->arena, base->dtype, base->ndim,
-                              base->layout == 'C' ? 'F' : base->layout == 'F' ? 'C' : 'A');
+                              base->ndim == 1 ? base->layout : base->layout == 'C' ? 'F' : base->layout == 'F' ? 'C' : 'A');
         if (!strcmp(a, "dtype")) return type_dtype(s->arena, base->dtype);
         if ((!strcmp(a, "real") || !strcmp(a, "imag")) && base->dtype->kind == TY_COMPLEX)
             return type_array(s->arena, type_float(base->dtype->bits / 2), base->ndim, 'A');
@@ -533,9 +591,36 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     return cases[k].ret;
 }
 
+/* CPython folds operations on int literals before Numba sees them
+ * (2 * 3 is the constant 6), so their result is a literal too. */
+static bool cpython_folds(const Node *n) {
+    if (n->kind == ND_INT || n->kind == ND_BOOL) return true;
+    if (n->kind == ND_UNARY) return (n->op == OP_NEG || n->op == OP_POS || n->op == OP_INVERT || n->op == OP_NOT) && cpython_folds(n->rhs);
+    if (n->kind != ND_BINOP || n->op == OP_DIV || n->op == OP_MATMUL) return false;
+    return cpython_folds(n->lhs) && cpython_folds(n->rhs);
+}
+
+static Type *folded_literal(Sema *s, Node *n) {
+    if (!cpython_folds(n) || n->kind == ND_INT) return NULL;
+    Scope *saved = s->locals;
+    s->locals = NULL;
+    ConstValue *c = fold(s, n);
+    s->locals = saved;
+    if (!c || c->too_big) return NULL;
+    if (c->ty == &ty_int64 || c->ty == &ty_uint64) return type_literal_int(s->arena, c->v.i, c->ty == &ty_uint64);
+    if (c->ty == &ty_bool) return type_literal_bool(s->arena, c->v.b);
+    return c->ty; /* a float, as 2 ** -1 folds to 0.5 */
+}
+
 static Type *type_binop(Sema *s, Node *n) {
     type_expr(s, n->lhs);
     type_expr(s, n->rhs);
+    Type *lit = folded_literal(s, n);
+    if (lit) {
+        n->casts = new_casts(s, 2);
+        n->casts[0] = n->casts[1] = &ty_int64;
+        return lit;
+    }
     n->casts = new_casts(s, 2);
     return resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
 }
@@ -543,6 +628,11 @@ static Type *type_binop(Sema *s, Node *n) {
 static Type *type_unary(Sema *s, Node *n) {
     type_expr(s, n->rhs);
     n->casts = new_casts(s, 1);
+    Type *lit = folded_literal(s, n);
+    if (lit) {
+        n->casts[0] = &ty_int64;
+        return lit;
+    }
     if (n->op == OP_NOT && n->rhs->ty->kind != TY_ERROR) {
         n->casts[0] = n->rhs->ty;
         return &ty_bool;
@@ -667,7 +757,7 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Node *call) {
     for (int k = 0; k < f->spec_count; k++) {
         FuncInfo *sp = f->specs[k];
         bool same = true;
-        for (int i = 0; i < call->item_len && same; i++) same = type_equal(sp->params[i]->ty, call->items[i]->ty);
+        for (int i = 0; i < call->item_len && same; i++) same = type_equal(sp->params[i]->ty, type_strip(call->items[i]->ty));
         if (same) return sp;
     }
     FuncInfo *sp = declare_function(s, clone_node(s->arena, f->def));
@@ -679,7 +769,7 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Node *call) {
     sp->debug = f->debug;
     sp->lineinfo = f->lineinfo;
     sp->inline_mode = f->inline_mode;
-    for (int i = 0; i < call->item_len; i++) sp->params[i]->ty = call->items[i]->ty;
+    for (int i = 0; i < call->item_len; i++) sp->params[i]->ty = type_strip(call->items[i]->ty);
     FuncInfo **grown = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
     if (f->spec_count) memcpy(grown, f->specs, sizeof(FuncInfo *) * (size_t)f->spec_count);
     grown[f->spec_count++] = sp;
@@ -805,10 +895,10 @@ static Type *type_expr(Sema *s, Node *n) {
             sema_error(s, n->span, "integer literal too large for uint64");
             return set_type(n, &ty_error);
         }
-        return set_type(n, n->v.i.value > INT64_MAX ? &ty_uint64 : &ty_int64);
+        return set_type(n, type_literal_int(s->arena, (int64_t)n->v.i.value, n->v.i.value > INT64_MAX));
     case ND_FLOAT: return set_type(n, &ty_float64);
     case ND_IMAG: return set_type(n, &ty_complex128);
-    case ND_BOOL: return set_type(n, &ty_bool);
+    case ND_BOOL: return set_type(n, type_literal_bool(s->arena, n->v.b));
     case ND_NONE: return set_type(n, &ty_none);
     case ND_STR:
         if (n->v.s.bytes) sema_error(s, n->span, "bytes literals are not supported in kernels");
@@ -1631,6 +1721,10 @@ static void define_constant(Sema *s, Node *n) {
         return;
     }
     ConstValue *c = fold(s, n->rhs);
+    if (c && c->too_big) {
+        sema_error(s, n->rhs->span, "integer constant too large for uint64");
+        return;
+    }
     if (!c && n->rhs->kind == ND_CALL) {
         int errors = s->diag->error_count;
         c = fold_numpy_array(s, n->rhs);

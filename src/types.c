@@ -73,8 +73,7 @@ Type *type_array(Arena *a, Type *dtype, int ndim, char layout) {
     Type *t = new_type(a, TY_ARRAY);
     t->dtype = dtype;
     t->ndim = ndim;
-    /* Numba calls a 1-d array that is both C and F contiguous C. */
-    t->layout = layout == 'F' && ndim == 1 ? 'C' : layout;
+    t->layout = layout;
     return t;
 }
 
@@ -112,6 +111,28 @@ Type *type_entity(Arena *a, const Entity *e) {
     return t;
 }
 
+Type *type_literal_int(Arena *a, int64_t v, bool is_unsigned) {
+    Type *t = new_type(a, TY_INT);
+    t->bits = 64;
+    t->is_signed = !is_unsigned;
+    t->literal = true;
+    t->lit_value = v;
+    return t;
+}
+
+Type *type_literal_bool(Arena *a, bool v) {
+    Type *t = new_type(a, TY_BOOL);
+    t->bits = 8;
+    t->literal = true;
+    t->lit_value = v;
+    return t;
+}
+
+Type *type_strip(Type *t) {
+    if (!t || !t->literal) return t;
+    return t->kind == TY_BOOL ? &ty_bool : type_int(t->bits, t->is_signed);
+}
+
 Type *type_func(Arena *a, Node *def) {
     Type *t = new_type(a, TY_FUNC);
     t->func = def;
@@ -121,6 +142,7 @@ Type *type_func(Arena *a, Node *def) {
 bool type_equal(const Type *a, const Type *b) {
     if (a == b) return true;
     if (!a || !b || a->kind != b->kind) return false;
+    if (a->literal != b->literal || (a->literal && a->lit_value != b->lit_value)) return false;
     switch (a->kind) {
     case TY_INT: return a->bits == b->bits && a->is_signed == b->is_signed;
     case TY_FLOAT: case TY_COMPLEX: return a->bits == b->bits;
@@ -170,8 +192,18 @@ static void name_into(const Type *t, char *buf, size_t cap, size_t *len) {
     switch (t->kind) {
     case TY_ERROR: append(buf, cap, len, "<error>"); break;
     case TY_NONE: append(buf, cap, len, "none"); break;
-    case TY_BOOL: append(buf, cap, len, "bool"); break;
-    case TY_INT: snprintf(tmp, sizeof tmp, "%sint%d", t->is_signed ? "" : "u", t->bits); append(buf, cap, len, tmp); break;
+    case TY_BOOL:
+        if (t->literal) append(buf, cap, len, t->lit_value ? "Literal[bool](True)" : "Literal[bool](False)");
+        else append(buf, cap, len, "bool");
+        break;
+    case TY_INT:
+        if (t->literal) {
+            if (t->is_signed) snprintf(tmp, sizeof tmp, "Literal[int](%lld)", (long long)t->lit_value);
+            else snprintf(tmp, sizeof tmp, "Literal[int](%llu)", (unsigned long long)t->lit_value);
+            append(buf, cap, len, tmp);
+            break;
+        }
+        snprintf(tmp, sizeof tmp, "%sint%d", t->is_signed ? "" : "u", t->bits); append(buf, cap, len, tmp); break;
     case TY_FLOAT: snprintf(tmp, sizeof tmp, "float%d", t->bits); append(buf, cap, len, tmp); break;
     case TY_COMPLEX: snprintf(tmp, sizeof tmp, "complex%d", t->bits); append(buf, cap, len, tmp); break;
     case TY_ARRAY:
@@ -281,6 +313,9 @@ static void init_conversions(void) {
 }
 
 Conversion type_conversion(const Type *from, const Type *to) {
+    if (type_equal(from, to)) return CONV_EXACT;
+    from = type_strip((Type *)from);
+    to = type_strip((Type *)to);
     if (type_equal(from, to)) return CONV_EXACT;
     if (!conv_ready) init_conversions();
     int i = scalar_index(from), j = scalar_index(to);
@@ -494,6 +529,9 @@ static Type *promote_numbers(Type *x, Type *y) {
 }
 
 Type *type_unify(Arena *a, Type *x, Type *y) {
+    if (type_equal(x, y)) return x;
+    x = type_strip(x);
+    y = type_strip(y);
     if (type_equal(x, y)) return x;
     if (x->kind == TY_ERROR || y->kind == TY_ERROR) return &ty_error;
     if (is_number(x) && is_number(y)) return promote_numbers(x, y);
