@@ -12,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ARENA_BLOCK_SIZE = 64 * 1024, ARENA_ALIGN = 16 };
+enum { ARENA_ALIGN = 16 };
+#define ARENA_BLOCK_SIZE ((size_t)64 * 1024)
+#define ARENA_MAX_BLOCK_SIZE ((size_t)32 * 1024 * 1024)
 
 struct ArenaBlock {
     ArenaBlock *next;
+    void *adopted;          /* a malloc'd buffer to free with the arena */
     size_t size, used;
     _Alignas(ARENA_ALIGN) unsigned char data[];
 };
@@ -28,15 +31,24 @@ static bool injected_failure(void) {
     return fail_countdown > 0 && --fail_countdown == 0;
 }
 
-static ArenaBlock *new_block(size_t min_size) {
+/* Blocks grow with the arena (a quarter of what it holds, up to 32 MiB), so
+ * that a 10 MB source is a few dozen blocks, not thousands. They come from
+ * calloc, which knows that memory fresh from the system is zero already, so
+ * large blocks cost no memset. */
+static ArenaBlock *new_block(const Arena *a, size_t min_size) {
 #ifdef PYKC_ARENA_MALLOC
+    (void)a;
     size_t size = min_size;
 #else
-    size_t size = min_size > ARENA_BLOCK_SIZE ? min_size : ARENA_BLOCK_SIZE;
+    size_t grow = a->used_bytes / 4;
+    if (grow > ARENA_MAX_BLOCK_SIZE) grow = ARENA_MAX_BLOCK_SIZE;
+    if (grow < ARENA_BLOCK_SIZE) grow = ARENA_BLOCK_SIZE;
+    size_t size = min_size > grow ? min_size : grow;
 #endif
-    ArenaBlock *b = malloc(sizeof(ArenaBlock) + size);
+    ArenaBlock *b = calloc(1, sizeof(ArenaBlock) + size);
     if (!b) return NULL;
     b->next = NULL;
+    b->adopted = NULL;
     b->size = size;
     b->used = 0;
     return b;
@@ -47,27 +59,34 @@ void *arena_alloc(Arena *a, size_t size) {
     size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
     if (size == 0) size = ARENA_ALIGN;
 #ifdef PYKC_ARENA_MALLOC
-    ArenaBlock *b = new_block(size);
+    ArenaBlock *b = new_block(a, size);
     if (!b) ice("out of memory allocating %zu bytes", size);
     b->size = b->used = size;
     b->next = a->blocks;
     a->blocks = b;
     a->used_bytes += size;
-    memset(b->data, 0, size);
     return b->data;
 #else
     ArenaBlock *b = a->blocks;
     if (!b || b->size - b->used < size) {
-        b = new_block(size);
+        b = new_block(a, size);
         if (!b) ice("out of memory allocating %zu bytes", size);
+        if (a->blocks && b->size == size) {
+            /* A block of its own, behind the one being filled, whose room
+             * is not abandoned for it. */
+            b->used = size;
+            b->next = a->blocks->next;
+            a->blocks->next = b;
+            a->used_bytes += size;
+            return b->data;
+        }
         b->next = a->blocks;
         a->blocks = b;
     }
     void *p = b->data + b->used;
     b->used += size;
     a->used_bytes += size;
-    memset(p, 0, size);
-    return p;
+    return p; /* zero: blocks are calloc'd and never reused */
 #endif
 }
 
@@ -91,9 +110,24 @@ char *arena_printf(Arena *a, const char *fmt, ...) {
     return p;
 }
 
+/* The adopted buffer rides on an empty block, placed second in the list so
+ * that the block being filled stays first. */
+void arena_adopt(Arena *a, void *p) {
+    ArenaBlock *b = malloc(sizeof(ArenaBlock));
+    if (!b) ice("out of memory adopting a buffer");
+    *b = (ArenaBlock){.adopted = p};
+    if (a->blocks) {
+        b->next = a->blocks->next;
+        a->blocks->next = b;
+    } else {
+        a->blocks = b;
+    }
+}
+
 void arena_release(Arena *a) {
     for (ArenaBlock *b = a->blocks, *next; b; b = next) {
         next = b->next;
+        free(b->adopted);
         free(b);
     }
     a->blocks = NULL;

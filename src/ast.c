@@ -8,6 +8,8 @@
  */
 #include "pykc.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const node_names[] = {
@@ -40,12 +42,16 @@ Node *node_new(Arena *a, NodeKind kind, Span span) {
     return n;
 }
 
+/* Two cursors, as the dump visits beginnings in order and ends in order,
+ * each mostly forward: a one-line file of a million tokens dumps in linear
+ * time. */
 typedef struct Dumper {
     FILE *out;
     const Diag *diag;
+    LineColCursor begin, end;
 } Dumper;
 
-static void dump_node(const Dumper *dp, const Node *n, int depth, const char *role);
+static void dump_node(Dumper *dp, const Node *n, int depth, const char *role);
 
 static void dump_string(FILE *out, const char *s, size_t len) {
     fputc('"', out);
@@ -60,16 +66,45 @@ static void dump_string(FILE *out, const char *s, size_t len) {
     fputc('"', out);
 }
 
-/* Shortest text that reads back as the same double, as Python's repr. */
+/* Python's repr of a float: the shortest digits that read back as the same
+ * double, in fixed notation for exponents -4 to 15 and scientific beyond. */
 static void dump_double(FILE *out, double v) {
-    char buf[64];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        double back;
-        if (sscanf(buf, "%lf", &back) == 1 && back == v) break;
+    if (isnan(v) || isinf(v)) {
+        fputs(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", out);
+        return;
     }
-    fputs(buf, out);
-    if (!strpbrk(buf, ".eEni")) fputs(".0", out);
+    char buf[64];
+    for (int prec = 0; prec <= 16; prec++) {
+        snprintf(buf, sizeof buf, "%.*e", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    char digits[32];
+    int n = 0;
+    const char *e = strchr(buf, 'e');
+    for (const char *c = buf; c < e; c++)
+        if (*c >= '0' && *c <= '9') digits[n++] = *c;
+    while (n > 1 && digits[n - 1] == '0') n--;
+    int exp = atoi(e + 1);
+    if (buf[0] == '-') fputc('-', out);
+    if (exp >= -4 && exp < 16) {
+        if (exp < 0) {
+            fputs("0.", out);
+            for (int i = 0; i < -exp - 1; i++) fputc('0', out);
+            fwrite(digits, 1, (size_t)n, out);
+        } else {
+            for (int i = 0; i <= exp; i++) fputc(i < n ? digits[i] : '0', out);
+            fputc('.', out);
+            if (n > exp + 1) fwrite(digits + exp + 1, 1, (size_t)(n - exp - 1), out);
+            else fputc('0', out);
+        }
+    } else {
+        fputc(digits[0], out);
+        if (n > 1) {
+            fputc('.', out);
+            fwrite(digits + 1, 1, (size_t)(n - 1), out);
+        }
+        fprintf(out, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    }
 }
 
 static void dump_details(const Dumper *dp, const Node *n) {
@@ -122,11 +157,11 @@ static void dump_details(const Dumper *dp, const Node *n) {
     }
 }
 
-static void dump_list(const Dumper *dp, Node *const *list, int len, int depth, const char *role) {
+static void dump_list(Dumper *dp, Node *const *list, int len, int depth, const char *role) {
     for (int i = 0; i < len; i++) dump_node(dp, list[i], depth, role);
 }
 
-static void dump_children(const Dumper *dp, const Node *n, int d) {
+static void dump_children(Dumper *dp, const Node *n, int d) {
     switch (n->kind) {
     case ND_MODULE:
         dump_list(dp, n->body, n->body_len, d, "body");
@@ -221,10 +256,10 @@ static void dump_children(const Dumper *dp, const Node *n, int d) {
     }
 }
 
-static void dump_node(const Dumper *dp, const Node *n, int depth, const char *role) {
+static void dump_node(Dumper *dp, const Node *n, int depth, const char *role) {
     int l0, c0, l1, c1;
-    diag_line_col(dp->diag, n->span.file, n->span.begin, &l0, &c0);
-    diag_line_col(dp->diag, n->span.file, n->span.end, &l1, &c1);
+    diag_line_col_at(dp->diag, &dp->begin, n->span.file, n->span.begin, &l0, &c0);
+    diag_line_col_at(dp->diag, &dp->end, n->span.file, n->span.end, &l1, &c1);
     fprintf(dp->out, "%*s", depth * 2, "");
     if (role) fprintf(dp->out, "%s: ", role);
     fputs(node_kind_name(n->kind), dp->out);
@@ -234,6 +269,6 @@ static void dump_node(const Dumper *dp, const Node *n, int depth, const char *ro
 }
 
 void ast_dump(FILE *out, const Diag *d, const Node *n) {
-    Dumper dp = {out, d};
+    Dumper dp = {.out = out, .diag = d};
     dump_node(&dp, n, 0, NULL);
 }

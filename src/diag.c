@@ -24,6 +24,10 @@ void diag_init(Diag *d, FILE *out) {
 }
 
 void diag_free(Diag *d) {
+    diag_release_all(d);
+    free(d->held);
+    d->held = NULL;
+    d->held_cap = 0;
     for (int i = 0; i < d->file_count; i++) {
         free((void *)d->files[i]->text);
         free(d->files[i]->line_starts);
@@ -39,7 +43,8 @@ static void index_lines(SourceFile *f) {
     int cap = 64, n = 0;
     int *starts = malloc(sizeof(int) * (size_t)cap);
     if (!starts) ice("out of memory indexing %s", f->path);
-    starts[n++] = 0;
+    /* A UTF-8 BOM is no part of the first line: columns start after it. */
+    starts[n++] = f->size >= 3 && memcmp(f->text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     for (size_t i = 0; i < f->size; i++) {
         bool cr_alone = f->text[i] == '\r' && (i + 1 >= f->size || f->text[i + 1] != '\n');
         if (f->text[i] != '\n' && !cr_alone) continue;
@@ -134,6 +139,22 @@ const SourceFile *diag_file(const Diag *d, int file) {
     return file >= 0 && file < d->file_count ? d->files[file] : NULL;
 }
 
+int utf8_decode(const char *s, size_t avail, uint32_t *cp) {
+    unsigned char c = (unsigned char)s[0];
+    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || (size_t)n > avail) return 0;
+    uint32_t v = n == 1 ? c : n == 2 ? (c & 0x1Fu) : n == 3 ? (c & 0x0Fu) : (c & 0x07u);
+    for (int i = 1; i < n; i++) {
+        unsigned char cc = (unsigned char)s[i];
+        if ((cc & 0xC0) != 0x80) return 0;
+        v = v << 6 | (cc & 0x3Fu);
+    }
+    static const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (v < min_cp[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    if (cp) *cp = v;
+    return n;
+}
+
 static int line_of(const SourceFile *f, uint32_t off) {
     int lo = 0, hi = f->line_count - 1;
     while (lo < hi) {
@@ -143,21 +164,45 @@ static int line_of(const SourceFile *f, uint32_t off) {
     return lo;
 }
 
-static bool is_utf8_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+/* Steps character by character from `from` (a character boundary) towards
+ * off; returns where it stopped, which is off unless off is inside a
+ * character, and adds the characters passed to *col. */
+static uint32_t count_chars(const SourceFile *f, uint32_t from, uint32_t off, int *col) {
+    uint32_t i = from;
+    while (i < off) {
+        i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
+        ++*col;
+    }
+    return i;
+}
 
-void diag_line_col(const Diag *d, int file, uint32_t off, int *line, int *col) {
+void diag_line_col_at(const Diag *d, LineColCursor *cur, int file, uint32_t off, int *line, int *col) {
     const SourceFile *f = diag_file(d, file);
     if (!f) {
         *line = *col = 0;
         return;
     }
     if (off > f->size) off = (uint32_t)f->size;
-    int l = line_of(f, off);
-    int c = 1;
-    for (uint32_t i = (uint32_t)f->line_starts[l]; i < off; i++)
-        if (!is_utf8_continuation((unsigned char)f->text[i])) c++;
+    bool same_line = cur && cur->valid && cur->file == file && cur->off <= off &&
+                     (cur->line >= f->line_count || off < (uint32_t)f->line_starts[cur->line]);
+    int l, c;
+    uint32_t stop;
+    if (same_line) {
+        l = cur->line - 1;
+        c = cur->col;
+        stop = count_chars(f, cur->off, off, &c);
+    } else {
+        l = line_of(f, off);
+        c = 1;
+        stop = count_chars(f, (uint32_t)f->line_starts[l], off, &c);
+    }
     *line = l + 1;
     *col = c;
+    if (cur) *cur = (LineColCursor){file, l + 1, c, stop, true};
+}
+
+void diag_line_col(const Diag *d, int file, uint32_t off, int *line, int *col) {
+    diag_line_col_at(d, NULL, file, off, line, col);
 }
 
 static uint32_t line_end(const SourceFile *f, int line_index) {
@@ -166,24 +211,58 @@ static uint32_t line_end(const SourceFile *f, int line_index) {
     return e;
 }
 
+/* A long line is shown as a window around the caret, as clang does. */
+enum { EXCERPT_WIDTH = 120, EXCERPT_BEFORE = 40 };
+
+/* Writes the character at i as the excerpt shows it: valid UTF-8 as it is,
+ * a tab as a tab, another control character as a space and a byte that is
+ * not UTF-8 as '?', so that the terminal gets one column a character. */
+static void put_char(FILE *out, const SourceFile *f, uint32_t i, int n) {
+    unsigned char c = (unsigned char)f->text[i];
+    if (n == 1 && c >= 0x80) fputc('?', out);
+    else if (c == '\t') fputc('\t', out);
+    else if (c < 0x20 || c == 0x7F) fputc(' ', out);
+    else fwrite(f->text + i, 1, (size_t)n, out);
+}
+
 /* Prints the line that holds where.begin, then the caret line: a tab where
  * the source has one so the caret stays aligned, one space a character. */
 static void print_excerpt(const Diag *d, const SourceFile *f, Span where) {
     int li = line_of(f, where.begin);
     uint32_t start = (uint32_t)f->line_starts[li], end = line_end(f, li);
-    for (uint32_t i = start; i < end; i++) {
-        unsigned char c = (unsigned char)f->text[i];
-        fputc(c == '\0' ? ' ' : c, d->out);
-    }
-    fputc('\n', d->out);
+    uint32_t begin = where.begin < end ? where.begin : end;
     uint32_t stop = where.end > end ? end : where.end;
-    for (uint32_t i = start; i < where.begin && i < end; i++) {
-        unsigned char c = (unsigned char)f->text[i];
-        if (!is_utf8_continuation(c)) fputc(c == '\t' ? '\t' : ' ', d->out);
+    int caret = 0, width = 0;
+    count_chars(f, start, begin, &caret);
+    count_chars(f, start, end, &width);
+    /* The window [first, last) in characters. */
+    int first = 0, last = width;
+    if (width > EXCERPT_WIDTH) {
+        first = caret > EXCERPT_BEFORE ? caret - EXCERPT_BEFORE : 0;
+        last = first + EXCERPT_WIDTH < width ? first + EXCERPT_WIDTH : width;
+    }
+    if (first > 0) fputs("...", d->out);
+    uint32_t i = start;
+    for (int k = 0; i < end && k < last; k++) {
+        int n = utf8_char_bytes(f->text + i, f->size - i);
+        if (k >= first) put_char(d->out, f, i, n);
+        i += (uint32_t)n;
+    }
+    if (last < width) fputs("...", d->out);
+    fputc('\n', d->out);
+    if (first > 0) fputs("   ", d->out);
+    i = start;
+    for (int k = 0; i < begin; k++) {
+        int n = utf8_char_bytes(f->text + i, f->size - i);
+        if (k >= first) fputc(f->text[i] == '\t' ? '\t' : ' ', d->out);
+        i += (uint32_t)n;
     }
     fputc('^', d->out);
-    for (uint32_t i = where.begin + 1; i < stop; i++)
-        if (!is_utf8_continuation((unsigned char)f->text[i])) fputc('~', d->out);
+    if (i < stop) i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
+    for (int k = caret + 1; i < stop && k < last; k++) {
+        fputc('~', d->out);
+        i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
+    }
     fputc('\n', d->out);
 }
 
@@ -194,6 +273,97 @@ static const char *level_name(DiagLevel level) {
     case DIAG_NOTE: return "note";
     }
     return "error";
+}
+
+static const char too_many_errors[] = "fatal error: too many errors emitted, stopping now [-ferror-limit=]\n";
+
+/* ---- holding -------------------------------------------------------------- */
+
+/* A diagnostic held back: where it sorts (its own place, or for a note its
+ * error's), in which order it came, and its text. */
+typedef struct HeldDiag {
+    int file;
+    uint32_t key;
+    int seq;
+    DiagLevel level;
+    bool promoted, fatal;
+    Span where;
+    char *message;
+} HeldDiag;
+
+void diag_hold(Diag *d) { d->holding = true; }
+
+static bool held_before(const HeldDiag *a, const HeldDiag *b) {
+    if (a->file != b->file) return a->file < b->file;
+    if (a->key != b->key) return a->key < b->key;
+    return a->seq < b->seq;
+}
+
+/* Inserts in order; diagnostics mostly come in order, so this appends. */
+static void hold(Diag *d, HeldDiag h) {
+    if (d->held_first > 0 && d->held_first + d->held_count == d->held_cap) {
+        memmove(d->held, d->held + d->held_first, sizeof(HeldDiag) * (size_t)d->held_count);
+        d->held_first = 0;
+    }
+    if (d->held_first + d->held_count == d->held_cap) {
+        int cap = d->held_cap ? d->held_cap * 2 : 16;
+        HeldDiag *grown = realloc(d->held, sizeof(HeldDiag) * (size_t)cap);
+        if (!grown) ice("out of memory holding a diagnostic");
+        d->held = grown;
+        d->held_cap = cap;
+    }
+    h.seq = d->held_seq++;
+    HeldDiag *base = d->held + d->held_first;
+    int at = d->held_count;
+    while (at > 0 && held_before(&h, &base[at - 1])) at--;
+    memmove(base + at + 1, base + at, sizeof(HeldDiag) * (size_t)(d->held_count - at));
+    base[at] = h;
+    d->held_count++;
+}
+
+static void print_diag(Diag *d, DiagLevel level, bool promoted, Span where, const char *message) {
+    const SourceFile *f = diag_file(d, where.file);
+    if (f) {
+        int line, col;
+        diag_line_col(d, where.file, where.begin, &line, &col);
+        fprintf(d->out, "%s:%d:%d: %s: ", f->path, line, col, level_name(level));
+    } else {
+        fprintf(d->out, "pykc: %s: ", level_name(level));
+    }
+    fputs(message, d->out);
+    fputs(promoted ? " [-Werror]\n" : "\n", d->out);
+    if (f) print_excerpt(d, f, where);
+}
+
+static void print_held(Diag *d, HeldDiag *h) {
+    if (h->fatal) fputs(too_many_errors, d->out);
+    else print_diag(d, h->level, h->promoted, h->where, h->message);
+    free(h->message);
+}
+
+void diag_release(Diag *d, int file, uint32_t before) {
+    while (d->held_count > 0) {
+        HeldDiag *h = &d->held[d->held_first];
+        if (h->fatal || (h->file == file && h->key >= before)) break;
+        print_held(d, h);
+        d->held_first++;
+        d->held_count--;
+    }
+    if (d->held_count == 0) d->held_first = 0;
+}
+
+void diag_release_all(Diag *d) {
+    for (int i = 0; i < d->held_count; i++) print_held(d, &d->held[d->held_first + i]);
+    d->held_first = d->held_count = 0;
+    d->holding = false;
+}
+
+/* ---- reporting ------------------------------------------------------------- */
+
+static void fatal_limit(Diag *d) {
+    d->stop = true;
+    if (d->holding) hold(d, (HeldDiag){.file = INT32_MAX, .key = UINT32_MAX, .fatal = true});
+    else fputs(too_many_errors, d->out);
 }
 
 /* Counts the diagnostic and says whether to print it: nothing after the
@@ -208,8 +378,7 @@ static bool admit(Diag *d, DiagLevel *level, bool *promoted) {
         *promoted = true;
     }
     if (*level == DIAG_ERROR && d->error_limit && d->error_count >= d->error_limit) {
-        fprintf(d->out, "fatal error: too many errors emitted, stopping now [-ferror-limit=]\n");
-        d->stop = true;
+        fatal_limit(d);
         return false;
     }
     if (*level == DIAG_ERROR) d->error_count++; else d->warning_count++;
@@ -220,17 +389,29 @@ static bool admit(Diag *d, DiagLevel *level, bool *promoted) {
 void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list ap) {
     bool promoted;
     if (!admit(d, &level, &promoted)) return;
-    const SourceFile *f = diag_file(d, where.file);
-    if (f) {
-        int line, col;
-        diag_line_col(d, where.file, where.begin, &line, &col);
-        fprintf(d->out, "%s:%d:%d: %s: ", f->path, line, col, level_name(level));
-    } else {
-        fprintf(d->out, "pykc: %s: ", level_name(level));
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    char *message = malloc((size_t)(n < 0 ? 0 : n) + 1);
+    if (!message) ice("out of memory formatting a diagnostic");
+    vsnprintf(message, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+    if (d->holding) {
+        /* A note sorts with the error it explains. */
+        HeldDiag h = {.file = where.file, .key = where.begin, .level = level, .promoted = promoted,
+                      .where = where, .message = message};
+        if (level == DIAG_NOTE && d->held_count > 0) {
+            const HeldDiag *last = &d->held[d->held_first + d->held_count - 1];
+            for (int i = d->held_count - 1; i >= 0; i--)
+                if (d->held[d->held_first + i].seq == d->held_seq - 1) last = &d->held[d->held_first + i];
+            h.file = last->file;
+            h.key = last->key;
+        }
+        hold(d, h);
+        return;
     }
-    vfprintf(d->out, fmt, ap);
-    fputs(promoted ? " [-Werror]\n" : "\n", d->out);
-    if (f) print_excerpt(d, f, where);
+    print_diag(d, level, promoted, where, message);
+    free(message);
 }
 
 #define DEFINE_REPORTER(fn, level)                                             \

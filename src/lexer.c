@@ -6,9 +6,12 @@
  * indentation stack, measured twice as CPython does (tabs to multiples of 8,
  * and tabs as 1) so that tabs and spaces mixed ambiguously are an error.
  * Newlines inside brackets and after a backslash join lines. Every lexical
- * error is reported through diag and the lexer resynchronises on the next
- * character, so the stream it returns is always well formed: it ends in
- * NEWLINE, the DEDENTs that close open blocks, and EOF.
+ * error is reported through diag (held, so that the parser prints it in
+ * source order with its own) and the lexer resynchronises on the next
+ * character; where the error leaves no sensible token it puts a TK_ERROR,
+ * on which the parser gives up that statement without a second message.
+ * The stream it returns is always well formed: it ends in NEWLINE, the
+ * DEDENTs that close open blocks, and EOF.
  */
 #include "pykc.h"
 
@@ -82,9 +85,12 @@ static int column_of(Lexer *lx, uint32_t off) {
         lx->col_cache_off = lx->line_start;
         lx->col_cache = 1;
     }
-    for (uint32_t i = lx->col_cache_off; i < off; i++)
-        if (((unsigned char)lx->src[i] & 0xC0) != 0x80) lx->col_cache++;
-    lx->col_cache_off = off;
+    uint32_t i = lx->col_cache_off;
+    while (i < off) {
+        i += (uint32_t)utf8_char_bytes(lx->src + i, lx->size - i);
+        lx->col_cache++;
+    }
+    lx->col_cache_off = i;
     return lx->col_cache;
 }
 
@@ -129,8 +135,18 @@ static bool is_line_break(int c) { return c == '\n' || c == '\r'; }
 
 /* ---- indentation --------------------------------------------------------- */
 
+/* Python decodes the whole file first, so a comment must be UTF-8 too. */
 static void skip_comment(Lexer *lx) {
-    while (peek(lx) != -1 && !is_line_break(peek(lx))) lx->pos++;
+    bool reported = false;
+    while (peek(lx) != -1 && !is_line_break(peek(lx))) {
+        int n = utf8_decode(lx->src + lx->pos, lx->size - lx->pos, NULL);
+        if ((n == 0 || peek(lx) == 0) && !reported) {
+            if (peek(lx) == 0) error_at(lx, lx->pos, lx->pos + 1, "source code cannot contain NUL bytes");
+            else error_at(lx, lx->pos, lx->pos + 1, "invalid UTF-8 byte 0x%02x in a comment", peek(lx));
+            reported = true;
+        }
+        lx->pos += n ? (uint32_t)n : 1;
+    }
 }
 
 /* Measures the indentation at the start of a logical line and emits INDENT
@@ -195,14 +211,36 @@ static bool lex_indentation(Lexer *lx) {
 
 /* ---- numbers ------------------------------------------------------------ */
 
-static bool is_ident_start(int c) { return c == '_' || isalpha(c); }
-static bool is_ident_char(int c) { return c == '_' || isalnum(c); }
+static bool is_ident_start(int c) { return c == '_' || (c >= 0 && c < 0x80 && isalpha(c)); }
+static bool is_ident_char(int c) { return c == '_' || (c >= 0 && c < 0x80 && isalnum(c)); }
 
 static int digit_value(int c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return 99;
+}
+
+/* Python still reads `1if x else 2` (with a warning): a number directly
+ * followed by one of these keywords ends there. */
+static bool keyword_follows(const Lexer *lx) {
+    static const char *const words[] = {"and", "else", "for", "if", "in", "is", "not", "or"};
+    uint32_t end = lx->pos;
+    while (is_ident_char(peek_at(lx, end))) end++;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i]) == end - lx->pos && memcmp(words[i], lx->src + lx->pos, end - lx->pos) == 0) return true;
+    return false;
+}
+
+static void warn_keyword_follows(Lexer *lx) {
+    uint32_t end = lx->pos;
+    while (is_ident_char(peek_at(lx, end))) end++;
+    diag_warning(lx->diag, span_at(lx, lx->pos, end), "missing space between a number and '%.*s'",
+                 (int)(end - lx->pos), lx->src + lx->pos);
+}
+
+static void skip_ident_chars(Lexer *lx) {
+    while (is_ident_char(peek(lx))) lx->pos++;
 }
 
 /* Scans digits of base with single underscores between them; an underscore
@@ -254,26 +292,34 @@ static void finish_number(Lexer *lx, uint32_t begin, bool is_float) {
         kind = TK_IMAG;
     }
     if (is_ident_char(peek(lx))) {
-        uint32_t bad = lx->pos;
-        while (is_ident_char(peek(lx))) lx->pos++;
-        error_at(lx, bad, lx->pos, "invalid %s literal", kind == TK_INT ? "decimal" : kind == TK_IMAG ? "imaginary" : "float");
+        if (keyword_follows(lx)) {
+            warn_keyword_follows(lx);
+        } else {
+            skip_ident_chars(lx);
+            error_at(lx, begin, lx->pos, "invalid %s literal",
+                     kind == TK_INT ? "decimal" : kind == TK_IMAG ? "imaginary" : "float");
+        }
     }
     Token *t = push_token(lx, kind, begin, lx->pos);
-    if (kind != TK_INT) t->v.f = float_value(lx, begin, kind == TK_IMAG ? lx->pos - 1 : lx->pos);
+    if (kind != TK_INT) t->v.f = float_value(lx, begin, kind == TK_IMAG ? t->off + t->len - 1 : t->off + t->len);
 }
 
+/* 0x.. | 0o.. | 0b.. : messages as CPython words them */
 static void lex_prefixed_int(Lexer *lx, uint32_t begin, int base, const char *what) {
     lx->pos += 2;
     uint64_t value = 0;
     bool overflow = false;
     int n = scan_digits(lx, base, true, &value, &overflow);
-    if (n == 0 || (peek(lx) == '_')) {
-        while (is_ident_char(peek(lx))) lx->pos++;
-        error_at(lx, begin, lx->pos, "invalid %s literal", what);
-    } else if (isalnum(peek(lx))) {
+    int c = peek(lx);
+    if (c >= '0' && c <= '9') {
         uint32_t bad = lx->pos;
-        while (is_ident_char(peek(lx))) lx->pos++;
-        error_at(lx, bad, lx->pos, "invalid digit in %s literal", what);
+        skip_ident_chars(lx);
+        error_at(lx, bad, bad + 1, "invalid digit '%c' in %s literal", c, what);
+    } else if (n > 0 && c != '_' && is_ident_char(c) && keyword_follows(lx)) {
+        warn_keyword_follows(lx);
+    } else if (n == 0 || c == '_' || is_ident_char(c)) {
+        skip_ident_chars(lx);
+        error_at(lx, begin, lx->pos, "invalid %s literal", what);
     }
     Token *t = push_token(lx, TK_INT, begin, lx->pos);
     t->v.i.value = value;
@@ -296,17 +342,19 @@ static void lex_number(Lexer *lx) {
         scan_digits(lx, 10, false, NULL, NULL);
         is_float = true;
     }
-    if (peek(lx) == 'e' || peek(lx) == 'E') {
+    if ((peek(lx) == 'e' || peek(lx) == 'E') && !keyword_follows(lx)) {
         uint32_t save = lx->pos++;
         if (peek(lx) == '+' || peek(lx) == '-') lx->pos++;
         if (scan_digits(lx, 10, false, NULL, NULL) == 0) {
             lx->pos = save + 1;
-            error_at(lx, begin, lx->pos, "invalid float literal: exponent has no digits");
+            skip_ident_chars(lx);
+            error_at(lx, begin, lx->pos, "invalid float literal: the exponent has no digits");
         }
         is_float = true;
     }
     if (peek(lx) == '_') {
         while (peek(lx) == '_') lx->pos++;
+        skip_ident_chars(lx);
         error_at(lx, begin, lx->pos, "invalid decimal literal: an underscore must separate digits");
     }
     bool imag = peek(lx) == 'j' || peek(lx) == 'J';
@@ -355,22 +403,6 @@ static void sb_put_utf8(StrBuf *b, uint32_t cp) {
         out[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); out[3] = (char)(0x80 | (cp & 0x3F)); n = 4;
     }
     sb_put(b, out, n);
-}
-
-/* Length of the valid UTF-8 sequence at off, or 0 if it is not one. */
-static int utf8_length(const Lexer *lx, uint32_t off) {
-    unsigned char c = (unsigned char)lx->src[off];
-    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 0 || off + (uint32_t)n > lx->size) return 0;
-    uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1Fu) : n == 3 ? (c & 0x0Fu) : (c & 0x07u);
-    for (int i = 1; i < n; i++) {
-        unsigned char cc = (unsigned char)lx->src[off + (uint32_t)i];
-        if ((cc & 0xC0) != 0x80) return 0;
-        cp = cp << 6 | (cc & 0x3Fu);
-    }
-    static const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return n;
 }
 
 /* Reads \xhh, \uhhhh or \Uhhhhhhhh digits after the escape letter. */
@@ -437,6 +469,7 @@ static void lex_string_body(Lexer *lx, uint32_t begin, bool raw, bool bytes, Tok
     bool triple = peek2(lx) == quote && peek_at(lx, lx->pos + 2) == quote;
     lx->pos += triple ? 3 : 1;
     StrBuf b = {0};
+    bool bad_char_reported = false;
     for (;;) {
         int c = peek(lx);
         if (c == -1 || (!triple && is_line_break(c))) {
@@ -465,18 +498,19 @@ static void lex_string_body(Lexer *lx, uint32_t begin, bool raw, bool bytes, Tok
             sb_put(&b, lx->src + from, lx->pos - from);
             continue;
         }
-        if (c == 0) {
-            error_at(lx, lx->pos, lx->pos + 1, "source code cannot contain NUL bytes");
-            lx->pos++;
+        int n = c == 0 ? 0 : utf8_decode(lx->src + lx->pos, lx->size - lx->pos, NULL);
+        if (n == 0 || (bytes && n > 1)) {
+            /* One message a literal: binary garbage in quotes is one mistake. */
+            if (!bad_char_reported) {
+                uint32_t end = lx->pos + (n ? (uint32_t)n : 1);
+                if (c == 0) error_at(lx, lx->pos, end, "source code cannot contain NUL bytes");
+                else if (n == 0) error_at(lx, lx->pos, end, "invalid UTF-8 byte 0x%02x in a string literal", c);
+                else error_at(lx, lx->pos, end, "bytes can only contain ASCII literal characters");
+            }
+            bad_char_reported = true;
+            lx->pos += n ? (uint32_t)n : 1;
             continue;
         }
-        int n = utf8_length(lx, lx->pos);
-        if (n == 0) {
-            error_at(lx, lx->pos, lx->pos + 1, "invalid UTF-8 byte 0x%02x in string literal", c);
-            lx->pos++;
-            continue;
-        }
-        if (bytes && n > 1) error_at(lx, lx->pos, lx->pos + (uint32_t)n, "bytes can only contain ASCII literal characters");
         sb_put(&b, lx->src + lx->pos, (size_t)n);
         lx->pos += (uint32_t)n;
     }
@@ -520,25 +554,67 @@ static bool lex_string_prefix(Lexer *lx) {
 
 /* ---- names and operators --------------------------------------------------- */
 
-static const struct { const char *word; TokenKind kind; } keywords[] = {
-#define X(kind, spelling) {spelling, kind},
+static const struct { const char *word; size_t len; TokenKind kind; } keywords[] = {
+#define X(kind, spelling) {spelling, sizeof spelling - 1, kind},
     KEYWORD_LIST(X)
 #undef X
 };
 
+/* Whether a non-ASCII code point reads as a letter, judged by its block:
+ * enough to tell an identifier someone meant (é, π, 变量) from a stray
+ * symbol (×, →, “) without carrying Unicode's tables. */
+static bool is_unicode_letter(uint32_t cp) {
+    static const struct { uint32_t lo, hi; } blocks[] = {
+        {0xAA, 0xAA},       {0xB5, 0xB5},       {0xBA, 0xBA},       {0xC0, 0xD6},
+        {0xD8, 0xF6},       {0xF8, 0x2FF},      {0x300, 0x36F},     {0x370, 0x373},
+        {0x376, 0x37D},     {0x37F, 0x386},     {0x388, 0x3FF},     {0x400, 0x52F},
+        {0x531, 0x587},     {0x591, 0x5F2},     {0x610, 0x6FF},     {0x900, 0xDFF},
+        {0xE00, 0xEFF},     {0x10A0, 0x10FF},   {0x1100, 0x11FF},   {0x1E00, 0x1FFF},
+        {0x3041, 0x30FF},   {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},   {0xAC00, 0xD7A3},
+        {0xF900, 0xFAFF},   {0x20000, 0x2FA1F},
+    };
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+        if (cp >= blocks[i].lo && cp <= blocks[i].hi) return true;
+    return false;
+}
+
+/* Bytes of the non-ASCII letter at off, or 0. */
+static int unicode_letter_at(const Lexer *lx, uint32_t off) {
+    uint32_t cp;
+    if (off >= lx->size || (unsigned char)lx->src[off] < 0x80) return 0;
+    int n = utf8_decode(lx->src + off, lx->size - off, &cp);
+    return n && is_unicode_letter(cp) ? n : 0;
+}
+
+/* NAME, or a keyword. Python allows non-ASCII identifiers; pykc refuses
+ * them (kernel names become PTX symbols, which are ASCII) but reads the
+ * whole name as one, so that the parser goes on without a second error. */
 static void lex_name(Lexer *lx) {
     uint32_t begin = lx->pos;
-    while (is_ident_char(peek(lx))) lx->pos++;
+    bool non_ascii = false;
+    for (;;) {
+        int n = unicode_letter_at(lx, lx->pos);
+        if (n) {
+            non_ascii = true;
+            lx->pos += (uint32_t)n;
+        } else if (is_ident_char(peek(lx))) {
+            lx->pos++;
+        } else {
+            break;
+        }
+    }
     size_t len = lx->pos - begin;
     TokenKind kind = TK_NAME;
-    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-        if (strlen(keywords[i].word) == len && memcmp(keywords[i].word, lx->src + begin, len) == 0)
+    if (non_ascii) error_at(lx, begin, lx->pos, "non-ASCII identifiers are not supported");
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0] && !non_ascii; i++)
+        if (keywords[i].len == len && keywords[i].word[0] == lx->src[begin] &&
+            memcmp(keywords[i].word, lx->src + begin, len) == 0)
             kind = keywords[i].kind;
     push_token(lx, kind, begin, lx->pos);
 }
 
 /* Operators, longest first within each leading character. */
-static const struct { const char *text; TokenKind kind; } operators[] = {
+static const struct { const char text[4]; TokenKind kind; } operators[] = {
     {"**=", TK_DSTAREQ}, {"//=", TK_DSLASHEQ}, {">>=", TK_SHREQ}, {"<<=", TK_SHLEQ},
     {"...", TK_ELLIPSIS},
     {"->", TK_ARROW}, {":=", TK_WALRUS}, {"**", TK_DSTAR}, {"//", TK_DSLASH},
@@ -560,12 +636,14 @@ static void open_bracket(Lexer *lx, char ch) {
     lx->bracket_depth++;
 }
 
-static void close_bracket(Lexer *lx, char ch) {
+/* A closing bracket that closes nothing, or the wrong one, becomes a
+ * TK_ERROR; a wrong one still closes the innermost, as people mean it to. */
+static TokenKind close_bracket(Lexer *lx, char ch, TokenKind kind) {
     static const char pairs[] = "()[]{}";
     char want = pairs[strchr(pairs, ch) - pairs - 1];
     if (lx->bracket_depth == 0) {
         error_at(lx, lx->pos, lx->pos + 1, "unmatched '%c'", ch);
-        return;
+        return TK_ERROR;
     }
     lx->bracket_depth--;
     if (lx->bracket_depth < PYKC_MAX_NESTING) {
@@ -574,47 +652,66 @@ static void close_bracket(Lexer *lx, char ch) {
             error_at(lx, lx->pos, lx->pos + 1, "closing parenthesis '%c' does not match opening parenthesis '%c'", ch,
                      open.ch);
             diag_note(lx->diag, span_at(lx, open.off, open.off + 1), "opening parenthesis is here");
+            return TK_ERROR;
         }
     }
+    return kind;
 }
 
 static bool lex_operator(Lexer *lx) {
     for (size_t i = 0; i < sizeof operators / sizeof operators[0]; i++) {
+        if (operators[i].text[0] != lx->src[lx->pos]) continue;
         size_t n = strlen(operators[i].text);
         if (lx->pos + n > lx->size || memcmp(lx->src + lx->pos, operators[i].text, n) != 0) continue;
         char c = operators[i].text[0];
+        TokenKind kind = operators[i].kind;
         if (n == 1 && strchr("([{", c)) open_bracket(lx, c);
-        if (n == 1 && strchr(")]}", c)) close_bracket(lx, c);
-        push_token(lx, operators[i].kind, lx->pos, lx->pos + (uint32_t)n);
+        if (n == 1 && strchr(")]}", c)) kind = close_bracket(lx, c, kind);
+        push_token(lx, kind, lx->pos, lx->pos + (uint32_t)n);
         lx->pos += (uint32_t)n;
         return true;
     }
     return false;
 }
 
-static void lex_bad_char(Lexer *lx) {
-    int c = peek(lx);
-    if (c == 0) {
-        error_at(lx, lx->pos, lx->pos + 1, "source code cannot contain NUL bytes");
-        lx->pos++;
-        return;
-    }
+/* Whether the character at off can start no token (so it is in a run of
+ * bad characters); sets *n to its length in bytes. */
+static bool is_bad_char(const Lexer *lx, uint32_t off, int *n) {
+    int c = peek_at(lx, off);
+    *n = 1;
+    if (c == -1 || c == ' ' || c == '\t' || c == '\f' || is_line_break(c)) return false;
     if (c >= 0x80) {
-        int n = utf8_length(lx, lx->pos);
-        if (n == 0) {
-            error_at(lx, lx->pos, lx->pos + 1, "invalid UTF-8 byte 0x%02x", c);
-            lx->pos++;
-        } else {
-            error_at(lx, lx->pos, lx->pos + (uint32_t)n, "non-ASCII character outside a string or comment");
-            lx->pos += (uint32_t)n;
-        }
-        return;
+        *n = utf8_decode(lx->src + off, lx->size - off, NULL);
+        if (*n == 0) *n = 1;
+        return unicode_letter_at(lx, off) == 0;
     }
-    if (isprint(c))
-        error_at(lx, lx->pos, lx->pos + 1, "invalid character '%c'", c);
+    if (c == '!') return peek_at(lx, off + 1) != '=';
+    return c == 0 || c == '$' || c == '?' || c == '`' || c < 0x20 || c == 0x7F;
+}
+
+/* A run of characters that start no token is one error and one TK_ERROR:
+ * binary garbage, invalid UTF-8, NUL bytes, a stray `$` or `×`. The message
+ * names the first, as CPython's does. */
+static void lex_bad_chars(Lexer *lx) {
+    uint32_t begin = lx->pos;
+    int c = peek(lx), n;
+    uint32_t cp = 0;
+    int first_len = utf8_decode(lx->src + begin, lx->size - begin, &cp);
+    while (is_bad_char(lx, lx->pos, &n)) lx->pos += (uint32_t)n;
+    if (lx->pos == begin) lx->pos++; /* `!` before `=` is an operator; never stall */
+    Span first = span_at(lx, begin, begin + (uint32_t)(first_len ? first_len : 1));
+    Span all = span_at(lx, begin, lx->pos);
+    if (c == 0)
+        diag_error(lx->diag, all, "source code cannot contain NUL bytes");
+    else if (c >= 0x80 && first_len == 0)
+        diag_error(lx->diag, all, "invalid UTF-8 byte 0x%02x", c);
+    else if (c >= 0x80)
+        diag_error(lx->diag, first, "invalid character '%.*s' (U+%04X)", first_len, lx->src + begin, (unsigned)cp);
+    else if (c < 0x20 || c == 0x7F)
+        diag_error(lx->diag, first, "invalid non-printable character U+%04X", (unsigned)c);
     else
-        error_at(lx, lx->pos, lx->pos + 1, "invalid character 0x%02x", c);
-    lx->pos++;
+        diag_error(lx->diag, first, "invalid character '%c'", c);
+    push_token(lx, TK_ERROR, begin, lx->pos);
 }
 
 /* ---- the main loop ----------------------------------------------------------- */
@@ -643,15 +740,18 @@ static void lex_token(Lexer *lx) {
         if (!eat_line_break(lx)) {
             if (peek(lx) == -1) error_at(lx, at, at + 1, "unexpected end of file after line continuation character");
             else error_at(lx, at, at + 1, "unexpected character after line continuation character");
+            push_token(lx, TK_ERROR, at, at + 1);
         }
     } else if (isdigit(c) || (c == '.' && isdigit(peek2(lx)))) {
         lex_number(lx);
     } else if (is_ident_start(c)) {
         if (!lex_string_prefix(lx)) lex_name(lx);
+    } else if (unicode_letter_at(lx, lx->pos)) {
+        lex_name(lx);
     } else if (c == '\'' || c == '"') {
         lex_string_body(lx, lx->pos, false, false, TK_STRING);
     } else if (!lex_operator(lx)) {
-        lex_bad_char(lx);
+        lex_bad_chars(lx);
     }
 }
 
@@ -661,6 +761,7 @@ static void lex_end(Lexer *lx) {
         Bracket b = lx->brackets[i];
         error_at(lx, b.off, b.off + 1, "'%c' was never closed", b.ch);
         lx->bracket_depth = 0;
+        push_token(lx, TK_ERROR, lx->pos, lx->pos);
     }
     if (lx->count > 0 && !last_is(lx, TK_NEWLINE) && !last_is(lx, TK_DEDENT))
         push_token(lx, TK_NEWLINE, lx->pos, lx->pos);
@@ -673,9 +774,11 @@ static void lex_end(Lexer *lx) {
 
 TokenArray lex_file(Arena *a, Diag *d, int file) {
     const SourceFile *f = diag_file(d, file);
+    diag_hold(d);
     Lexer lx = {.arena = a, .diag = d, .file = file, .src = f->text, .size = (uint32_t)f->size, .line = 1,
-                .at_line_start = true};
-    if (lx.size >= 3 && memcmp(lx.src, "\xEF\xBB\xBF", 3) == 0) lx.pos = 3; /* UTF-8 BOM */
+                .col_cache = 1, .at_line_start = true};
+    /* A UTF-8 BOM is no part of the first line (diag.c agrees). */
+    if (lx.size >= 3 && memcmp(lx.src, "\xEF\xBB\xBF", 3) == 0) lx.pos = lx.line_start = lx.col_cache_off = 3;
     while (!d->stop) {
         if (lx.at_line_start && lx.bracket_depth == 0) {
             lx.at_line_start = false;
@@ -686,8 +789,10 @@ TokenArray lex_file(Arena *a, Diag *d, int file) {
     }
     if (d->stop) lx.bracket_depth = 0;
     lex_end(&lx);
-    TokenArray out = {ARENA_ARRAY(a, Token, lx.count), lx.count};
-    memcpy(out.tokens, lx.toks, sizeof(Token) * (size_t)lx.count);
-    free(lx.toks);
-    return out;
+    /* The array is large (a token for every few bytes): the arena adopts it
+     * rather than copy it. */
+    Token *fitted = realloc(lx.toks, sizeof(Token) * (size_t)lx.count);
+    if (fitted) lx.toks = fitted;
+    arena_adopt(a, lx.toks);
+    return (TokenArray){lx.toks, lx.count};
 }

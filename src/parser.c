@@ -85,7 +85,10 @@ static const char *describe(Parser *p, const Token *t) {
 
 PYKC_NORETURN static void fail(Parser *p) { longjmp(*p->recover, 1); }
 
+/* Reports and abandons the statement. Where the parser stands on a
+ * TK_ERROR the lexer has said what is wrong, so it only abandons. */
 PYKC_NORETURN PYKC_PRINTF(3, 4) static void syntax_error(Parser *p, Span where, const char *fmt, ...) {
+    if (at(p, TK_ERROR)) fail(p);
     va_list ap;
     va_start(ap, fmt);
     diag_report(p->diag, DIAG_ERROR, where, fmt, ap);
@@ -191,7 +194,7 @@ static Span rest_of_brackets(Parser *p, Span open) {
     return s;
 }
 
-/* '(' [yield_expr | testlist_comp] ')' */
+/* atom: '(' [test_or_star (',' test_or_star)* [',']] ')' -- or a refused generator */
 static Node *parse_paren(Parser *p) {
     const Token *open = next(p);
     Span span = tok_span(p, open);
@@ -218,7 +221,7 @@ static Node *parse_paren(Parser *p) {
     return finish_expr(p, t);
 }
 
-/* '[' [testlist_comp] ']' -- a list display; kernels may not build lists,
+/* atom: '[' [testlist] ']' -- a list display; kernels may not build lists,
  * but module constants (np.array([...])) and decorators may use them. */
 static Node *parse_list(Parser *p) {
     Span open = tok_span(p, next(p));
@@ -233,7 +236,7 @@ static Node *parse_list(Parser *p) {
     return finish_expr(p, l);
 }
 
-/* '{' [dictorsetmaker] '}' -- always refused, named by what it is */
+/* atom: '{' ... '}' -- always refused, named by what it is */
 PYKC_NORETURN static void parse_brace(Parser *p) {
     Span open = here(p);
     next(p);
@@ -448,7 +451,9 @@ static Node *parse_primary(Parser *p) {
 static Node *parse_power(Parser *p) {
     Node *base = parse_primary(p);
     if (!accept(p, TK_DSTAR)) return base;
+    enter(p); /* `2**2**2...` recurses here */
     Node *exp = parse_factor(p);
+    leave(p);
     Node *n = new_node(p, ND_BINOP, span_join(base->span, exp->span));
     n->op = OP_POW;
     n->lhs = base;
@@ -1070,11 +1075,35 @@ static Node *parse_decorated(Parser *p) {
     return parse_funcdef(p, &decorators);
 }
 
+/* The text of the token at the parser's place plus ahead. */
+static bool name_is(const Parser *p, int ahead, const char *word) {
+    if (peek_kind_at(p, ahead) != TK_NAME) return false;
+    const Token *t = &p->toks[p->pos + ahead];
+    return t->len == strlen(word) && memcmp(diag_file(p->diag, p->file)->text + t->off, word, t->len) == 0;
+}
+
+/* `match` and `type` are soft keywords: names, except at the start of a
+ * match statement (`match x:` and a block) or a type alias (`type T = ...`),
+ * which are refused by name rather than read as a puzzling expression. */
+static const char *soft_keyword_statement(const Parser *p) {
+    if (name_is(p, 0, "type") && peek_kind_at(p, 1) == TK_NAME &&
+        (peek_kind_at(p, 2) == TK_ASSIGN || peek_kind_at(p, 2) == TK_LBRACKET))
+        return "type alias statements are";
+    if (!name_is(p, 0, "match")) return NULL;
+    TokenKind next_kind = peek_kind_at(p, 1);
+    if (next_kind == TK_ASSIGN || next_kind == TK_COLON || next_kind == TK_DOT || next_kind == TK_NEWLINE) return NULL;
+    int i = p->pos;
+    while (i + 1 < p->count && p->toks[i + 1].kind != TK_NEWLINE && p->toks[i + 1].kind != TK_EOF) i++;
+    return p->toks[i].kind == TK_COLON ? "match statements are" : NULL;
+}
+
 /* compound_stmt: if_stmt | while_stmt | for_stmt | funcdef | decorated
- *              (class, try, with, async: refused) */
+ *              (class, try, with, async, match: refused) */
 static void parse_statement(Parser *p, Vec *out) {
     Span span = here(p);
     Vec none = {0};
+    const char *soft = soft_keyword_statement(p);
+    if (soft) unsupported(p, span, soft);
     switch (peek_kind(p)) {
     case TK_IF: vec_push(p->arena, out, parse_if(p)); return;
     case TK_WHILE: vec_push(p->arena, out, parse_while(p)); return;
@@ -1092,16 +1121,49 @@ static void parse_statement(Parser *p, Vec *out) {
     }
 }
 
+/* Skips an indented block unread: the cases of a match statement are not
+ * statements, and reading them would only make noise. */
+static void skip_block(Parser *p) {
+    int depth = 0;
+    do {
+        if (at(p, TK_INDENT)) depth++;
+        if (at(p, TK_DEDENT)) depth--;
+        next(p);
+    } while (depth > 0 && !at(p, TK_EOF));
+}
+
+/* What the statement that failed opens, so that its block is read as what
+ * it is: a loop's body may `break`, a function's may `return`. */
+typedef struct Opened {
+    bool loop, function, unread;
+} Opened;
+
+static Opened statement_opens(const Parser *p) {
+    TokenKind k = peek_kind(p);
+    Opened o = {0};
+    o.loop = k == TK_FOR || k == TK_WHILE || (k == TK_ASYNC && peek_kind_at(p, 1) == TK_FOR);
+    o.function = k == TK_DEF || k == TK_AT || k == TK_CLASS || (k == TK_ASYNC && peek_kind_at(p, 1) == TK_DEF);
+    o.unread = soft_keyword_statement(p) != NULL;
+    return o;
+}
+
 /* After an error: skips the rest of the logical line, then an indented
  * block that belonged to it and the clauses that continue it (elif, else,
  * except, finally), parsing the blocks for their own errors. */
-static void synchronize(Parser *p) {
+static void synchronize(Parser *p, Opened opened) {
     for (;;) {
         while (!at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_INDENT) && !at(p, TK_DEDENT)) next(p);
         accept(p, TK_NEWLINE);
-        if (at(p, TK_INDENT)) {
+        if (at(p, TK_INDENT) && opened.unread) {
+            skip_block(p);
+        } else if (at(p, TK_INDENT)) {
+            int loops = p->loop_depth, funcs = p->func_depth;
+            if (opened.function) p->func_depth++, p->loop_depth = 0;
+            if (opened.loop) p->loop_depth++;
             Vec discarded = {0};
             parse_block_into(p, &discarded);
+            p->loop_depth = loops;
+            p->func_depth = funcs;
         }
         TokenKind k = peek_kind(p);
         if (k != TK_ELIF && k != TK_ELSE && k != TK_EXCEPT && k != TK_FINALLY) return;
@@ -1109,10 +1171,14 @@ static void synchronize(Parser *p) {
     }
 }
 
+/* Prints the lexer's held errors that come before this statement, then
+ * parses it; on a syntax error, drops it and resynchronises. */
 static void parse_statement_recovering(Parser *p, Vec *out) {
+    diag_release(p->diag, p->file, peek(p)->off);
     jmp_buf here_buf;
     jmp_buf *outer = p->recover;
     int depth = p->depth, loops = p->loop_depth, funcs = p->func_depth;
+    Opened opened = statement_opens(p);
     p->recover = &here_buf;
     if (setjmp(here_buf) == 0) {
         parse_statement(p, out);
@@ -1120,7 +1186,7 @@ static void parse_statement_recovering(Parser *p, Vec *out) {
         p->depth = depth;
         p->loop_depth = loops;
         p->func_depth = funcs;
-        synchronize(p);
+        synchronize(p, opened);
     }
     p->recover = outer;
 }
@@ -1150,5 +1216,6 @@ Node *parse_module(Arena *a, Diag *d, int file, const TokenArray *toks) {
         parse_statement_recovering(&p, &body);
     }
     m->body = finish_list(&body, &m->body_len);
+    diag_release_all(d);
     return m;
 }

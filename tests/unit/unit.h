@@ -24,6 +24,7 @@ extern int unit_passed, unit_failed;
 /* Each test file defines one entry point listed in unit_main.c. */
 void test_arena(void);
 void test_lexer(void);
+void test_parser(void);
 void test_types(void);
 void test_diag(void);
 void test_manifest(void);

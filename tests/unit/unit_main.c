@@ -9,6 +9,7 @@ int main(int argc, char **argv) {
     test_arena();
     test_diag();
     test_lexer();
+    test_parser();
     test_types();
     test_manifest();
     test_target();
