@@ -194,7 +194,7 @@ static Type *type_atomic(Sema *s, Node *call, const Entity *e) {
     Type *ary = arg_type(call, 0);
     if (ary->kind != TY_ARRAY) {
         sema_error(s, call->items[0]->span, "%s needs an array as its first argument, not %s", e->path,
-                   type_name(sema_arena(s), ary));
+                   sema_type_name(s, ary));
         return &ty_error;
     }
     const char *op = e->lower_name;
@@ -203,13 +203,13 @@ static Type *type_atomic(Sema *s, Node *call, const Entity *e) {
     bool ok = uints_only ? is_one_of(ary->dtype, atomic_uint, 2)
               : ints_only ? is_one_of(ary->dtype, atomic_int, 4) : is_one_of(ary->dtype, atomic_all, 6);
     if (!ok) {
-        sema_error(s, call->items[0]->span, "%s does not support %s arrays", e->path, type_name(sema_arena(s), ary->dtype));
+        sema_error(s, call->items[0]->span, "%s does not support %s arrays", e->path, sema_type_name(s, ary->dtype));
         return &ty_error;
     }
     if (!check_atomic_index(s, e, call->items[1], ary)) return &ty_error;
     if (!is_scalar(arg_type(call, 2)) || type_conversion(arg_type(call, 2), ary->dtype) == CONV_NONE) {
         sema_error(s, call->items[2]->span, "%s: cannot store %s into a %s array", e->path,
-                   type_name(sema_arena(s), arg_type(call, 2)), type_name(sema_arena(s), ary->dtype));
+                   sema_type_name(s, arg_type(call, 2)), sema_type_name(s, ary->dtype));
         return &ty_error;
     }
     call->casts = ARENA_ARRAY(sema_arena(s), Type *, 3);
@@ -245,7 +245,7 @@ static Type *type_selp(Sema *s, Node *call, const Entity *e) {
     Type *a = type_strip(arg_type(call, 1)), *b = type_strip(arg_type(call, 2));
     if (!type_equal(a, b) || !is_scalar(a)) {
         sema_error(s, call->span, "cuda.selp needs two values of the same scalar type, not %s and %s",
-                   type_name(sema_arena(s), a), type_name(sema_arena(s), b));
+                   sema_type_name(s, a), sema_type_name(s, b));
         return &ty_error;
     }
     return a;
@@ -289,7 +289,7 @@ static Type *type_len(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 1, 1)) return &ty_error;
     Type *t = arg_type(call, 0);
     if (t->kind != TY_ARRAY && t->kind != TY_TUPLE) {
-        sema_error(s, call->items[0]->span, "len() of %s", type_name(sema_arena(s), t));
+        sema_error(s, call->items[0]->span, "len() of %s", sema_type_name(s, t));
         return &ty_error;
     }
     return &ty_int64;
@@ -306,7 +306,7 @@ static Type *type_number_ctor(Sema *s, Node *call, const Entity *e) {
         bool refused = !is_scalar(t) || (is_complex && (t == &ty_float16 || t->kind == TY_BOOL)) ||
                        (e->type == &ty_float64 && t->kind == TY_BOOL);
         if (refused) {
-            sema_error(s, call->items[i]->span, "%s() of %s", e->path + 9, type_name(sema_arena(s), t));
+            sema_error(s, call->items[i]->span, "%s() of %s", e->path + 9, sema_type_name(s, t));
             return &ty_error;
         }
     }
@@ -329,7 +329,7 @@ static Type *type_divmod(Sema *s, Node *call, const Entity *e) {
     Type *args[2] = {arg_type(call, 0), arg_type(call, 1)};
     int k = resolve_overload(cases, N_(cases), args, 2, true);
     if (k < 0) {
-        sema_error(s, call->span, "divmod() of %s and %s", type_name(sema_arena(s), args[0]), type_name(sema_arena(s), args[1]));
+        sema_error(s, call->span, "divmod() of %s and %s", sema_type_name(s, args[0]), sema_type_name(s, args[1]));
         return &ty_error;
     }
     call->casts = ARENA_ARRAY(sema_arena(s), Type *, 2);
@@ -346,7 +346,7 @@ static Type *type_pow(Sema *s, Node *call, const Entity *e) {
     Type *args[2] = {arg_type(call, 0), arg_type(call, 1)};
     int k = resolve_overload(cases, n, args, 2, unsafe);
     if (k < 0) {
-        sema_error(s, call->span, "pow() of %s and %s", type_name(sema_arena(s), args[0]), type_name(sema_arena(s), args[1]));
+        sema_error(s, call->span, "pow() of %s and %s", sema_type_name(s, args[0]), sema_type_name(s, args[1]));
         return &ty_error;
     }
     call->casts = ARENA_ARRAY(sema_arena(s), Type *, 2);
@@ -363,7 +363,7 @@ static Type *type_print(Sema *s, Node *call, const Entity *e) {
     for (int i = 0; i < nargs(call); i++) {
         Type *t = arg_type(call, i);
         if (!is_scalar(t) && t->kind != TY_STRING) {
-            sema_error(s, call->items[i]->span, "print() of %s is not supported in kernels", type_name(sema_arena(s), t));
+            sema_error(s, call->items[i]->span, "print() of %s is not supported in kernels", sema_type_name(s, t));
             return &ty_error;
         }
     }

@@ -416,6 +416,7 @@ Type *type_literal_int(Arena *a, int64_t v, bool is_unsigned);
 Type *type_literal_bool(Arena *a, bool v);
 /* The type without its literal value (Literal[int](5) -> int64). */
 Type *type_strip(Type *t);
+Type *type_strip_deep(Arena *a, Type *t);  /* inside tuples too */
 /* Numba's scalar type names and aliases (intp, float_, double, bool_...). */
 Type *type_by_name(const char *name);
 
@@ -580,6 +581,8 @@ typedef struct Unit {
 
 /* What the typing rules of builtins.c may ask of sema. */
 Arena *sema_arena(Sema *s);
+/* A type as diagnostics name it (literal types by their base type). */
+const char *sema_type_name(Sema *s, Type *t);
 void sema_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 /* A compile-time integer (a literal, a module constant, arithmetic of
  * them); reports an error naming what and returns false otherwise. */

@@ -47,6 +47,9 @@ typedef struct LoadedModule {
 
 Arena *sema_arena(Sema *s) { return s->arena; }
 
+/* A type as messages show it: Literal[int](5) reads as int64 there. */
+const char *sema_type_name(Sema *s, Type *t) { return type_name(s->arena, type_strip_deep(s->arena, t)); }
+
 void sema_error(Sema *s, Span where, const char *fmt, ...) {
     if (s->quiet) return;
     va_list ap;
@@ -460,7 +463,7 @@ static Type *type_attribute(Sema *s, Node *n) {
         break;
     default: break;
     }
-    sema_error(s, n->span, "%s has no attribute '%s'", type_name(s->arena, base), a);
+    sema_error(s, n->span, "%s has no attribute '%s'", sema_type_name(s, base), a);
     return &ty_error;
 }
 
@@ -506,13 +509,14 @@ static Type *type_subscript(Sema *s, Node *n) {
             return base->elems[k];
         }
         bool uniform = base->elem_count > 0;
-        for (int i = 1; i < base->elem_count; i++) uniform = uniform && type_equal(base->elems[0], base->elems[i]);
-        if (uniform && is_integer(idx)) return base->elems[0];
+        for (int i = 1; i < base->elem_count; i++)
+            uniform = uniform && type_equal(type_strip(base->elems[0]), type_strip(base->elems[i]));
+        if (uniform && is_integer(idx)) return type_strip(base->elems[0]);
         sema_error(s, n->rhs->span, "a tuple of mixed types needs a constant index");
         return &ty_error;
     }
     if (base->kind != TY_ARRAY) {
-        sema_error(s, n->lhs->span, "%s is not subscriptable", type_name(s->arena, base));
+        sema_error(s, n->lhs->span, "%s is not subscriptable", sema_type_name(s, base));
         return &ty_error;
     }
     int count = idx->kind == TY_TUPLE ? idx->elem_count : 1;
@@ -523,7 +527,7 @@ static Type *type_subscript(Sema *s, Node *n) {
         if (is_integer(t)) ints++;
         else if (t->kind != TY_SLICE || (nodes[i]->kind != ND_SLICE && n->rhs->kind == ND_TUPLE)) {
             sema_error(s, n->rhs->span, "array index must be an integer, a slice or a tuple of them, not %s",
-                       type_name(s->arena, t));
+                       sema_type_name(s, t));
             return &ty_error;
         }
     }
@@ -581,9 +585,9 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     if (k < 0) {
         if (rhs)
             sema_error(s, n->span, "operator '%s' is not supported between %s and %s", op_spelling(op),
-                       type_name(s->arena, args[0]), type_name(s->arena, args[1]));
+                       sema_type_name(s, args[0]), sema_type_name(s, args[1]));
         else
-            sema_error(s, n->span, "operator '%s' is not supported for %s", op_spelling(op), type_name(s->arena, args[0]));
+            sema_error(s, n->span, "operator '%s' is not supported for %s", op_spelling(op), sema_type_name(s, args[0]));
         return &ty_error;
     }
     casts[0] = cases[k].args[0];
@@ -654,7 +658,7 @@ static Type *join(Sema *s, Node *at, Type *a, Type *b) {
     if (a->kind == TY_ERROR || b->kind == TY_ERROR) return &ty_error;
     Type *t = type_unify(s->arena, a, b);
     if (!t) {
-        sema_error(s, at->span, "cannot unify %s and %s", type_name(s->arena, a), type_name(s->arena, b));
+        sema_error(s, at->span, "cannot unify %s and %s", sema_type_name(s, a), sema_type_name(s, b));
         return &ty_error;
     }
     return t;
@@ -707,7 +711,7 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
         char buf[256] = "";
         for (int i = 0; i < n; i++) {
             strncat(buf, i ? ", " : "", sizeof buf - strlen(buf) - 1);
-            strncat(buf, type_name(s->arena, call->items[i]->ty), sizeof buf - strlen(buf) - 1);
+            strncat(buf, sema_type_name(s, call->items[i]->ty), sizeof buf - strlen(buf) - 1);
         }
         sema_error(s, call->span, "%s does not accept (%s)", e->path, buf);
         return &ty_error;
@@ -801,7 +805,7 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
         for (int i = 0; i < call->item_len; i++)
             if (!is_value(call->items[i]->ty)) {
                 sema_error(s, call->items[i]->span, "argument %d of '%s' is %s, not a value", i + 1, f->def->name,
-                           type_name(s->arena, call->items[i]->ty));
+                           sema_type_name(s, call->items[i]->ty));
                 return &ty_error;
             }
         f = specialise(s, f, call);
@@ -812,7 +816,7 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
         Type *want = f->params[i]->ty, *got = call->items[i]->ty;
         if (type_conversion(got, want) == CONV_NONE) {
             sema_error(s, call->items[i]->span, "argument %d of '%s' is %s, which does not convert to %s", i + 1,
-                       f->def->name, type_name(s->arena, got), type_name(s->arena, want));
+                       f->def->name, sema_type_name(s, got), sema_type_name(s, want));
             return &ty_error;
         }
         call->casts[i] = want;
@@ -836,7 +840,7 @@ static Type *type_method_call(Sema *s, Node *n) {
         return &ty_error;
     }
     if ((conj && !is_number(recv)) || (!conj && !is_integer(recv))) {
-        sema_error(s, n->func->span, "%s has no attribute '%s'", type_name(s->arena, recv), n->func->name);
+        sema_error(s, n->func->span, "%s has no attribute '%s'", sema_type_name(s, recv), n->func->name);
         return &ty_error;
     }
     n->entity = entity_lookup(conj ? "method.conjugate" : "method.bit_count");
@@ -860,14 +864,14 @@ static Type *type_call(Sema *s, Node *n) {
     if (callee->kind == TY_FUNC) return call_device_function(s, n, callee->func->sym->func);
     if (callee->kind == TY_DTYPE) {
         if (n->item_len != 1 || n->kwarg_len || !is_scalar(n->items[0]->ty)) {
-            sema_error(s, n->span, "%s() takes one scalar argument", type_name(s->arena, callee->dtype));
+            sema_error(s, n->span, "%s() takes one scalar argument", sema_type_name(s, callee->dtype));
             return &ty_error;
         }
         n->entity = entity_lookup("numba.float32"); /* any dtype entity: lowered as a cast */
         return callee->dtype;
     }
     if (callee->kind != TY_ENTITY || callee->entity->kind != ENT_FUNCTION) {
-        sema_error(s, n->func->span, "%s is not callable", type_name(s->arena, callee));
+        sema_error(s, n->func->span, "%s is not callable", sema_type_name(s, callee));
         return &ty_error;
     }
     const Entity *e = callee->entity;
@@ -881,7 +885,7 @@ static Type *type_tuple_expr(Sema *s, Node *n) {
         elems[i] = type_expr(s, n->items[i]);
         if (elems[i]->kind == TY_ERROR) return &ty_error;
         if (!is_value(elems[i]) && elems[i]->kind != TY_SLICE) {
-            sema_error(s, n->items[i]->span, "a tuple cannot hold %s", type_name(s->arena, elems[i]));
+            sema_error(s, n->items[i]->span, "a tuple cannot hold %s", sema_type_name(s, elems[i]));
             return &ty_error;
         }
     }
@@ -983,14 +987,14 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
         return;
     }
     if (!is_value(value) && value->kind != TY_RANGE) {
-        sema_error(s, where, "cannot assign %s to a variable", type_name(s->arena, value));
+        sema_error(s, where, "cannot assign %s to a variable", sema_type_name(s, value));
         return;
     }
     if (sym->kind == SYM_PARAM) sym->written = true;
     if (sym->pinned) {
         if (type_conversion(value, sym->ty) == CONV_NONE)
-            sema_error(s, where, "cannot assign %s to '%s', declared %s", type_name(s->arena, value), sym->name,
-                       type_name(s->arena, sym->ty));
+            sema_error(s, where, "cannot assign %s to '%s', declared %s", sema_type_name(s, value), sym->name,
+                       sema_type_name(s, sym->ty));
         target->ty = sym->ty;
         return;
     }
@@ -1003,8 +1007,8 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
     Type *u = type_unify(s->arena, sym->ty, value);
     if (!u) {
         if (!s->quiet) {
-            sema_error(s, where, "cannot unify %s and %s for '%s'", type_name(s->arena, sym->ty),
-                       type_name(s->arena, value), sym->name);
+            sema_error(s, where, "cannot unify %s and %s for '%s'", sema_type_name(s, sym->ty),
+                       sema_type_name(s, value), sym->name);
             diag_note(s->diag, sym->def, "'%s' is first assigned here", sym->name);
         }
         return;
@@ -1023,7 +1027,7 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
     Type *idx = type_expr(s, target->rhs);
     if (arr->kind == TY_ERROR || idx->kind == TY_ERROR || value->kind == TY_ERROR) return;
     if (arr->kind != TY_ARRAY) {
-        sema_error(s, target->lhs->span, "%s does not support item assignment", type_name(s->arena, arr));
+        sema_error(s, target->lhs->span, "%s does not support item assignment", sema_type_name(s, arr));
         return;
     }
     Type *elem = type_subscript(s, target);
@@ -1034,7 +1038,7 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
         return;
     }
     if (!is_scalar(value) || type_conversion(value, elem) == CONV_NONE)
-        sema_error(s, where, "cannot store %s into an array of %s", type_name(s->arena, value), type_name(s->arena, elem));
+        sema_error(s, where, "cannot store %s into an array of %s", sema_type_name(s, value), sema_type_name(s, elem));
     sema_note_access(s, target->lhs, false, true);
 }
 
@@ -1045,7 +1049,7 @@ static void assign_target(Sema *s, Node *target, Type *value, Span where) {
     case ND_TUPLE: case ND_LIST:
         if (value->kind == TY_ERROR) return;
         if (value->kind != TY_TUPLE || value->elem_count != target->item_len) {
-            sema_error(s, where, "cannot unpack %s into %d targets", type_name(s->arena, value), target->item_len);
+            sema_error(s, where, "cannot unpack %s into %d targets", sema_type_name(s, value), target->item_len);
             return;
         }
         target->ty = value;
@@ -1061,7 +1065,7 @@ static void type_block(Sema *s, Node **body, int n);
 static void type_condition(Sema *s, Node *cond) {
     Type *t = type_expr(s, cond);
     if (t->kind != TY_ERROR && !is_scalar(t) && t->kind != TY_NONE && t->kind != TY_TUPLE)
-        sema_error(s, cond->span, "%s cannot be used as a condition", type_name(s->arena, t));
+        sema_error(s, cond->span, "%s cannot be used as a condition", sema_type_name(s, t));
 }
 
 /* What iterating over a typed iterable yields: range its ints, an array
@@ -1073,7 +1077,7 @@ static Type *element_of(Sema *s, Node *it) {
         return t->ndim == 1 ? t->dtype : type_array(s->arena, t->dtype, t->ndim - 1, t->layout == 'C' ? 'C' : 'A');
     if (t->kind != TY_ERROR)
         sema_error(s, it->span, "for loops iterate over range(), an array, enumerate() or zip(), not %s",
-                   type_name(s->arena, t));
+                   sema_type_name(s, t));
     return &ty_error;
 }
 
@@ -1130,13 +1134,13 @@ static void type_return(Sema *s, Node *n) {
     if (f->ret_declared) {
         if (type_conversion(t, f->ret) == CONV_NONE)
             sema_error(s, n->span, "'%s' returns %s, which does not convert to %s", f->def->name,
-                       type_name(s->arena, t), type_name(s->arena, f->ret));
+                       sema_type_name(s, t), sema_type_name(s, f->ret));
         return;
     }
     Type *u = f->ret ? type_unify(s->arena, f->ret, t) : t;
     if (!u) {
-        sema_error(s, n->span, "'%s' returns both %s and %s", f->def->name, type_name(s->arena, f->ret),
-                   type_name(s->arena, t));
+        sema_error(s, n->span, "'%s' returns both %s and %s", f->def->name, sema_type_name(s, f->ret),
+                   sema_type_name(s, t));
         return;
     }
     if (!f->ret || !type_equal(u, f->ret)) s->changed = true;
@@ -1162,8 +1166,8 @@ static void type_statement(Sema *s, Node *n) {
             add_local(s, sym);
         }
         if (sym->pinned && !type_equal(sym->ty, t))
-            sema_error(s, n->span, "'%s' is declared %s here but %s before", sym->name, type_name(s->arena, t),
-                       type_name(s->arena, sym->ty));
+            sema_error(s, n->span, "'%s' is declared %s here but %s before", sym->name, sema_type_name(s, t),
+                       sema_type_name(s, sym->ty));
         sym->pinned = true;
         sym->ty = t;
         n->lhs->sym = sym;
@@ -1387,7 +1391,7 @@ static void type_parameters(Sema *s, FuncInfo *f) {
             Type *t = annotation_type(s, p->annotation);
             if (f->params[i]->ty && !type_equal(f->params[i]->ty, t) && t->kind != TY_ERROR)
                 sema_error(s, p->annotation->span, "parameter '%s' is annotated %s but the signature says %s", p->name,
-                           type_name(s->arena, t), type_name(s->arena, f->params[i]->ty));
+                           sema_type_name(s, t), sema_type_name(s, f->params[i]->ty));
             f->params[i]->ty = t;
         } else if (!f->params[i]->ty && !f->is_kernel) {
             f->params[i]->ty = &ty_error; /* typed only at its calls, as Numba does */
@@ -1399,7 +1403,7 @@ static void type_parameters(Sema *s, FuncInfo *f) {
             f->params[i]->ty = &ty_error;
         }
         if (f->params[i]->ty && f->params[i]->ty->kind != TY_ERROR && !is_value(f->params[i]->ty))
-            sema_error(s, p->span, "parameter '%s' cannot be %s", p->name, type_name(s->arena, f->params[i]->ty));
+            sema_error(s, p->span, "parameter '%s' cannot be %s", p->name, sema_type_name(s, f->params[i]->ty));
     }
     if (f->def->annotation) {
         Type *r = annotation_type(s, f->def->annotation);

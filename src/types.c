@@ -133,6 +133,13 @@ Type *type_strip(Type *t) {
     return t->kind == TY_BOOL ? &ty_bool : type_int(t->bits, t->is_signed);
 }
 
+Type *type_strip_deep(Arena *a, Type *t) {
+    if (!t || t->kind != TY_TUPLE) return type_strip(t);
+    Type **elems = ARENA_ARRAY(a, Type *, t->elem_count ? t->elem_count : 1);
+    for (int i = 0; i < t->elem_count; i++) elems[i] = type_strip_deep(a, t->elems[i]);
+    return type_tuple(a, elems, t->elem_count);
+}
+
 Type *type_func(Arena *a, Node *def) {
     Type *t = new_type(a, TY_FUNC);
     t->func = def;
