@@ -574,6 +574,33 @@ static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValue
     }
 }
 
+static LLVMValueRef compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t);
+
+/* Tuples compare as Python compares them: == and != element by element,
+ * the orders lexicographically (the first unequal pair decides, then the
+ * lengths). */
+static LLVMValueRef compare_tuples(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *ta, const Type *tb) {
+    int n = ta->elem_count < tb->elem_count ? ta->elem_count : tb->elem_count;
+    LLVMValueRef all_eq = LLVMConstInt(i1(g), ta->elem_count == tb->elem_count, false);
+    Op strict = op == OP_LE ? OP_LT : op == OP_GE ? OP_GT : op;
+    bool ordered = op != OP_EQ && op != OP_NE;
+    /* when every compared pair is equal, the shorter tuple is less */
+    LLVMValueRef result = LLVMConstInt(i1(g), (op == OP_LT && ta->elem_count < tb->elem_count) ||
+                                                  (op == OP_LE && ta->elem_count <= tb->elem_count) ||
+                                                  (op == OP_GT && ta->elem_count > tb->elem_count) ||
+                                                  (op == OP_GE && ta->elem_count >= tb->elem_count), false);
+    for (int i = n - 1; i >= 0; i--) {
+        const Type *t = type_unify(g->arena, ta->elems[i], tb->elems[i]);
+        LLVMValueRef x = convert(g, LLVMBuildExtractValue(g->b, a, (unsigned)i, ""), ta->elems[i], t);
+        LLVMValueRef y = convert(g, LLVMBuildExtractValue(g->b, b, (unsigned)i, ""), tb->elems[i], t);
+        LLVMValueRef eq = compare(g, OP_EQ, x, y, t);
+        if (ordered) result = LLVMBuildSelect(g->b, eq, result, compare(g, strict, x, y, t), "");
+        else all_eq = LLVMBuildAnd(g->b, all_eq, eq, "");
+    }
+    if (ordered) return result;
+    return op == OP_EQ ? all_eq : LLVMBuildNot(g->b, all_eq, "");
+}
+
 static LLVMValueRef compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
     if (t->kind == TY_FLOAT) {
         LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE : op == OP_LT ? LLVMRealOLT
@@ -785,6 +812,12 @@ static LLVMValueRef gen_view(CodeGen *g, Node *n) {
 
 static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
     if (n->lhs->ty->kind == TY_ARRAY && n->ty->kind == TY_ARRAY) return gen_view(g, n);
+    if (n->lhs->ty->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) {
+        LLVMValueRef t = gen_expr(g, n->lhs), out = LLVMGetUndef(llvm_type(g, n->ty));
+        for (int i = 0; n->dims[i] >= 0; i++)
+            out = LLVMBuildInsertValue(g->b, out, LLVMBuildExtractValue(g->b, t, (unsigned)n->dims[i], ""), (unsigned)i, "");
+        return out;
+    }
     if (n->lhs->ty->kind == TY_TUPLE) {
         LLVMValueRef t = gen_expr(g, n->lhs);
         ConstValue *c = NULL;
@@ -811,9 +844,14 @@ static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
 
 static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
     LLVMValueRef a = gen_cast(g, n->lhs, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
-    if (n->lhs->ty->kind == TY_TUPLE) {
-        cg_error(g, n->span, "tuple %s is not supported by code generation yet", op_spelling(n->op));
-        return LLVMGetUndef(llvm_type(g, n->ty));
+    if (n->lhs->ty->kind == TY_TUPLE) { /* a + b of tuples: the concatenation */
+        LLVMValueRef out = LLVMGetUndef(llvm_type(g, n->ty));
+        int k = 0;
+        for (int i = 0; i < n->lhs->ty->elem_count; i++)
+            out = LLVMBuildInsertValue(g->b, out, LLVMBuildExtractValue(g->b, a, (unsigned)i, ""), (unsigned)k++, "");
+        for (int i = 0; i < n->rhs->ty->elem_count; i++)
+            out = LLVMBuildInsertValue(g->b, out, LLVMBuildExtractValue(g->b, b, (unsigned)i, ""), (unsigned)k++, "");
+        return out;
     }
     LLVMValueRef r = arith(g, n, n->op, a, b, n->casts[0], n->casts[1], n->ty);
     const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
@@ -854,6 +892,8 @@ static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
         if (op == OP_IS || op == OP_ISNOT) {
             bool same = type_equal(n->items[i]->ty, n->items[i + 1]->ty) && n->items[i]->ty->kind == TY_NONE;
             result = LLVMConstInt(i1(g), same == (op == OP_IS), false);
+        } else if (ta->kind == TY_TUPLE) {
+            result = compare_tuples(g, op, left, right, ta, tb);
         } else {
             result = compare(g, op, convert(g, left, n->items[i]->ty, ta), convert(g, right, n->items[i + 1]->ty, tb), ta);
         }

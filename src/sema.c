@@ -493,11 +493,49 @@ static char view_layout(const Type *base, Node **idx, int count) {
     return 'A';
 }
 
+/* t[lo:hi:st] of a tuple with constant bounds: the tuple of those items.
+ * Sema records the chosen positions in n->dims for codegen. */
+static Type *tuple_slice_type(Sema *s, Node *n, Type *base) {
+    Node *sl = n->rhs;
+    int64_t len = base->elem_count, lo, hi, st = 1;
+    Node *parts[3] = {sl->lower, sl->upper, sl->step};
+    int64_t vals[3];
+    for (int k = 0; k < 3; k++) {
+        vals[k] = 0;
+        if (parts[k] && !sema_const_int(s, parts[k], "a tuple slice bound", &vals[k])) return &ty_error;
+    }
+    if (parts[2]) st = vals[2];
+    if (st == 0) {
+        sema_error(s, sl->span, "slice step cannot be zero");
+        return &ty_error;
+    }
+    lo = parts[0] ? vals[0] : (st < 0 ? len - 1 : 0);
+    hi = parts[1] ? vals[1] : (st < 0 ? -len - 1 : len);
+    if (lo < 0) lo += len;
+    if (hi < 0) hi += len;
+    if (lo < 0) lo = st < 0 ? -1 : 0;
+    if (hi < 0) hi = st < 0 ? -1 : 0;
+    if (lo > len) lo = len;
+    if (hi > len) hi = len;
+    if (st < 0 && lo >= len) lo = len - 1;
+    Type *elems[64];
+    long *picks = ARENA_ARRAY(s->arena, long, len + 1);
+    int n_out = 0;
+    for (int64_t i = lo; (st > 0 ? i < hi : i > hi) && n_out < 64; i += st) {
+        picks[n_out] = (long)i;
+        elems[n_out++] = base->elems[i];
+    }
+    picks[n_out] = -1;
+    n->dims = picks;
+    return type_tuple(s->arena, elems, n_out);
+}
+
 /* Array indices: integers (Numba normalises to intp) or slices. */
 static Type *type_subscript(Sema *s, Node *n) {
     Type *base = type_expr(s, n->lhs);
     Type *idx = type_expr(s, n->rhs);
     if (base->kind == TY_ERROR || idx->kind == TY_ERROR) return &ty_error;
+    if (base->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) return tuple_slice_type(s, n, base);
     if (base->kind == TY_TUPLE) {
         ConstValue *c = n->rhs->kind == ND_INT || n->rhs->kind == ND_UNARY ? fold(s, n->rhs) : NULL;
         if (c && c->ty == &ty_int64) {
@@ -562,6 +600,24 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     if (op == OP_IS || op == OP_ISNOT) {
         casts[0] = args[0];
         if (rhs) casts[1] = args[1];
+        return &ty_bool;
+    }
+    if (op >= OP_EQ && op <= OP_GE && rhs && args[0]->kind == TY_TUPLE && args[1]->kind == TY_TUPLE) {
+        /* TupleCompare: element by element, each pair comparable */
+        int n_pairs = args[0]->elem_count < args[1]->elem_count ? args[0]->elem_count : args[1]->elem_count;
+        for (int i = 0; i < n_pairs; i++) {
+            Type *pair[2] = {args[0]->elems[i], args[1]->elems[i]};
+            int ncases;
+            bool unsafe;
+            const Sig *cases = operator_cases(op, 2, &ncases, &unsafe);
+            if (resolve_overload(cases, ncases, pair, 2, unsafe) < 0) {
+                sema_error(s, n->span, "operator '%s' is not supported between %s and %s", op_spelling(op),
+                           sema_type_name(s, args[0]), sema_type_name(s, args[1]));
+                return &ty_error;
+            }
+        }
+        casts[0] = args[0];
+        casts[1] = args[1];
         return &ty_bool;
     }
     if (op == OP_ADD && args[0]->kind == TY_TUPLE && args[1]->kind == TY_TUPLE) {
