@@ -334,10 +334,16 @@ static LLVMValueRef alloc_array(CodeGen *g, Node *call, bool shared) {
     LLVMTypeRef storage = LLVMArrayType2(elem, (uint64_t)count);
     LLVMValueRef data;
     if (shared) {
-        LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->mod, count ? storage : LLVMArrayType2(elem, 0), "shared", AS_SHARED);
-        LLVMSetLinkage(gv, count ? LLVMInternalLinkage : LLVMExternalLinkage);
-        if (count) LLVMSetInitializer(gv, LLVMGetUndef(storage));
-        LLVMSetAlignment(gv, 16);
+        /* Every dynamic array of a module is the one extern symbol: they all
+         * alias the launch's dynamic shared memory, as in Numba. */
+        LLVMValueRef gv = count ? NULL : LLVMGetNamedGlobal(g->mod, "pykc_dynamic_shared");
+        if (!gv) {
+            gv = LLVMAddGlobalInAddressSpace(g->mod, count ? storage : LLVMArrayType2(i8(g), 0),
+                                             count ? "shared" : "pykc_dynamic_shared", AS_SHARED);
+            LLVMSetLinkage(gv, count ? LLVMInternalLinkage : LLVMExternalLinkage);
+            if (count) LLVMSetInitializer(gv, LLVMGetUndef(storage));
+            LLVMSetAlignment(gv, 16);
+        }
         data = LLVMBuildAddrSpaceCast(g->b, gv, ptr_in(g, AS_GENERIC), "");
     } else {
         LLVMValueRef a = entry_alloca(g, storage, "local");
@@ -376,7 +382,12 @@ static LLVMValueRef int_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const
         LLVMValueRef r = want_mod ? LLVMBuildURem(B, a, safe_b, "") : LLVMBuildUDiv(B, a, safe_b, "");
         return LLVMBuildSelect(B, is_zero, zero, r, "");
     }
+    /* INT_MIN // -1 overflows: divide by 1 and negate instead, as wrapping
+     * arithmetic gives (the remainder is 0) */
+    LLVMValueRef minus_one = LLVMBuildICmp(B, LLVMIntEQ, safe_b, LLVMConstAllOnes(ty), "");
+    safe_b = LLVMBuildSelect(B, minus_one, LLVMConstInt(ty, 1, false), safe_b, "");
     LLVMValueRef q = LLVMBuildSDiv(B, a, safe_b, ""), r = LLVMBuildSRem(B, a, safe_b, "");
+    q = LLVMBuildSelect(B, minus_one, LLVMBuildNeg(B, a, ""), q, "");
     LLVMValueRef adjust = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntNE, r, zero, ""),
                                        LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildXor(B, r, safe_b, ""), zero, ""), "");
     LLVMValueRef out = want_mod ? LLVMBuildSelect(B, adjust, LLVMBuildAdd(B, r, safe_b, ""), r, "")
@@ -410,19 +421,26 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
     LLVMValueRef round_up = LLVMBuildFCmp(B, LLVMRealOGT, frac, LLVMConstReal(ty, 0.5), "");
     LLVMValueRef result = LLVMBuildSelect(B, round_up, fp_op(g, LLVMBuildFAdd(B, fl, one, "")), fl, "");
     LLVMValueRef plain = fp_op(g, LLVMBuildFDiv(B, a, b, ""));
+    /* a zero quotient carries the sign of a / b, as Python's does */
+    LLVMValueRef zero_args[] = {zero, plain};
+    LLVMValueRef signed_zero = intrinsic(g, "llvm.copysign", over, 1, zero_args, 2);
+    result = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, div, zero, ""), signed_zero, result, "");
     LLVMValueRef b_zero = LLVMBuildFCmp(B, LLVMRealOEQ, b, zero, "");
     return LLVMBuildSelect(B, b_zero, plain, result, "");
 }
 
-/* Integer power by squaring, in a helper function built once a module;
- * a negative exponent gives 0, Numba's answer for ints. */
-static LLVMValueRef int_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef e) {
-    LLVMTypeRef ty = LLVMTypeOf(a);
-    unsigned bits = LLVMGetIntTypeWidth(ty);
-    char name[32];
-    snprintf(name, sizeof name, "pykc.ipow.i%u", bits);
+/* x ** n by squaring, in a helper function built once a module per type,
+ * as Numba's int_power_impl computes it for int and float bases alike. A
+ * negative n gives 1/x**|n| for floats; for ints 1 when x is 1, +-1 when x
+ * is -1, the minimum int when x is 0 (NumPy's error value) and else 0. */
+static LLVMValueRef power_by_squaring(CodeGen *g, LLVMValueRef a, LLVMValueRef e) {
+    LLVMTypeRef ty = LLVMTypeOf(a), ety = LLVMTypeOf(e);
+    bool fp = LLVMGetTypeKind(ty) != LLVMIntegerTypeKind;
+    char name[48];
+    if (fp) snprintf(name, sizeof name, "pykc.fpow.%s", LLVMGetTypeKind(ty) == LLVMFloatTypeKind ? "f32" : "f64");
+    else snprintf(name, sizeof name, "pykc.ipow.i%u", LLVMGetIntTypeWidth(ty));
     LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
-    LLVMTypeRef params[] = {ty, ty};
+    LLVMTypeRef params[] = {ty, ety};
     LLVMTypeRef fty = LLVMFunctionType(ty, params, 2, false);
     if (!f) {
         f = LLVMAddFunction(g->mod, name, fty);
@@ -432,27 +450,39 @@ static LLVMValueRef int_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef e) {
         LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->ctx, f, "loop");
         LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, f, "done");
         LLVMPositionBuilderAtEnd(B, entry);
-        LLVMValueRef base = LLVMGetParam(f, 0), exp = LLVMGetParam(f, 1), zero = LLVMConstNull(ty);
+        LLVMValueRef base = LLVMGetParam(f, 0), exp = LLVMGetParam(f, 1), zero = LLVMConstNull(ety);
         LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, exp, zero, "");
-        LLVMBuildCondBr(B, neg, done, loop);
+        LLVMValueRef n = LLVMBuildSelect(B, neg, LLVMBuildNeg(B, exp, ""), exp, "");
+        LLVMValueRef one = fp ? LLVMConstReal(ty, 1.0) : LLVMConstInt(ty, 1, false);
+        LLVMBuildBr(B, loop);
         LLVMPositionBuilderAtEnd(B, loop);
-        LLVMValueRef acc = LLVMBuildPhi(B, ty, "acc"), b = LLVMBuildPhi(B, ty, "b"), x = LLVMBuildPhi(B, ty, "e");
+        LLVMValueRef acc = LLVMBuildPhi(B, ty, "acc"), b = LLVMBuildPhi(B, ty, "b"), x = LLVMBuildPhi(B, ety, "n");
         LLVMValueRef odd = LLVMBuildTrunc(B, x, LLVMInt1TypeInContext(g->ctx), "");
-        LLVMValueRef acc2 = LLVMBuildSelect(B, odd, LLVMBuildMul(B, acc, b, ""), acc, "");
-        LLVMValueRef b2 = LLVMBuildMul(B, b, b, ""), x2 = LLVMBuildLShr(B, x, LLVMConstInt(ty, 1, false), "");
-        LLVMValueRef more = LLVMBuildICmp(B, LLVMIntNE, x2, zero, "");
-        LLVMBuildCondBr(B, more, loop, done);
-        LLVMValueRef one = LLVMConstInt(ty, 1, false);
-        LLVMValueRef acc_in[] = {one, acc2}, b_in[] = {base, b2}, x_in[] = {exp, x2};
+        LLVMValueRef prod = fp ? LLVMBuildFMul(B, acc, b, "") : LLVMBuildMul(B, acc, b, "");
+        LLVMValueRef acc2 = LLVMBuildSelect(B, odd, prod, acc, "");
+        LLVMValueRef b2 = fp ? LLVMBuildFMul(B, b, b, "") : LLVMBuildMul(B, b, b, "");
+        LLVMValueRef x2 = LLVMBuildLShr(B, x, LLVMConstInt(ety, 1, false), "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, x2, zero, ""), loop, done);
+        LLVMValueRef acc_in[] = {one, acc2}, b_in[] = {base, b2}, x_in[] = {n, x2};
         LLVMBasicBlockRef from[] = {entry, loop};
         LLVMAddIncoming(acc, acc_in, from, 2);
         LLVMAddIncoming(b, b_in, from, 2);
         LLVMAddIncoming(x, x_in, from, 2);
         LLVMPositionBuilderAtEnd(B, done);
-        LLVMValueRef res = LLVMBuildPhi(B, ty, "");
-        LLVMValueRef res_in[] = {zero, acc2};
-        LLVMAddIncoming(res, res_in, from, 2);
-        LLVMBuildRet(B, res);
+        /* the loop ran at least once; x ** 0 is 1 */
+        LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, n, zero, ""), one, acc2, "");
+        LLVMValueRef inv;
+        if (fp) {
+            inv = LLVMBuildFDiv(B, one, r, "");
+        } else {
+            LLVMValueRef minus1 = LLVMConstAllOnes(ty), z = LLVMConstNull(ty);
+            LLVMValueRef odd_e = LLVMBuildTrunc(B, exp, LLVMInt1TypeInContext(g->ctx), "");
+            inv = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, base, one, ""), one,
+                  LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, base, minus1, ""), LLVMBuildSelect(B, odd_e, minus1, one, ""),
+                  LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, base, z, ""),
+                                  LLVMConstInt(ty, 1ULL << (LLVMGetIntTypeWidth(ty) - 1), false), z, ""), ""), "");
+        }
+        LLVMBuildRet(B, LLVMBuildSelect(B, neg, inv, r, ""));
         LLVMDisposeBuilder(B);
     }
     LLVMValueRef args[] = {a, e};
@@ -488,13 +518,9 @@ static LLVMValueRef complex_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef b, cons
 
 /* x ** y once both are converted to the chosen case's types. */
 static LLVMValueRef power(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type *ta, const Type *tb) {
-    if (ta->kind == TY_INT) return int_pow(g, a, b);
+    if (ta->kind == TY_INT) return power_by_squaring(g, a, convert(g, b, tb, ta));
     if (ta->kind == TY_COMPLEX) return complex_pow(g, a, b, ta);
-    if (tb->kind == TY_INT) {
-        LLVMValueRef e = convert(g, b, tb, &ty_int32);
-        LLVMValueRef args[] = {a, e};
-        return call_fn(g, LLVMTypeOf(a), ta->bits == 32 ? "__nv_powif" : "__nv_powi", args, 2);
-    }
+    if (tb->kind == TY_INT) return power_by_squaring(g, a, convert(g, b, tb, &ty_int64));
     LLVMValueRef args[] = {a, b};
     return gpu_libdevice(g, "pow", ta, args, 2);
 }
@@ -852,6 +878,11 @@ static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
         for (int i = 0; i < n->rhs->ty->elem_count; i++)
             out = LLVMBuildInsertValue(g->b, out, LLVMBuildExtractValue(g->b, b, (unsigned)i, ""), (unsigned)k++, "");
         return out;
+    }
+    if (n->op == OP_LSHIFT || n->op == OP_RSHIFT) {
+        /* Numba shifts in the result's width: the operand widened first */
+        const Type *rt = type_strip(n->ty);
+        return shift(g, n->op, convert(g, a, n->casts[0], rt), convert(g, b, n->casts[1], rt), rt);
     }
     LLVMValueRef r = arith(g, n, n->op, a, b, n->casts[0], n->casts[1], n->ty);
     const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
@@ -1377,6 +1408,11 @@ static LLVMValueRef gen_call(CodeGen *g, Node *n) {
 }
 
 static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
+    if (n->folded) { /* CPython folded it: the constant sema computed */
+        if (n->ty->kind == TY_FLOAT) return LLVMConstReal(llvm_type(g, n->ty), n->v.f);
+        if (n->ty->kind == TY_BOOL) return LLVMConstInt(i1(g), n->v.i.value != 0, false);
+        return LLVMConstInt(llvm_type(g, n->ty), n->v.i.value, false);
+    }
     switch (n->kind) {
     case ND_INT: return LLVMConstInt(llvm_type(g, n->ty), n->v.i.value, false);
     case ND_FLOAT: return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), n->v.f);
@@ -1684,9 +1720,15 @@ static void gen_statement(CodeGen *g, Node *n) {
         LLVMValueRef ptr = n->lhs->kind == ND_SUBSCRIPT ? subscript_ptr(g, n->lhs) : NULL;
         LLVMValueRef cur = ptr ? load_scalar(g, n->lhs->ty, ptr) : gen_expr(g, n->lhs);
         LLVMValueRef a = convert(g, cur, n->lhs->ty, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
-        LLVMValueRef r = arith(g, n, n->op, a, b, n->casts[0], n->casts[1], n->ty);
-        const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
-        r = convert(g, r, rt, n->ty);
+        LLVMValueRef r;
+        if (n->op == OP_LSHIFT || n->op == OP_RSHIFT) {
+            const Type *wide = type_strip(n->ty);
+            r = shift(g, n->op, convert(g, a, n->casts[0], wide), convert(g, b, n->casts[1], wide), wide);
+        } else {
+            r = arith(g, n, n->op, a, b, n->casts[0], n->casts[1], n->ty);
+            const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
+            r = convert(g, r, rt, n->ty);
+        }
         if (ptr) store_scalar(g, n->lhs->ty, convert(g, r, n->ty, n->lhs->ty), ptr);
         else store_target(g, n->lhs, r, n->ty);
         return;
@@ -1804,9 +1846,15 @@ static void define_function(CodeGen *g, FuncInfo *f) {
  * function without types exists only as its specialisations. */
 static bool emitted(const FuncInfo *f) { return !f->abstract && !(f->imported && f->is_kernel); }
 
-LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name) {
+LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name, const TargetConfig *cfg) {
     CodeGen g = {.ctx = ctx, .unit = u, .diag = u->diag, .arena = u->arena};
     g.mod = LLVMModuleCreateWithNameInContext(name, ctx);
+    /* the data layout first, so that every load and store gets the
+     * alignment the target gives its type */
+    if (!target_prepare_module(g.mod, cfg, u->diag)) {
+        LLVMDisposeModule(g.mod);
+        return NULL;
+    }
     g.b = LLVMCreateBuilderInContext(ctx);
     if (u->opts->debug_info || u->opts->lineinfo) di_begin(&g, u->opts->debug_info);
     for (int i = 0; i < u->func_count; i++)
@@ -1835,8 +1883,8 @@ LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name) {
 
 bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
     LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef m = cg_module(u, ctx, u->opts->input);
-    bool ok = m && target_prepare_module(m, cfg, u->diag) && target_link_libdevice(m, cfg, u->diag) &&
+    LLVMModuleRef m = cg_module(u, ctx, u->opts->input, cfg);
+    bool ok = m && target_link_libdevice(m, cfg, u->diag) &&
               target_optimize(m, cfg, u->diag);
     if (ok && ir_only) {
         char *ir = LLVMPrintModuleToString(m);

@@ -324,6 +324,8 @@ struct Node {
     int level;                      /* ImportFrom: leading dots */
     bool star;                      /* ImportFrom: `import *` */
     bool paren;                     /* Tuple written in parentheses */
+    bool folded;                    /* set by sema: CPython folds this
+                                       constant expression; v holds it */
     Type **casts;                   /* set by sema: what each operand
                                        converts to (BinOp 2, Compare 2 a
                                        pair, Call one an argument) */
@@ -696,7 +698,7 @@ bool manifest_write(const Manifest *m, const char *path, Diag *d);
 /* ---- codegen.c --------------------------------------------------------- */
 
 /* Builds the LLVM module of a typed unit in ctx; NULL after errors. */
-struct LLVMOpaqueModule *cg_module(Unit *u, struct LLVMOpaqueContext *ctx, const char *name);
+struct LLVMOpaqueModule *cg_module(Unit *u, struct LLVMOpaqueContext *ctx, const char *name, const TargetConfig *cfg);
 /* Builds, links and optimises the unit for one arch and gives its PTX (or
  * with ir_only its LLVM IR) as malloc'd text. */
 bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]);

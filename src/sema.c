@@ -458,8 +458,8 @@ static Type *type_attribute(Sema *s, Node *n) {
     case TY_COMPLEX:
         if (!strcmp(a, "real") || !strcmp(a, "imag")) return type_float(base->bits / 2);
         break;
-    case TY_INT: case TY_FLOAT: case TY_BOOL:
-        if (!strcmp(a, "real") || !strcmp(a, "imag")) return base;
+    case TY_INT: case TY_FLOAT:
+        if (!strcmp(a, "real") || !strcmp(a, "imag")) return type_strip(base);
         break;
     default: break;
     }
@@ -667,6 +667,9 @@ static Type *folded_literal(Sema *s, Node *n) {
     ConstValue *c = fold(s, n);
     s->locals = saved;
     if (!c || c->too_big) return NULL;
+    n->folded = true;
+    if (c->ty == &ty_float64) n->v.f = c->v.f;
+    else n->v.i.value = (uint64_t)c->v.i;
     if (c->ty == &ty_int64 || c->ty == &ty_uint64) return type_literal_int(s->arena, c->v.i, c->ty == &ty_uint64);
     if (c->ty == &ty_bool) return type_literal_bool(s->arena, c->v.b);
     return c->ty; /* a float, as 2 ** -1 folds to 0.5 */
