@@ -560,10 +560,26 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
         return complex_make(g, LLVMTypeOf(a), re, im);
     }
     case OP_DIV: {
-        LLVMValueRef den = fp_op(g, LLVMBuildFAdd(B, fp_op(g, LLVMBuildFMul(B, br, br, "")), fp_op(g, LLVMBuildFMul(B, bi, bi, "")), ""));
-        LLVMValueRef re = fp_op(g, LLVMBuildFAdd(B, fp_op(g, LLVMBuildFMul(B, ar, br, "")), fp_op(g, LLVMBuildFMul(B, ai, bi, "")), ""));
-        LLVMValueRef im = fp_op(g, LLVMBuildFSub(B, fp_op(g, LLVMBuildFMul(B, ai, br, "")), fp_op(g, LLVMBuildFMul(B, ar, bi, "")), ""));
-        return complex_make(g, LLVMTypeOf(a), fp_op(g, LLVMBuildFDiv(B, re, den, "")), fp_op(g, LLVMBuildFDiv(B, im, den, "")));
+        /* CPython's c_quot, as Numba divides: scale by the larger part of
+         * the divisor so that neither the squares overflow nor precision
+         * goes; a zero divisor gives NaNs (no exception in a kernel). */
+        LLVMTypeRef ft = LLVMTypeOf(ar);
+        LLVMTypeRef over[] = {ft};
+        LLVMValueRef abs_r = intrinsic(g, "llvm.fabs", over, 1, &br, 1), abs_i = intrinsic(g, "llvm.fabs", over, 1, &bi, 1);
+        LLVMValueRef real_big = LLVMBuildFCmp(B, LLVMRealOGE, abs_r, abs_i, "");
+        LLVMValueRef ratio1 = LLVMBuildFDiv(B, bi, br, ""), denom1 = LLVMBuildFAdd(B, br, LLVMBuildFMul(B, bi, ratio1, ""), "");
+        LLVMValueRef re1 = LLVMBuildFDiv(B, LLVMBuildFAdd(B, ar, LLVMBuildFMul(B, ai, ratio1, ""), ""), denom1, "");
+        LLVMValueRef im1 = LLVMBuildFDiv(B, LLVMBuildFSub(B, ai, LLVMBuildFMul(B, ar, ratio1, ""), ""), denom1, "");
+        LLVMValueRef ratio2 = LLVMBuildFDiv(B, br, bi, ""), denom2 = LLVMBuildFAdd(B, LLVMBuildFMul(B, br, ratio2, ""), bi, "");
+        LLVMValueRef re2 = LLVMBuildFDiv(B, LLVMBuildFAdd(B, LLVMBuildFMul(B, ar, ratio2, ""), ai, ""), denom2, "");
+        LLVMValueRef im2 = LLVMBuildFDiv(B, LLVMBuildFSub(B, LLVMBuildFMul(B, ai, ratio2, ""), ar, ""), denom2, "");
+        LLVMValueRef re = LLVMBuildSelect(B, real_big, re1, re2, ""), im = LLVMBuildSelect(B, real_big, im1, im2, "");
+        LLVMValueRef zero = LLVMConstNull(ft), nan = LLVMConstReal(ft, 0.0 / 0.0);
+        LLVMValueRef both_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, ""),
+                                              LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
+        re = LLVMBuildSelect(B, both_zero, nan, re, "");
+        im = LLVMBuildSelect(B, both_zero, nan, im, "");
+        return complex_make(g, LLVMTypeOf(a), re, im);
     }
     default:
         cg_error(g, at->span, "%s of complex numbers is not supported yet", op_spelling(op));
