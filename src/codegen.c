@@ -513,6 +513,13 @@ static LLVMValueRef complex_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef b, cons
                                        LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
     out_re = LLVMBuildSelect(B, b_zero, LLVMConstReal(ft, 1.0), out_re, "");
     out_im = LLVMBuildSelect(B, b_zero, zero, out_im, "");
+    /* a ** 2 multiplies, as Numba does: the logarithm would lose precision */
+    LLVMValueRef is_two = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, LLVMConstReal(ft, 2.0), ""),
+                                       LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
+    LLVMValueRef sq_re = LLVMBuildFSub(B, LLVMBuildFMul(B, ar, ar, ""), LLVMBuildFMul(B, ai, ai, ""), "");
+    LLVMValueRef sq_im = LLVMBuildFAdd(B, LLVMBuildFMul(B, ar, ai, ""), LLVMBuildFMul(B, ai, ar, ""), "");
+    out_re = LLVMBuildSelect(B, is_two, sq_re, out_re, "");
+    out_im = LLVMBuildSelect(B, is_two, sq_im, out_im, "");
     return complex_make(g, LLVMTypeOf(a), out_re, out_im);
 }
 
