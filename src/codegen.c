@@ -712,6 +712,7 @@ static LLVMValueRef gen_name(CodeGen *g, Node *n) {
     }
     if (sym->ty->kind == TY_NONE) return NULL;
     if (!sym->cg) ice("symbol %s has no storage", sym->name);
+    if (sym->cg_is_value) return sym->cg;
     return LLVMBuildLoad2(g->b, llvm_type(g, sym->ty), sym->cg, sym->name);
 }
 
@@ -1851,6 +1852,13 @@ static void define_function(CodeGen *g, FuncInfo *f) {
     for (int i = 0; i < f->param_count; i++) {
         Sym *p = f->params[i];
         LLVMValueRef v = f->is_kernel ? abi_unpack(g, p->ty, g->llfn, &next) : LLVMGetParam(g->llfn, next++);
+        if (!p->rebound) { /* never assigned: its value, with no storage to promote */
+            LLVMSetValueName2(v, p->name, strlen(p->name));
+            p->cg = v;
+            p->cg_is_value = true;
+            continue;
+        }
+        p->cg_is_value = false;
         p->cg = entry_alloca(g, llvm_type(g, p->ty), p->name);
         LLVMBuildStore(g->b, v, p->cg);
     }

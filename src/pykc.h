@@ -533,6 +533,7 @@ struct Sym {
     int index;               /* PARAM: position */
     bool pinned;             /* an annotation fixed the type */
     bool read, written;      /* PARAM arrays: inferred access */
+    bool rebound;            /* PARAM: assigned in the body */
     Span conflict;           /* a later assignment that did not unify */
     Type *conflict_ty;
     ConstValue *value;       /* CONST */
@@ -540,6 +541,7 @@ struct Sym {
     struct Scope *members;   /* MODULE: an imported .pyk module's names */
     const Entity *entity;    /* ENTITY */
     void *cg;                /* codegen's storage for the symbol */
+    bool cg_is_value;        /* cg is the value itself, not its storage */
 };
 
 struct FuncInfo {

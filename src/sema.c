@@ -1049,7 +1049,7 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
         sema_error(s, where, "cannot assign %s to a variable", sema_type_name(s, value));
         return;
     }
-    if (sym->kind == SYM_PARAM) sym->written = true;
+    if (sym->kind == SYM_PARAM) sym->rebound = true;
     if (sym->pinned) {
         if (type_conversion(value, sym->ty) == CONV_NONE)
             sema_error(s, where, "cannot assign %s to '%s', declared %s", sema_type_name(s, value), sym->name,
