@@ -75,8 +75,8 @@ typedef enum pykrt_status {
 } pykrt_status;
 
 /* The message of the last failed pykrt call on this thread ("" if none).
- * A successful call leaves it unchanged. The pointer stays valid until the
- * thread's next pykrt call. */
+ * A successful call leaves it unchanged; the next failing call on this
+ * thread replaces it. The pointer is valid for the thread's lifetime. */
 PYKRT_API const char *pykrt_last_error(void);
 
 /* The enumerator's name, e.g. "PYKRT_ERROR_NO_DRIVER". */

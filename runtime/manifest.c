@@ -14,8 +14,13 @@
  * Errors read "FILE:LINE:COL: WHERE: problem", WHERE being a path such as
  * kernels[0].params[1].dtype. Keys the reader does not know are ignored, so
  * a newer compiler may add fields; a `format` other than 1 is refused before
- * anything else is read. Integers and booleans must be plain scalars. YAML
- * aliases are refused: following them could multiply the work without bound.
+ * anything else is read. Integers and booleans must be plain scalars.
+ *
+ * Input that libyaml would take too long over is refused before it loads a
+ * document: too large, brackets nested too deep (its scanner is quadratic
+ * in that), and anchors or aliases, found by a first pass over the events
+ * (its loader is quadratic in anchors, and following aliases could
+ * multiply the reader's work without bound). A manifest has none of these.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -71,8 +76,6 @@ typedef struct reader {
     yaml_document_t doc;
     const char *name;
     pk_manifest *m;
-    unsigned char *entered; /* per node: a mapping or sequence already read */
-    size_t nnodes;
 } reader;
 
 static pykrt_status bad(reader *r, const yaml_node_t *n, const char *where, const char *fmt, ...) PK_PRINTF(4, 5);
@@ -98,15 +101,11 @@ static yaml_node_t *node_at(reader *r, int index)
     return yaml_document_get_node(&r->doc, index);
 }
 
-/* Checks a node is a mapping or a sequence read for the first time. */
+/* Checks a node is a mapping or a sequence. */
 static pykrt_status enter(reader *r, yaml_node_t *n, yaml_node_type_t type, const char *where)
 {
     if (n->type != type)
         return bad(r, n, where, "expected a %s", type == YAML_MAPPING_NODE ? "mapping" : "sequence");
-    size_t index = (size_t)(n - r->doc.nodes.start);
-    if (r->entered[index])
-        return bad(r, n, where, "the same node appears twice (YAML aliases are not supported)");
-    r->entered[index] = 1;
     return PYKRT_SUCCESS;
 }
 
@@ -739,17 +738,69 @@ static pykrt_status yaml_error(const yaml_parser_t *p, const char *name)
                    p->problem_mark.column + 1, problem);
 }
 
-static pykrt_status load_document(const char *text, size_t len, const char *name, yaml_document_t *doc)
+/* The first pass: parse events only, refusing anchors and aliases. */
+static pykrt_status check_events(yaml_parser_t *p, const char *name)
+{
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(p, &ev))
+            return yaml_error(p, name);
+        yaml_event_type_t type = ev.type;
+        const yaml_char_t *anchor = type == YAML_SCALAR_EVENT           ? ev.data.scalar.anchor
+                                    : type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                    : type == YAML_MAPPING_START_EVENT  ? ev.data.mapping_start.anchor
+                                                                        : NULL;
+        yaml_mark_t at = ev.start_mark;
+        yaml_event_delete(&ev);
+        if (type == YAML_ALIAS_EVENT || anchor)
+            return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: YAML anchors and aliases are not supported", name,
+                           at.line + 1, at.column + 1);
+        if (type == YAML_STREAM_END_EVENT)
+            return PYKRT_SUCCESS;
+    }
+}
+
+/* One pass over the text: `load` false checks the events, true loads. */
+static pykrt_status parse_pass(const char *text, size_t len, const char *name, yaml_document_t *doc, bool load)
 {
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory parsing YAML", name);
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     pykrt_status st = PYKRT_SUCCESS;
-    if (!yaml_parser_load(&parser, doc))
+    if (!load)
+        st = check_events(&parser, name);
+    else if (!yaml_parser_load(&parser, doc))
         st = yaml_error(&parser, name);
     yaml_parser_delete(&parser);
     return st;
+}
+
+static pykrt_status load_document(const char *text, size_t len, const char *name, yaml_document_t *doc)
+{
+    pykrt_status st = parse_pass(text, len, name, doc, false);
+    return st == PYKRT_SUCCESS ? parse_pass(text, len, name, doc, true) : st;
+}
+
+/* libyaml's scanner takes time quadratic in the nesting of flow
+ * collections ("[[[...]]]": minutes for a megabyte), and a manifest nests
+ * a few levels, so deeper input is refused before libyaml sees it. The
+ * count ignores quoting: brackets inside strings only make it stricter,
+ * and no manifest string opens dozens of them. */
+#define PK_MAX_FLOW_DEPTH 64
+
+static bool too_deep(const char *text, size_t len)
+{
+    int depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '[' || text[i] == '{') {
+            if (++depth > PK_MAX_FLOW_DEPTH)
+                return true;
+        } else if ((text[i] == ']' || text[i] == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return false;
 }
 
 pykrt_status pk_manifest_parse(const char *text, size_t len, const char *name, pk_manifest **out)
@@ -758,21 +809,17 @@ pykrt_status pk_manifest_parse(const char *text, size_t len, const char *name, p
     if (len > PK_MANIFEST_MAX_BYTES)
         return pk_fail(PYKRT_ERROR_MANIFEST, "%s: manifest is %zu bytes, more than the limit of %u", name, len,
                        (unsigned)PK_MANIFEST_MAX_BYTES);
+    if (too_deep(text, len))
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s: brackets nest deeper than %d levels", name, PK_MAX_FLOW_DEPTH);
     reader r;
     memset(&r, 0, sizeof r);
     r.name = name;
     pykrt_status st = load_document(text, len, name, &r.doc);
     if (st != PYKRT_SUCCESS)
         return st;
-    r.nnodes = (size_t)(r.doc.nodes.top - r.doc.nodes.start);
     r.m = calloc(1, sizeof *r.m);
-    r.entered = calloc(r.nnodes + 1, 1);
-    if (!r.m || !r.entered)
-        st = no_memory(&r);
-    else
-        st = read_root(&r);
+    st = r.m ? read_root(&r) : no_memory(&r);
     yaml_document_delete(&r.doc);
-    free(r.entered);
     if (st != PYKRT_SUCCESS) {
         pk_manifest_free(r.m);
         return st;

@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pk_manifest *m = NULL;
+    pk_fail(PYKRT_SUCCESS, "%s", ""); /* so a failure's message is its own */
     if (pk_manifest_parse((const char *)data, size, "fuzz.yaml", &m) == PYKRT_SUCCESS)
         pk_manifest_free(m);
     else if (!pk_message()[0])

@@ -174,7 +174,8 @@ static const struct {
      PYKRT_ERROR_MANIFEST, "two kernels named 'k'"},
     {HEAD "kernels:\n  - {name: a, entry: a, params: &p [], ptx_params: []}\n"
           "  - {name: b, entry: b, params: *p, ptx_params: []}\n",
-     PYKRT_ERROR_MANIFEST, "the same node appears twice (YAML aliases are not supported)"},
+     PYKRT_ERROR_MANIFEST, "t.yaml:5:33: YAML anchors and aliases are not supported"},
+    {"format: 1\ntargets: &t []\n", PYKRT_ERROR_MANIFEST, "t.yaml:2:10: YAML anchors and aliases are not supported"},
     {HEAD "kernels: []\nconstants:\n  - {name: c, dtype: float32, shape: [16], size: 60}\n", PYKRT_ERROR_MANIFEST,
      "size 60 is not the shape's 16 elements of float32"},
     {HEAD "kernels: []\nconstants:\n  - {name: c, dtype: float32, shape: [a], size: 4}\n", PYKRT_ERROR_MANIFEST,
@@ -196,6 +197,25 @@ static void test_bad_manifests(void)
         }
         ASSERT(m == NULL);
     }
+}
+
+/* libyaml's scanner is quadratic in flow nesting: deep input is refused
+ * before it, at once. */
+static void test_too_deep(void)
+{
+    size_t n = 200000;
+    char *text = malloc(2 * n);
+    ASSERT(text != NULL);
+    memset(text, '[', n);
+    memset(text + n, ']', n);
+    pk_manifest *m = NULL;
+    pykrt_status st = pk_manifest_parse(text, 2 * n, "deep.yaml", &m);
+    free(text);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, st);
+    ASSERT_CONTAINS(pykrt_last_error(), "deep.yaml: brackets nest deeper than 64 levels");
+    static const char ok[] = HEAD "kernels: []\nextra: [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]\n";
+    ASSERT_OK(pk_manifest_parse(ok, sizeof ok - 1, "t.yaml", &m));
+    pk_manifest_free(m);
 }
 
 static void test_minimal_manifest(void)
@@ -313,6 +333,7 @@ const t_case manifest_tests[] = {
     T(test_minimal_manifest),
     T(test_truncated),
     T(test_too_large_text),
+    T(test_too_deep),
     T(test_too_large_file),
     T(test_stale_ptx),
     T(test_missing_ptx),
