@@ -534,6 +534,7 @@ struct Sym {
     bool pinned;             /* an annotation fixed the type */
     bool read, written;      /* PARAM arrays: inferred access */
     bool rebound;            /* PARAM: assigned in the body */
+    bool defined_yet;        /* LOCAL: assigned earlier in the pass's walk */
     Span conflict;           /* a later assignment that did not unify */
     Type *conflict_ty;
     ConstValue *value;       /* CONST */
@@ -559,6 +560,7 @@ struct FuncInfo {
     const char *inline_mode; /* "never", "always" or NULL */
     bool typing, typed;      /* in progress (recursion), finished */
     bool has_signature;      /* an eager signature fixed the types */
+    bool typed_quietly;      /* typed inside a silent pass: type again to report */
     bool abstract;           /* unannotated: exists only as specialisations */
     bool imported;           /* from an imported module: no kernel entry */
     struct Scope *globals;   /* the module scope its names resolve in */

@@ -15,6 +15,7 @@
  */
 #include "pykc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,8 @@ struct Sema {
     bool changed;        /* a local's type changed in this pass */
     int loop_depth;
     bool in_signature;   /* names are numba.types names, as in "void(int32)" */
+    const char *fold_error; /* why the last fold failed, when it can say */
+    struct Reported **reported; /* errors said so far, shared by imports */
     bool imported;       /* typing a module that another one imports */
     Vec *modules;        /* every .pyk module loaded, shared by imports */
 };
@@ -50,12 +53,29 @@ Arena *sema_arena(Sema *s) { return s->arena; }
 /* A type as messages show it: Literal[int](5) reads as int64 there. */
 const char *sema_type_name(Sema *s, Type *t) { return type_name(s->arena, type_strip_deep(s->arena, t)); }
 
+/* A function typed twice (on its own for its annotations, then for a
+ * call's argument types) must not say the same thing twice. */
+typedef struct Reported {
+    struct Reported *next;
+    Span where;
+    const char *text;
+} Reported;
+
 void sema_error(Sema *s, Span where, const char *fmt, ...) {
     if (s->quiet) return;
+    char text[512];
     va_list ap;
     va_start(ap, fmt);
-    diag_report(s->diag, DIAG_ERROR, where, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    for (Reported *r = *s->reported; r; r = r->next)
+        if (r->where.file == where.file && r->where.begin == where.begin && !strcmp(r->text, text)) return;
+    Reported *r = ARENA_NEW(s->arena, Reported);
+    r->where = where;
+    r->text = arena_strdup(s->arena, text);
+    r->next = *s->reported;
+    *s->reported = r;
+    diag_error(s->diag, where, "%s", text);
 }
 
 /* ---- scopes ------------------------------------------------------------------- */
@@ -177,9 +197,30 @@ static ConstValue *fold_binary(Sema *s, Node *n, ConstValue *a, ConstValue *b) {
         if (!ints) { r->v.f = x * y; return r; }
         if (p != 0 && (q > ((__int128)1 << 50) || q < -((__int128)1 << 50) || p > ((__int128)1 << 50) || p < -((__int128)1 << 50))) return NULL;
         return int_result(s, p * q);
-    case OP_DIV: r->v.f = x / y; return r;
+    case OP_DIV:
+        if (y == 0) {
+            s->fold_error = "division by zero";
+            return NULL;
+        }
+        r->v.f = x / y;
+        return r;
     case OP_FLOORDIV: case OP_MOD: {
-        if (!ints || q == 0) return NULL;
+        if ((ints && q == 0) || (!ints && y == 0)) {
+            s->fold_error = n->op == OP_MOD ? "integer modulo by zero" : "division by zero";
+            if (!ints) s->fold_error = n->op == OP_MOD ? "float modulo by zero" : "float floor division by zero";
+            return NULL;
+        }
+        if (!ints) { /* Python's float // and % (float_divmod in CPython) */
+            double m = fmod(x, y), d = (x - m) / y;
+            if (m != 0 && ((y < 0) != (m < 0))) {
+                m += y;
+                d -= 1.0;
+            }
+            double fl = floor(d);
+            if (d - fl > 0.5) fl += 1.0;
+            r->v.f = n->op == OP_MOD ? m : fl;
+            return r;
+        }
         __int128 d = p / q - ((p % q != 0) && ((p < 0) != (q < 0)));
         return int_result(s, n->op == OP_MOD ? p - d * q : d);
     }
@@ -189,7 +230,7 @@ static ConstValue *fold_binary(Sema *s, Node *n, ConstValue *a, ConstValue *b) {
     case OP_BITOR: if (!ints) return NULL; return int_result(s, p | q);
     case OP_BITXOR: if (!ints) return NULL; return int_result(s, p ^ q);
     case OP_POW: {
-        if (!ints) return NULL;
+        if (!ints) { r->v.f = pow(x, y); return r; }
         if (q < 0) { r->v.f = 1.0; for (__int128 k = 0; k < -q && k < 2048; k++) r->v.f /= x; return r; }
         __int128 acc = 1;
         for (__int128 k = 0; k < q; k++) {
@@ -233,6 +274,44 @@ static ConstValue *fold(Sema *s, Node *n) {
         if (!a || !b || a->ty->kind == TY_TUPLE || b->ty->kind == TY_TUPLE) return NULL;
         return fold_binary(s, n, a, b);
     }
+    case ND_COMPARE: {
+        bool truth = true;
+        for (int i = 0; i + 1 < n->item_len; i++) {
+            ConstValue *a = fold(s, n->items[i]), *b = fold(s, n->items[i + 1]);
+            if (!a || !b || a->ty->kind == TY_TUPLE || b->ty->kind == TY_TUPLE) return NULL;
+            double x = a->ty == &ty_float64 ? a->v.f : (double)wide(a), y = b->ty == &ty_float64 ? b->v.f : (double)wide(b);
+            Op op = n->ops[i];
+            bool r = op == OP_EQ ? x == y : op == OP_NE ? x != y : op == OP_LT ? x < y : op == OP_LE ? x <= y
+                   : op == OP_GT ? x > y : op == OP_GE ? x >= y : false;
+            if (op > OP_GE) return NULL;
+            truth = truth && r;
+        }
+        c = new_const(s, &ty_bool);
+        c->v.i = c->v.b = truth;
+        return c;
+    }
+    case ND_BOOLOP: { /* `a and b` is a when a is false, else b; `or` mirrors it */
+        ConstValue *last = NULL;
+        for (int i = 0; i < n->item_len; i++) {
+            last = fold(s, n->items[i]);
+            if (!last || last->ty->kind == TY_TUPLE) return NULL;
+            bool truth = last->ty == &ty_float64 ? last->v.f != 0 : last->v.i != 0;
+            if (truth == (n->op == OP_OR)) return last;
+        }
+        return last;
+    }
+    case ND_IFEXP: {
+        ConstValue *cond = fold(s, n->cond);
+        if (!cond || cond->ty->kind == TY_TUPLE) return NULL;
+        bool truth = cond->ty == &ty_float64 ? cond->v.f != 0 : cond->v.i != 0;
+        return fold(s, truth ? n->then : n->els);
+    }
+    case ND_SUBSCRIPT: {
+        ConstValue *t = fold(s, n->lhs), *k = fold(s, n->rhs);
+        if (!t || !k || t->ty->kind != TY_TUPLE || k->ty != &ty_int64) return NULL;
+        int64_t i = k->v.i < 0 ? k->v.i + t->elem_count : k->v.i;
+        return i >= 0 && i < t->elem_count ? t->elems[i] : NULL;
+    }
     case ND_CALL: {
         /* np.float32(1.5), numba.int32(3): a scalar constant of that type */
         if (n->item_len != 1 || n->kwarg_len) return NULL;
@@ -265,6 +344,14 @@ static ConstValue *fold(Sema *s, Node *n) {
 }
 
 bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out) {
+    if (n->kind == ND_NAME && s->locals) { /* n = 8: Numba types n as Literal[int](8) */
+        Sym *sym = scope_find(s->locals, n->name);
+        if (sym && sym->ty && sym->ty->kind == TY_INT && sym->ty->literal) {
+            type_expr(s, n);
+            *out = sym->ty->lit_value;
+            return true;
+        }
+    }
     ConstValue *c = s->fn ? NULL : fold(s, n);
     if (!c && (n->kind == ND_INT || n->kind == ND_NAME || n->kind == ND_BINOP || n->kind == ND_UNARY)) {
         Scope *saved = s->locals;
@@ -396,9 +483,10 @@ static Type *type_name_ref(Sema *s, Node *n) {
     }
     n->sym = sym;
     if (sym->kind == SYM_CONST) return const_type(s, sym->value);
-    if (sym->kind == SYM_LOCAL && !sym->ty) {
+    if (sym->kind == SYM_LOCAL && (!sym->ty || (!sym->defined_yet && !sym->pinned))) {
+        /* nothing assigns it before this read: no definition reaches it */
         if (!s->quiet) sema_error(s, n->span, "local variable '%s' is read before it is assigned", n->name);
-        return &ty_error;
+        return sym->ty && !s->quiet ? &ty_error : sym->ty ? sym->ty : &ty_error;
     }
     return sym->ty ? sym->ty : &ty_error;
 }
@@ -549,7 +637,11 @@ static Type *type_subscript(Sema *s, Node *n) {
         bool uniform = base->elem_count > 0;
         for (int i = 1; i < base->elem_count; i++)
             uniform = uniform && type_equal(type_strip(base->elems[0]), type_strip(base->elems[i]));
-        if (uniform && is_integer(idx)) return type_strip(base->elems[0]);
+        if (!is_integer(idx)) {
+            sema_error(s, n->rhs->span, "tuple index must be an integer, not %s", sema_type_name(s, idx));
+            return &ty_error;
+        }
+        if (uniform) return type_strip(base->elems[0]);
         sema_error(s, n->rhs->span, "a tuple of mixed types needs a constant index");
         return &ty_error;
     }
@@ -885,6 +977,13 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
         sema_error(s, call->span, "recursive call to '%s' needs its return type annotated", f->def->name);
         return &ty_error;
     }
+    if (f->typed && f->typed_quietly && !s->quiet && !f->typing) {
+        /* first typed inside a caller's silent pass: type it again, now
+         * that its errors can be reported */
+        f->typed = false;
+        f->local_count = 0;
+        if (!f->ret_declared) f->ret = NULL;
+    }
     if (!f->typing) type_function(s, f);
     return f->ret ? f->ret : &ty_error;
 }
@@ -1037,6 +1136,7 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
     }
     target->sym = sym;
     target->ty = value;
+    sym->defined_yet = true;
     if (value->kind == TY_ERROR) {
         if (!sym->ty && !s->quiet) sym->ty = &ty_error; /* later reads stay silent */
         return;
@@ -1106,7 +1206,10 @@ static void assign_target(Sema *s, Node *target, Type *value, Span where) {
     case ND_NAME: assign_name(s, target, value, where); return;
     case ND_SUBSCRIPT: assign_item(s, target, value, where); return;
     case ND_TUPLE: case ND_LIST:
-        if (value->kind == TY_ERROR) return;
+        if (value->kind == TY_ERROR) { /* bind the names anyway, so their uses stay silent */
+            for (int i = 0; i < target->item_len; i++) assign_target(s, target->items[i], &ty_error, where);
+            return;
+        }
         if (value->kind != TY_TUPLE || value->elem_count != target->item_len) {
             sema_error(s, where, "cannot unpack %s into %d targets", sema_type_name(s, value), target->item_len);
             return;
@@ -1302,16 +1405,19 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     for (int pass = 0; pass < 16; pass++) {
         s->quiet = true;
         s->changed = false;
+        for (int i = 0; i < f->local_count; i++) f->locals[i]->defined_yet = false;
         type_block(s, f->def->body, f->def->body_len);
         if (!s->changed) break;
     }
     s->quiet = outer_quiet;
+    for (int i = 0; i < f->local_count; i++) f->locals[i]->defined_yet = false;
     f->shared_static = 0;
     f->shared_dynamic = false;
     type_block(s, f->def->body, f->def->body_len);
     if (!f->is_kernel && !f->ret) f->ret = &ty_none;
     f->typing = false;
     f->typed = true;
+    f->typed_quietly = outer_quiet;
     s->fn = outer_fn;
     s->locals = outer_scope;
     s->globals = outer_globals;
@@ -1414,7 +1520,8 @@ static bool apply_decorators(Sema *s, FuncInfo *f) {
             else sema_error(s, a->span, "cuda.jit takes a signature string as its only positional argument");
         }
     }
-    if (sig) apply_signature(s, f, sig);
+    if (sig && !apply_signature(s, f, sig))
+        for (int i = 0; i < f->param_count; i++) f->params[i]->ty = &ty_error; /* said once, at the signature */
     return jit;
 }
 
@@ -1568,7 +1675,7 @@ static Scope *load_module(Sema *s, const char *dotted, Span at) {
     Node *module = parse_module(s->arena, s->diag, file, &toks);
     if (s->diag->error_count == errors) {
         Sema sub = {.unit = u, .arena = s->arena, .diag = s->diag, .globals = m->globals, .imported = true,
-                    .modules = s->modules};
+                    .modules = s->modules, .reported = s->reported};
         Vec funcs = {0};
         declare_module(&sub, module, &funcs);
         prepare_functions(&sub, (FuncInfo **)funcs.items, funcs.len);
@@ -1777,13 +1884,31 @@ static ConstValue *fold_numpy_array(Sema *s, Node *n) {
     return c;
 }
 
+/* A module name whose value was refused: its uses stay silent. */
+static void bind_silent_error(Sema *s, Node *target) {
+    Sym *sym = new_sym(s, SYM_ENTITY, target->name, target->span);
+    sym->ty = &ty_error;
+    bind_global(s, target->name, sym);
+}
+
 static void define_constant(Sema *s, Node *n) {
     Node *target = n->item_len == 1 ? n->items[0] : NULL;
     if (!target || target->kind != ND_NAME) {
         sema_error(s, n->span, "module-level assignments must bind one name to a constant");
         return;
     }
+    if (n->rhs->kind == ND_LIST) {
+        sema_error(s, n->rhs->span, "module-level values must be compile-time constants (ints, floats, bools, tuples of them)");
+        bind_silent_error(s, target);
+        return;
+    }
+    s->fold_error = NULL;
     ConstValue *c = fold(s, n->rhs);
+    if (!c && s->fold_error) {
+        sema_error(s, n->rhs->span, "%s in the value of module constant '%s'", s->fold_error, target->name);
+        bind_silent_error(s, target);
+        return;
+    }
     if (c && c->too_big) {
         sema_error(s, n->rhs->span, "integer constant too large for uint64");
         return;
@@ -1814,6 +1939,7 @@ static void define_constant(Sema *s, Node *n) {
         }
         if (t->kind != TY_ERROR)
             sema_error(s, n->rhs->span, "module-level values must be compile-time constants (ints, floats, bools, tuples of them)");
+        bind_silent_error(s, target);
         return;
     }
     Sym *sym = new_sym(s, SYM_CONST, target->name, target->span);
@@ -1891,7 +2017,9 @@ static void prepare_functions(Sema *s, FuncInfo **funcs, int n) {
 bool sema_module(Unit *u) {
     Vec modules = {0};
     Scope *globals = ARENA_NEW(u->arena, Scope);
-    Sema s = {.unit = u, .arena = u->arena, .diag = u->diag, .globals = globals, .modules = &modules};
+    struct Reported *reported = NULL;
+    Sema s = {.unit = u, .arena = u->arena, .diag = u->diag, .globals = globals, .modules = &modules,
+              .reported = &reported};
     int errors = u->diag->error_count;
     Vec funcs = {0};
     declare_module(&s, u->module, &funcs);
