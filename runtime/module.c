@@ -243,19 +243,22 @@ pykrt_status pk_raise_dyn_limit(pykrt_kernel *k, uint32_t bytes, const char *wha
 
 /* ---- load and unload ---- */
 
-static void destroy(pykrt_module *m)
+/* Frees the module whatever the driver says; returns what it said. */
+static CUresult destroy(pykrt_module *m)
 {
+    CUresult res = CUDA_SUCCESS;
     if (m->kernels)
         for (size_t i = 0; i < m->mf->nkernels; i++)
             free(m->kernels[i].slots);
     free(m->kernels);
-    if (m->cu && pk_bind(m->ctx) == CUDA_SUCCESS)
-        pk_drv.cuModuleUnload(m->cu);
+    if (m->cu && (res = pk_bind(m->ctx)) == CUDA_SUCCESS)
+        res = pk_drv.cuModuleUnload(m->cu);
     pk_manifest_free(m->mf);
     pthread_mutex_destroy(&m->dyn_lock);
     if (m->name != embedded_name)
         free(m->name);
     free(m);
+    return res;
 }
 
 /* Makes the module shell: context bound, name kept, manifest parsed. */
@@ -365,9 +368,12 @@ pykrt_status pykrt_module_load_memory(pykrt_context *ctx, const char *manifest, 
 
 pykrt_status pykrt_module_unload(pykrt_module *module)
 {
-    if (module)
-        destroy(module);
-    return PYKRT_SUCCESS;
+    if (!module)
+        return PYKRT_SUCCESS;
+    char name[512];
+    snprintf(name, sizeof name, "%s", module->name);
+    CUresult res = destroy(module);
+    return res ? pk_cuda_fail(res, "cuModuleUnload", "pykrt_module_unload(%s)", name) : PYKRT_SUCCESS;
 }
 
 pykrt_status pykrt_module_describe(const pykrt_module *module, pykrt_module_info *out)

@@ -568,13 +568,14 @@ EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned
     return CUDA_SUCCESS;
 }
 
+/* Frees the module even when told to fail, so that the test of a failing
+ * unload leaks nothing. */
 EXPORT CUresult cuModuleUnload(CUmodule m)
 {
-    ENTER_CTX("cuModuleUnload");
-    if (!m)
-        return CUDA_ERROR_INVALID_HANDLE;
-    free_module(m);
-    return CUDA_SUCCESS;
+    CUresult r = enter("cuModuleUnload", true);
+    if (m)
+        free_module(m);
+    return r ? r : m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 /* A cubin's kernel has a section .text.<name>. */

@@ -25,9 +25,11 @@ counted() {
     rc=$?
     if [ -s "$t/c" ]; then
         read -r p f < "$t/c"
+        # All passed but a nonzero exit: a sanitizer's report (a leak).
+        [ "$f" -eq 0 ] && [ "$rc" -ne 0 ] && f=1
         passed=$((passed + p))
         failed=$((failed + f))
-        [ "$f" -eq 0 ] || { echo "runtime: $name:"; sed 's/^/    /' "$log"; }
+        [ "$f" -eq 0 ] || { echo "runtime: $name (exit $rc):"; sed 's/^/    /' "$log"; }
     else
         bad "$name crashed (exit $rc)"
     fi

@@ -248,6 +248,15 @@ static void test_constants(void)
     ASSERT_CONTAINS(pykrt_last_error(), "no constant 'nope' in the manifest");
 }
 
+static void test_module_unload_driver_error(void)
+{
+    pykrt_module *m;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("vadd.yaml"), &m));
+    fake.fail_next("cuModuleUnload", CUDA_ERROR_INVALID_CONTEXT);
+    ASSERT_ERR(PYKRT_ERROR_CUDA, pykrt_module_unload(m),
+               "vadd.yaml): cuModuleUnload failed: CUDA_ERROR_INVALID_CONTEXT: invalid device context");
+}
+
 static void test_module_load_driver_error(void)
 {
     pykrt_module *m = NULL;
@@ -267,5 +276,6 @@ const t_case module_tests[] = {
     T(test_kernel_limits_from_manifest),
     T(test_constants),
     T(test_module_load_driver_error),
+    T(test_module_unload_driver_error),
 };
 const size_t module_ntests = sizeof module_tests / sizeof module_tests[0];
