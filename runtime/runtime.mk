@@ -80,7 +80,7 @@ install-runtime: runtime
 
 TEST_SUITES += test-runtime
 RT_TDIR := $(BUILD)/tests/runtime
-RT_TEST_SRCS := tests/runtime/test_main.c tests/runtime/test_driver.c tests/runtime/test_manifest.c \
+RT_TEST_SRCS := tests/runtime/test_main.c tests/runtime/rt_util.c tests/runtime/test_driver.c tests/runtime/test_manifest.c \
   tests/runtime/test_module.c tests/runtime/test_memory.c tests/runtime/test_launch.c
 RT_TEST_HDRS := tests/runtime/rt_test.h tests/runtime/fake_cuda.h $(RT_HDRS)
 RT_TEST_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Iruntime -Itests/runtime -pthread
@@ -163,9 +163,10 @@ RT_GPU := $(BUILD)/runtime-gpu
 ## runtime-gpu: build/runtime-gpu/, the programs runtime/check-gpu.sh runs on a GPU machine
 runtime-gpu: $(RT_GPU)/gpu_check $(RT_GPU)/vadd_host $(RT_GPU)/vadd_host_shared $(RT_GPU)/bench_launch
 
-$(RT_GPU)/gpu_check: tests/runtime/gpu_check.c $(RT_A)
+$(RT_GPU)/gpu_check: tests/runtime/gpu_check.c tests/runtime/rt_util.c tests/runtime/rt_test.h $(RT_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Itests/runtime $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Itests/runtime tests/runtime/gpu_check.c tests/runtime/rt_util.c $(RT_A) \
+	  $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
 $(RT_GPU)/vadd_host: samples/vadd_host.c $(RT_A)
 	@mkdir -p $(dir $@)

@@ -37,34 +37,6 @@ void t_fail(const char *file, int line, const char *fmt, ...)
     failed_now = 1;
 }
 
-const char *t_path(const char *name)
-{
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/%s", t_fixtures, name);
-    return buf;
-}
-
-char *t_read(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = (size_t)n;
-    }
-    return buf;
-}
-
 /* ---- helpers ---- */
 
 static pykrt_module *abi;
