@@ -69,7 +69,6 @@ static const Sig ffs_cases[] = {S1(uint32, int8), S1(uint32, int16), S1(uint32, 
 static const Sig brev_cases[] = {S1(uint32, uint32), S1(uint64, uint64)};
 static const Sig fma_cases[] = {S3(float32, float32, float32, float32), S3(float64, float64, float64, float64)};
 static const Sig cbrt_cases[] = {S1(float32, float32), S1(float64, float64)};
-static const Sig barrier_pred_cases[] = {S1(int32, int32)};
 static const Sig syncwarp_cases[] = {{&ty_none, {NULL}, 0}, S1(none, int32)};
 static const Sig nanosleep_cases[] = {S1(none, uint32)};
 static const Sig vote_cases[] = {S2(bool, int32, bool)};
@@ -240,11 +239,26 @@ static Type *type_cas(Sema *s, Node *call, const Entity *e) {
     return ary->dtype;
 }
 
+/* syncthreads_count/_and/_or: numba-cuda's intrinsic takes an integer
+ * predicate, not a bool. */
+static Type *type_barrier_pred(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    if (!is_integer(arg_type(call, 0))) {
+        sema_error(s, call->items[0]->span, "%s takes an integer predicate, not %s", e->path, sema_type_name(s, arg_type(call, 0)));
+        return &ty_error;
+    }
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, 1);
+    call->casts[0] = &ty_int32;
+    return &ty_int32;
+}
+
 static Type *type_selp(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 3, 3)) return &ty_error;
+    static Type *const supported[] = {&ty_float64, &ty_float32, &ty_int16, &ty_uint16, &ty_int32, &ty_uint32,
+                                      &ty_int64, &ty_uint64};
     Type *a = type_strip(arg_type(call, 1)), *b = type_strip(arg_type(call, 2));
-    if (!type_equal(a, b) || !is_scalar(a)) {
-        sema_error(s, call->span, "cuda.selp needs two values of the same scalar type, not %s and %s",
+    if (!type_equal(a, b) || !is_one_of(a, supported, 8)) {
+        sema_error(s, call->span, "cuda.selp needs two values of one type among float64, float32 and 16- to 64-bit ints, not %s and %s",
                    sema_type_name(s, a), sema_type_name(s, b));
         return &ty_error;
     }
@@ -256,7 +270,8 @@ static Type *const shfl_types[] = {&ty_int32, &ty_int64, &ty_float32, &ty_float6
 static Type *type_shfl(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 3, 3)) return &ty_error;
     Type *v = arg_type(call, 1);
-    Type *as = is_one_of(v, shfl_types, 4) ? v : is_integer(v) ? (v->bits > 32 ? &ty_int64 : &ty_int32) : NULL;
+    /* numba-cuda's shfl_sync_intrinsic takes exactly these four types */
+    Type *as = !v->literal && is_one_of(v, shfl_types, 4) ? v : NULL;
     if (!as || !is_integer(arg_type(call, 0)) || !is_integer(arg_type(call, 2))) {
         sema_error(s, call->span, "%s shuffles int32, int64, float32 or float64 values", e->path);
         return &ty_error;
@@ -272,6 +287,13 @@ static Type *type_shfl(Sema *s, Node *call, const Entity *e) {
 static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
     if (nargs(call) < 2 || call->kwarg_len) {
         sema_error(s, call->span, "%s needs two or more scalar arguments", e->path + 9);
+        return &ty_error;
+    }
+    /* bools compare among themselves only, as numba-cuda types min/max */
+    int bools = 0;
+    for (int i = 0; i < nargs(call); i++) bools += arg_type(call, i)->kind == TY_BOOL;
+    if (bools && bools != nargs(call)) {
+        sema_error(s, call->span, "%s of bool and a number is not supported", e->path + 9);
         return &ty_error;
     }
     Type *t = arg_type(call, 0);
@@ -304,7 +326,8 @@ static Type *type_number_ctor(Sema *s, Node *call, const Entity *e) {
     for (int i = 0; i < nargs(call); i++) {
         Type *t = arg_type(call, i);
         bool refused = !is_scalar(t) || (is_complex && (t == &ty_float16 || t->kind == TY_BOOL)) ||
-                       (e->type == &ty_float64 && t->kind == TY_BOOL);
+                       (e->type == &ty_float64 && t->kind == TY_BOOL) ||
+                       ((e->type == &ty_int64 || e->type == &ty_float64) && t->kind == TY_COMPLEX);
         if (refused) {
             sema_error(s, call->items[i]->span, "%s() of %s", e->path + 9, sema_type_name(s, t));
             return &ty_error;
@@ -406,9 +429,9 @@ static const Entity entities[] = {
     RULE("numba.cuda.gridsize", type_grid, NULL, LW_GRIDSIZE, NULL),
 
     RULE("numba.cuda.syncthreads", type_no_args, &ty_none, LW_BARRIER, "syncthreads"),
-    CASES("numba.cuda.syncthreads_count", barrier_pred_cases, LW_BARRIER_PRED, "popc"),
-    CASES("numba.cuda.syncthreads_and", barrier_pred_cases, LW_BARRIER_PRED, "and"),
-    CASES("numba.cuda.syncthreads_or", barrier_pred_cases, LW_BARRIER_PRED, "or"),
+    RULE("numba.cuda.syncthreads_count", type_barrier_pred, NULL, LW_BARRIER_PRED, "popc"),
+    RULE("numba.cuda.syncthreads_and", type_barrier_pred, NULL, LW_BARRIER_PRED, "and"),
+    RULE("numba.cuda.syncthreads_or", type_barrier_pred, NULL, LW_BARRIER_PRED, "or"),
     CASES("numba.cuda.syncwarp", syncwarp_cases, LW_BARRIER, "syncwarp"),
     CASES("numba.cuda.nanosleep", nanosleep_cases, LW_BARRIER, "nanosleep"),
     RULE("numba.cuda.threadfence", type_no_args, &ty_none, LW_BARRIER, "threadfence"),

@@ -1021,7 +1021,9 @@ static Type *type_call(Sema *s, Node *n) {
     if (callee->kind == TY_ERROR || !check_args_typed(n)) return &ty_error;
     if (callee->kind == TY_FUNC) return call_device_function(s, n, callee->func->sym->func);
     if (callee->kind == TY_DTYPE) {
-        if (n->item_len != 1 || n->kwarg_len || !is_scalar(n->items[0]->ty)) {
+        Type *arg = n->item_len == 1 ? n->items[0]->ty : NULL;
+        if (n->item_len != 1 || n->kwarg_len || !is_scalar(arg) ||
+            (arg->kind == TY_COMPLEX && (callee->dtype->kind == TY_INT || callee->dtype->kind == TY_FLOAT))) {
             sema_error(s, n->span, "%s() takes one scalar argument", sema_type_name(s, callee->dtype));
             return &ty_error;
         }

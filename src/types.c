@@ -246,7 +246,14 @@ static void name_into(const Type *t, char *buf, size_t cap, size_t *len) {
         name_into(t->dtype, buf, cap, len);
         append(buf, cap, len, ")");
         break;
-    case TY_ENTITY: append(buf, cap, len, "<compile-time name>"); break;
+    case TY_ENTITY: {
+        const char *path = t->entity->path;
+        if (!strncmp(path, "numba.cuda.", 11)) path += 6; /* cuda.threadIdx */
+        else if (!strncmp(path, "builtins.", 9)) path += 9;
+        snprintf(tmp, sizeof tmp, t->entity->kind == ENT_MODULE ? "module '%s'" : "'%s'", path);
+        append(buf, cap, len, tmp);
+        break;
+    }
     case TY_FUNC: append(buf, cap, len, "<device function>"); break;
     case TY_SLICE: append(buf, cap, len, "slice<a:b>"); break;
     }
