@@ -698,15 +698,27 @@ static LLVMValueRef const_array(CodeGen *g, Sym *sym) {
     return make_array(g, t, LLVMBuildAddrSpaceCast(g->b, gv, ptr_in(g, AS_GENERIC), ""), shape, strides);
 }
 
+/* A scalar or tuple module constant as an LLVM constant of type t. */
+static LLVMValueRef const_value(CodeGen *g, const ConstValue *c, const Type *t) {
+    if (t->kind == TY_TUPLE) {
+        LLVMValueRef elems[64];
+        int n = c->elem_count < 64 ? c->elem_count : 64;
+        for (int i = 0; i < n; i++) elems[i] = const_value(g, c->elems[i], t->elems[i]);
+        return LLVMConstStructInContext(g->ctx, elems, (unsigned)n, false);
+    }
+    if (t->kind == TY_FLOAT) return LLVMConstReal(llvm_type(g, t), c->ty->kind == TY_FLOAT ? c->v.f : (double)c->v.i);
+    if (t->kind == TY_BOOL) return LLVMConstInt(i1(g), c->v.i != 0, false);
+    return LLVMConstInt(llvm_type(g, t), (unsigned long long)c->v.i, false);
+}
+
 static LLVMValueRef gen_name(CodeGen *g, Node *n) {
     Sym *sym = n->sym;
     if (!sym) ice("unresolved name %s", n->name);
     if (sym->kind == SYM_CONST && sym->value->ty->kind == TY_ARRAY) return const_array(g, sym);
     if (sym->kind == SYM_CONST) {
         ConstValue *c = sym->value;
-        if (c->ty->kind == TY_FLOAT) return LLVMConstReal(llvm_type(g, c->ty), c->v.f);
-        if (c->ty->kind == TY_BOOL) return LLVMConstInt(i1(g), c->v.b, false);
-        if (c->ty->kind == TY_INT) return LLVMConstInt(llvm_type(g, c->ty), (unsigned long long)c->v.i, false);
+        if (c->ty->kind == TY_FLOAT || c->ty->kind == TY_BOOL || c->ty->kind == TY_INT || c->ty->kind == TY_TUPLE)
+            return const_value(g, c, n->ty);
         cg_error(g, n->span, "constant '%s' of this kind is not supported in code yet", n->name);
         return LLVMGetUndef(llvm_type(g, n->ty));
     }
