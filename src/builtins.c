@@ -134,6 +134,12 @@ static Type *type_array_alloc(Sema *s, Node *call, const Entity *e, bool shared)
     for (int i = 0; i < ndim; i++) {
         int64_t d;
         if (!sema_const_int(s, dims[i], "the shape of a shared or local array", &d)) return &ty_error;
+        /* Numba takes only literals here: 16, TILE, not TILE + 1 */
+        if (!sema_is_literal(s, dims[i])) {
+            sema_error(s, dims[i]->span, "the shape of a shared or local array must be an integer literal or a module "
+                       "constant, as Numba requires (it does not fold expressions such as TILE + 1)");
+            return &ty_error;
+        }
         if (d < 0 || (d == 0 && !shared)) {
             sema_error(s, dims[i]->span, "array dimension must be %s, not %lld", shared ? "non-negative" : "positive",
                        (long long)d);

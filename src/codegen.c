@@ -401,7 +401,9 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
     LLVMBuilderRef B = g->b;
     LLVMTypeRef ty = LLVMTypeOf(a);
     LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstReal(ty, 1.0);
-    LLVMValueRef mod = fp_op(g, LLVMBuildFRem(B, a, b, ""));
+    /* frem without fast-math flags: NVPTX then expands it as numba-cuda's
+     * NVVM does (x - trunc(x / y) * y), NaN for an infinite divisor too */
+    LLVMValueRef mod = LLVMBuildFRem(B, a, b, "");
     LLVMValueRef div = fp_op(g, LLVMBuildFDiv(B, fp_op(g, LLVMBuildFSub(B, a, mod, "")), b, ""));
     LLVMValueRef mod_nz = LLVMBuildFCmp(B, LLVMRealUNE, mod, zero, "");
     LLVMValueRef signs_differ = LLVMBuildXor(B, LLVMBuildFCmp(B, LLVMRealOLT, b, zero, ""),

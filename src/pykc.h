@@ -593,6 +593,8 @@ void sema_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 /* A compile-time integer (a literal, a module constant, arithmetic of
  * them); reports an error naming what and returns false otherwise. */
 bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out);
+/* Whether n types as a Numba literal (5, a module constant, 2 * 3). */
+bool sema_is_literal(Sema *s, Node *n);
 /* The type a dtype argument names (float32, np.int32, a string "f4"). */
 Type *sema_dtype_arg(Sema *s, Node *n, const char *what);
 /* Marks an array argument as read or written, for the manifest. */

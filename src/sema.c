@@ -343,6 +343,11 @@ static ConstValue *fold(Sema *s, Node *n) {
     }
 }
 
+bool sema_is_literal(Sema *s, Node *n) {
+    Type *t = n->ty ? n->ty : type_expr(s, n);
+    return t->literal || t->kind == TY_ERROR;
+}
+
 bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out) {
     if (n->kind == ND_NAME && s->locals) { /* n = 8: Numba types n as Literal[int](8) */
         Sym *sym = scope_find(s->locals, n->name);
