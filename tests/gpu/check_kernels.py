@@ -267,7 +267,7 @@ def _(rng):
 
 
 @case("int_floordiv_mod", "divmod_i64", "INT64_MIN // -1", sim=False,
-      xfail="INT64_MIN // -1 and % -1 are LLVM poison in pykc; numba-cuda gives 0 and 0")
+      xfail="INT64_MIN // -1 is INT64_MIN in pykc; numba-cuda's int_divmod_signed gives 0 (and 0 for %)")
 def _(rng):
     a = np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).min, -7], np.int64)
     b = np.array([-1, -1, 2], np.int64)
@@ -318,9 +318,7 @@ def _(rng):
     return Run(blocks(a.size, 128), 128, [a, b, z, z.copy()], {2: q, 3: r})
 
 
-@case("float_floordiv_mod", "divmod_f64", "signed zero quotient",
-      xfail="a zero float quotient of // must take the true quotient's sign (-0.0 // 3.0 is -0.0, "
-            "-1.0 // -3.0 is +0.0); pykc floors the unsigned division")
+@case("float_floordiv_mod", "divmod_f64", "signed zero quotient")
 def _(rng):
     a = np.array([-0.0, -1.0, 1.0, 0.0], np.float64)
     b = np.array([3.0, -3.0, 3.0, -3.0], np.float64)
@@ -373,9 +371,7 @@ def _(rng):
     return Run(blocks(400, 128), 128, [a, e, np.zeros(400, np.int64)], {2: want})
 
 
-@case("power", "pow_int", "negative exponents", sim=False,
-      xfail="int ** negative int is 0 in pykc for every base; numba-cuda gives 1 for base 1, "
-            "+-1 for base -1 and INT64_MIN for base 0")
+@case("power", "pow_int", "negative exponents", sim=False)
 def _(rng):
     a = np.array([1, -1, -1, 0, 5, -2, 1], np.int64)
     e = np.array([-2, -3, -2, -1, -1, -1, -7], np.int64)
@@ -403,9 +399,7 @@ def _(rng):
     return Run(blocks(400, 128), 128, [a, e, np.zeros(400)], {2: want}, tol=Tol(rtol=1e-13))
 
 
-@case("power", "pow_float_int", "exponent beyond int32",
-      xfail="float ** int64 truncates the exponent to int32 (__nv_powi): 2.0 ** (2**32 + 1) gives 2.0, "
-            "numba-cuda gives inf")
+@case("power", "pow_float_int", "exponent beyond int32")
 def _(rng):
     a = np.array([2.0, 1.0, -1.0, 0.5])
     e = np.array([2**32 + 1, 2**40, 2**32 + 1, 2**33], np.int64)
@@ -446,9 +440,7 @@ def _(rng):
     return Run(blocks(300, 128), 128, [a, b, np.zeros((300, 4), np.int64)], {2: want})
 
 
-@case("shift_narrow", "shift32", sim=False,
-      xfail="a shift of an int32/uint8 is computed in 32/8 bits; Numba casts to the int64 result "
-            "type first (int32(1) << 40 == 2**40, uint8(255) << 8 == 65280)")
+@case("shift_narrow", "shift32", sim=False)
 def _(rng):
     a = rng.integers(-2**31, 2**31, 320).astype(np.int32)
     s = np.tile(np.arange(32, dtype=np.int64), 10) + 8
@@ -726,9 +718,7 @@ def _(rng):
                tol=Tol(rtol=1e-13, atol=1e-13))
 
 
-@case("complex_division", "cdiv", "Smith's algorithm",
-      xfail="complex division uses (ac+bd)/(c^2+d^2): it overflows for large parts and rounds "
-            "differently; numba-cuda uses CPython's _Py_c_quot (Smith)")
+@case("complex_division", "cdiv", "Smith's algorithm")
 def _(rng):
     a = np.array([1e200 + 1e200j, 1 + 2j, 1e-200 + 1e-200j], np.complex128)
     b = np.array([1e200 + 1e200j, 3 - 1j, 1e-200 - 1e-200j], np.complex128)
@@ -742,9 +732,7 @@ def _(rng):
                tol=Tol(rtol=1e-12, atol=1e-12))
 
 
-@case("complex_power", "cpow", "z ** 2 exact",
-      xfail="z ** 2 goes through the general complex power; numba-cuda multiplies z * z "
-            "(exactly (1+1j)**2 == 2j)")
+@case("complex_power", "cpow", "z ** 2 exact")
 def _(rng):
     a = np.array([1 + 1j, 3 - 2j, 0.5 + 0.25j], np.complex128)
     b = np.ones(3, np.complex128)
@@ -795,9 +783,7 @@ def _(rng):
     return Run(nb, tpb, [x, np.zeros(nb)], {1: padded.reshape(nb, tpb).sum(axis=1)}, shared=tpb * 8)
 
 
-@case("dynamic_and_static_shared", "both",
-      xfail="a dynamic shared array beside a static one is the PTX symbol 'shared.1', "
-            "which ptxas and the driver's JIT reject")
+@case("dynamic_and_static_shared", "both")
 def _(rng):
     tpb = 64
     x = rng.standard_normal(tpb * 3).astype(np.float32)
@@ -1049,8 +1035,7 @@ def _(rng):
     return Run(4, tpb, [x, np.zeros_like(x)], {1: want})
 
 
-@case("module_constant_tuple", "offsets",
-      xfail="codegen: constant 'OFFSETS' of this kind is not supported (module-level tuples)")
+@case("module_constant_tuple", "offsets")
 def _(rng):
     x = rng.integers(-100, 100, 90).astype(np.int64)
     return Run(blocks(90, 64), 64, [x, np.zeros_like(x)], {1: x + 3 + np.array([1, 2, 3] * 30)})
@@ -1181,6 +1166,83 @@ def _(rng):
 def _(rng):
     a = rng.standard_normal((70, 45)).astype(np.float32)
     return Run((blocks(45, 32), blocks(70, 32)), (32, 32), [a, np.zeros((45, 70), np.float32)], {1: a.T.copy()})
+
+
+@case("add_arrays", "add_arrays_cuda", sim=False)
+def _(rng):
+    n = 3001
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    return Run(blocks(n, 128), 128, [x, y, np.zeros(n, np.float32)], {2: x + y})
+
+
+@case("cudakernel0", "cudakernel0")
+def _(rng):
+    # one thread walks the whole array (launched [1, 1], as in the tutorial)
+    a = rng.standard_normal(500).astype(np.float32)
+    return Run(1, 1, [a], {0: (a.astype(np.float64) + 0.5).astype(np.float32)})
+
+
+@case("cudakernel1", "cudakernel1")
+def _(rng):
+    # no bounds check: the grid covers the array exactly
+    a = rng.standard_normal(1024).astype(np.float32)
+    return Run(4, 256, [a], {0: (a.astype(np.float64) + 0.5).astype(np.float32)})
+
+
+@case("gpu_add", "gpu_add")
+def _(rng):
+    x = rng.standard_normal(2048).astype(np.float32)
+    y = rng.standard_normal(2048).astype(np.float32)
+    return Run(16, 128, [x, y, np.zeros(2048, np.float32)], {2: x + y})
+
+
+@case("gpu_matmul", "gpu_matmul", sim=False)
+def _(rng):
+    m, k, n = 40, 33, 29
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    # tmp_sum = 0.0 is a float64: each float32 product is rounded, then added
+    # in double, in k order
+    acc = np.zeros((m, n))
+    for j in range(k):
+        acc = acc + (a[:, j:j + 1] * b[j:j + 1, :]).astype(np.float64)
+    return Run((blocks(m, 16), blocks(n, 16)), (16, 16), [a, b, np.zeros((m, n), np.float32)],
+               {2: acc.astype(np.float32)}, tol=ULP32)
+
+
+@case("gpu_reduce", "gpu_reduce")
+def _(rng):
+    x = rng.random(6000).astype(np.float32)
+    return Run(12, 64, [x, np.zeros(1, np.float32)], {1: np.array([x.astype(np.float64).sum()], np.float32)},
+               tol=Tol(rtol=2e-5))
+
+
+@case("grid_stride", "scale")
+def _(rng):
+    a = rng.standard_normal(1000).astype(np.float32)
+    return Run(blocks(1000, 128), 128, [a, np.float32(1.5), np.int64(900)],
+               {0: np.concatenate([a[:900] * np.float32(1.5), a[900:]])})
+
+
+@case("grid_stride", "scale_strided")
+def _(rng):
+    a = rng.standard_normal(5000).astype(np.float32)
+    return Run(4, 64, [a, np.float32(-0.75)], {0: a * np.float32(-0.75)})
+
+
+@case("shared_memory", "reverse_tiles")
+def _(rng):
+    tpb, n = 128, 128 * 3 + 50
+    a = rng.standard_normal(n).astype(np.float32)
+    w = np.array([0.5, 1.0, 2.0, 1.0], np.float32)
+    out = np.zeros(n, np.float32)
+    for i in range(n):
+        blk, tx = divmod(i, tpb)
+        j = blk * tpb + (tpb - 1 - tx)
+        if j < n:
+            out[i] = a[j] * w[tx % 4]
+    return Run(blocks(n, tpb), tpb, [a, np.zeros(n, np.float32)], {1: out})
 
 
 # ---------------------------------------------------------------------------
