@@ -62,7 +62,7 @@ typedef struct Reported {
 } Reported;
 
 void sema_error(Sema *s, Span where, const char *fmt, ...) {
-    if (s->quiet) return;
+    if (s->quiet || s->diag->stop) return;
     char text[512];
     va_list ap;
     va_start(ap, fmt);
@@ -153,6 +153,7 @@ static const char *suggest(Sema *s, const char *name) {
 }
 
 static void note_undefined(Sema *s, Node *n) {
+    if (s->quiet || s->diag->stop) return; /* suggestions cost edit distances */
     const char *hint = suggest(s, n->name);
     if (hint) sema_error(s, n->span, "undefined name '%s'; did you mean '%s'?", n->name, hint);
     else sema_error(s, n->span, "undefined name '%s'", n->name);
