@@ -53,14 +53,16 @@ typedef struct Dumper {
 
 static void dump_node(Dumper *dp, const Node *n, int depth, const char *role);
 
-static void dump_string(FILE *out, const char *s, size_t len) {
+/* A str prints its UTF-8 as it is; bytes escape what is not ASCII. */
+static void dump_string(FILE *out, const char *s, size_t len, bool bytes) {
     fputc('"', out);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
         else if (c == '\n') fputs("\\n", out);
         else if (c == '\t') fputs("\\t", out);
-        else if (c < 0x20 || c == 0x7F) fprintf(out, "\\x%02x", c);
+        else if (c == '\r') fputs("\\r", out);
+        else if (c < 0x20 || c == 0x7F || (bytes && c >= 0x80)) fprintf(out, "\\x%02x", c);
         else fputc(c, out);
     }
     fputc('"', out);
@@ -138,7 +140,7 @@ static void dump_details(const Dumper *dp, const Node *n) {
         break;
     case ND_STR:
         fputs(n->v.s.bytes ? " b" : " ", out);
-        dump_string(out, n->v.s.data, n->v.s.len);
+        dump_string(out, n->v.s.data, n->v.s.len, n->v.s.bytes);
         break;
     case ND_BOOL:
         fputs(n->v.b ? " True" : " False", out);

@@ -57,6 +57,7 @@ typedef struct Lexer {
                                 entries are remembered */
     bool at_line_start;
     bool too_deep_reported;
+    bool bad_char_reported;  /* on this logical line, which is lost anyway */
 } Lexer;
 
 static Span span_at(const Lexer *lx, uint32_t begin, uint32_t end) {
@@ -485,17 +486,22 @@ static void lex_string_body(Lexer *lx, uint32_t begin, bool raw, bool bytes, Tok
             continue;
         }
         if (c == '\\' && raw && peek2(lx) != -1) {
-            /* A raw string keeps the backslash and the character after it. */
+            /* A raw string keeps the backslash and the character after it
+             * (a line break read as Python reads one: "\n"). */
             uint32_t from = lx->pos;
             lx->pos++;
-            if (!eat_line_break(lx)) lx->pos++;
-            sb_put(&b, lx->src + from, lx->pos - from);
+            if (eat_line_break(lx)) {
+                sb_put(&b, "\\\n", 2);
+            } else {
+                lx->pos++;
+                sb_put(&b, lx->src + from, lx->pos - from);
+            }
             continue;
         }
         if (is_line_break(c)) {
-            uint32_t from = lx->pos;
+            /* Python reads CRLF and CR as "\n", in strings too. */
             eat_line_break(lx);
-            sb_put(&b, lx->src + from, lx->pos - from);
+            sb_put(&b, "\n", 1);
             continue;
         }
         int n = c == 0 ? 0 : utf8_decode(lx->src + lx->pos, lx->size - lx->pos, NULL);
@@ -701,6 +707,11 @@ static void lex_bad_chars(Lexer *lx) {
     if (lx->pos == begin) lx->pos++; /* `!` before `=` is an operator; never stall */
     Span first = span_at(lx, begin, begin + (uint32_t)(first_len ? first_len : 1));
     Span all = span_at(lx, begin, lx->pos);
+    push_token(lx, TK_ERROR, begin, lx->pos);
+    /* The parser drops the statement at its first TK_ERROR: more stray
+     * characters on the line (the closing “ of “quoted”) say nothing new. */
+    if (lx->bad_char_reported) return;
+    lx->bad_char_reported = true;
     if (c == 0)
         diag_error(lx->diag, all, "source code cannot contain NUL bytes");
     else if (c >= 0x80 && first_len == 0)
@@ -711,7 +722,6 @@ static void lex_bad_chars(Lexer *lx) {
         diag_error(lx->diag, first, "invalid non-printable character U+%04X", (unsigned)c);
     else
         diag_error(lx->diag, first, "invalid character '%c'", c);
-    push_token(lx, TK_ERROR, begin, lx->pos);
 }
 
 /* ---- the main loop ----------------------------------------------------------- */
@@ -720,6 +730,7 @@ static bool last_is(const Lexer *lx, TokenKind k) { return lx->count > 0 && lx->
 
 /* Ends a logical line at a line break outside brackets. */
 static void end_logical_line(Lexer *lx) {
+    lx->bad_char_reported = false;
     if (lx->count > 0 && !last_is(lx, TK_NEWLINE) && !last_is(lx, TK_INDENT) && !last_is(lx, TK_DEDENT))
         push_token(lx, TK_NEWLINE, lx->pos, lx->pos);
     eat_line_break(lx);

@@ -71,6 +71,9 @@ static Span after_prev(const Parser *p) {
     return (Span){p->file, t->off + t->len, t->off + t->len};
 }
 
+/* Span of the token just consumed. */
+static Span prev_span(const Parser *p) { return tok_span(p, &p->toks[p->pos > 0 ? p->pos - 1 : 0]); }
+
 static const char *describe(Parser *p, const Token *t) {
     switch (t->kind) {
     case TK_NAME: return arena_printf(p->arena, "'%.*s'", (int)t->len, diag_file(p->diag, p->file)->text + t->off);
@@ -410,7 +413,9 @@ static Node *parse_index(Parser *p, Node *value) {
         Vec items = {0};
         vec_push(p->arena, &items, first);
         Span span = first->span;
-        while (accept(p, TK_COMMA) && !at(p, TK_RBRACKET)) {
+        while (accept(p, TK_COMMA)) {
+            span = span_join(span, prev_span(p)); /* a trailing comma too */
+            if (at(p, TK_RBRACKET)) break;
             Node *more = parse_subscript(p);
             vec_push(p->arena, &items, more);
             span = span_join(span, more->span);
@@ -623,6 +628,7 @@ static Node *parse_testlist(Parser *p) {
     vec_push(p->arena, &items, first);
     Span span = first->span;
     while (accept(p, TK_COMMA)) {
+        span = span_join(span, prev_span(p)); /* a trailing comma too, as Python's */
         if (at(p, TK_NEWLINE) || at(p, TK_ASSIGN) || at(p, TK_SEMI) || at(p, TK_COLON) || at(p, TK_EOF) ||
             at(p, TK_RPAREN) || at(p, TK_IN) || (peek_kind(p) >= TK_PLUSEQ && peek_kind(p) <= TK_ATEQ))
             break;
@@ -643,7 +649,9 @@ static Node *parse_exprlist(Parser *p) {
     Vec items = {0};
     vec_push(p->arena, &items, first);
     Span span = first->span;
-    while (accept(p, TK_COMMA) && !at(p, TK_IN)) {
+    while (accept(p, TK_COMMA)) {
+        span = span_join(span, prev_span(p));
+        if (at(p, TK_IN)) break;
         Node *more = parse_expr(p);
         vec_push(p->arena, &items, more);
         span = span_join(span, more->span);
@@ -1012,7 +1020,9 @@ static Node *parse_param(Parser *p) {
     if (at(p, TK_STAR))
         unsupported(p, peek_kind_at(p, 1) == TK_NAME ? span_join(span, tok_span(p, &p->toks[p->pos + 1])) : span,
                     peek_kind_at(p, 1) == TK_NAME ? "variadic parameters (*args) are" : "keyword-only parameters are");
-    if (at(p, TK_DSTAR)) unsupported(p, span, "variadic keyword parameters (**kwargs) are");
+    if (at(p, TK_DSTAR))
+        unsupported(p, peek_kind_at(p, 1) == TK_NAME ? span_join(span, tok_span(p, &p->toks[p->pos + 1])) : span,
+                    "variadic keyword parameters (**kwargs) are");
     if (at(p, TK_SLASH)) unsupported(p, span, "positional-only parameters are");
     Node *n = new_node(p, ND_PARAM, span);
     n->name = expect_name(p, "for a parameter", &n->span);
@@ -1121,8 +1131,7 @@ static void parse_statement(Parser *p, Vec *out) {
     }
 }
 
-/* Skips an indented block unread: the cases of a match statement are not
- * statements, and reading them would only make noise. */
+/* Skips an indented block unread. */
 static void skip_block(Parser *p) {
     int depth = 0;
     do {
@@ -1135,39 +1144,104 @@ static void skip_block(Parser *p) {
 /* What the statement that failed opens, so that its block is read as what
  * it is: a loop's body may `break`, a function's may `return`. */
 typedef struct Opened {
+    TokenKind keyword;          /* what the statement begins with */
     bool loop, function, unread;
 } Opened;
 
 static Opened statement_opens(const Parser *p) {
     TokenKind k = peek_kind(p);
-    Opened o = {0};
+    Opened o = {.keyword = k};
+    if (k == TK_AT && !p->fatal) {
+        /* What the decorators decorate. */
+        int i = p->pos;
+        while (i < p->count && p->toks[i].kind == TK_AT) {
+            while (i < p->count - 1 && p->toks[i].kind != TK_NEWLINE) i++;
+            i++;
+        }
+        k = i < p->count ? p->toks[i].kind : TK_EOF;
+    }
     o.loop = k == TK_FOR || k == TK_WHILE || (k == TK_ASYNC && peek_kind_at(p, 1) == TK_FOR);
-    o.function = k == TK_DEF || k == TK_AT || k == TK_CLASS || (k == TK_ASYNC && peek_kind_at(p, 1) == TK_DEF);
-    o.unread = soft_keyword_statement(p) != NULL;
+    o.function = k == TK_DEF || k == TK_ASYNC;
+    /* A class body holds methods, not nested functions; a match statement
+     * holds cases: reading either would only make noise. */
+    o.unread = k == TK_CLASS || soft_keyword_statement(p) != NULL;
     return o;
 }
 
-/* After an error: skips the rest of the logical line, then an indented
- * block that belonged to it and the clauses that continue it (elif, else,
- * except, finally), parsing the blocks for their own errors. */
-static void synchronize(Parser *p, Opened opened) {
-    for (;;) {
-        while (!at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_INDENT) && !at(p, TK_DEDENT)) next(p);
-        accept(p, TK_NEWLINE);
-        if (at(p, TK_INDENT) && opened.unread) {
-            skip_block(p);
-        } else if (at(p, TK_INDENT)) {
-            int loops = p->loop_depth, funcs = p->func_depth;
+/* Skips the rest of the logical line, then reads the indented block that
+ * belongs to it (if any) for its own errors, as the block of what opened. */
+static void skip_line_and_block(Parser *p, Opened opened) {
+    while (!at(p, TK_NEWLINE) && !at(p, TK_EOF) && !at(p, TK_INDENT) && !at(p, TK_DEDENT)) next(p);
+    accept(p, TK_NEWLINE);
+    if (!at(p, TK_INDENT)) return;
+    if (opened.unread) {
+        skip_block(p);
+        return;
+    }
+    int loops = p->loop_depth, funcs = p->func_depth;
+    if (opened.function) p->func_depth++, p->loop_depth = 0;
+    if (opened.loop) p->loop_depth++;
+    Vec discarded = {0};
+    parse_block_into(p, &discarded);
+    p->loop_depth = loops;
+    p->func_depth = funcs;
+}
+
+/* Whether clause `next` may continue a statement whose last clause was
+ * `prev` (in a try statement when in_try). */
+static bool clause_follows(TokenKind prev, TokenKind next, bool in_try) {
+    switch (prev) {
+    case TK_IF: case TK_ELIF: return next == TK_ELIF || next == TK_ELSE;
+    case TK_WHILE: case TK_FOR: case TK_ASYNC: return next == TK_ELSE;
+    case TK_TRY: case TK_EXCEPT: return next == TK_EXCEPT || next == TK_ELSE || next == TK_FINALLY;
+    case TK_ELSE: return in_try && next == TK_FINALLY;
+    default: return false;
+    }
+}
+
+/* A clause that continues a dropped statement: its header and block are
+ * read for their own errors (`elif x` without its ':'), then dropped. */
+static void parse_clause_recovering(Parser *p, Opened opened) {
+    jmp_buf here_buf;
+    jmp_buf *outer = p->recover;
+    int depth = p->depth, loops = p->loop_depth, funcs = p->func_depth;
+    p->recover = &here_buf;
+    if (setjmp(here_buf) == 0) {
+        const Token *kw = next(p);
+        Vec discarded = {0};
+        if (kw->kind == TK_EXCEPT) {
+            skip_line_and_block(p, opened);
+        } else {
+            if (kw->kind == TK_ELIF) parse_test(p);
             if (opened.function) p->func_depth++, p->loop_depth = 0;
             if (opened.loop) p->loop_depth++;
-            Vec discarded = {0};
-            parse_block_into(p, &discarded);
-            p->loop_depth = loops;
-            p->func_depth = funcs;
+            parse_suite(p, &discarded,
+                        kw->kind == TK_ELIF ? "'elif' statement" : kw->kind == TK_ELSE ? "'else' clause" : "'finally' clause",
+                        kw->line);
         }
-        TokenKind k = peek_kind(p);
-        if (k != TK_ELIF && k != TK_ELSE && k != TK_EXCEPT && k != TK_FINALLY) return;
-        next(p);
+    } else {
+        p->depth = depth;
+        p->loop_depth = loops;
+        p->func_depth = funcs;
+        skip_line_and_block(p, opened);
+    }
+    p->depth = depth;
+    p->loop_depth = loops;
+    p->func_depth = funcs;
+    p->recover = outer;
+}
+
+/* After an error: skips the rest of the statement's line and reads its
+ * block, then each clause that continues it (elif, else, except, finally),
+ * so that every independent error is found and none is made twice. */
+static void synchronize(Parser *p, Opened opened) {
+    skip_line_and_block(p, opened);
+    TokenKind prev = opened.keyword;
+    bool in_try = prev == TK_TRY || prev == TK_EXCEPT;
+    while (clause_follows(prev, peek_kind(p), in_try)) {
+        prev = peek_kind(p);
+        in_try = in_try || prev == TK_EXCEPT;
+        parse_clause_recovering(p, opened);
     }
 }
 

@@ -260,9 +260,13 @@ static void test_errors(void) {
     l = lex_str("x = 1  # \xff\n");
     ASSERT(l->diag.error_count == 1 && strcmp(kinds(l), "N = I NL EOF") == 0);
     done(l);
-    /* The error limit stops the lexer. */
+    /* Stray characters: one message a logical line, and the error limit
+     * stops the lexer. */
+    l = lex_str("x = “quoted” $\n");
+    ASSERT(l->diag.error_count == 1 && strcmp(kinds(l), "N = ERR N ERR ERR NL EOF") == 0);
+    done(l);
     char garbage[200];
-    for (int i = 0; i < 200; i++) garbage[i] = i % 2 ? '$' : ' ';
+    for (int i = 0; i < 200; i++) garbage[i] = i % 2 ? '$' : '\n';
     l = lex(garbage, sizeof garbage);
     ASSERT(l->diag.error_count == 20 && l->diag.stop);
     done(l);
