@@ -299,13 +299,17 @@ static bool held_before(const HeldDiag *a, const HeldDiag *b) {
     return a->seq < b->seq;
 }
 
-/* Inserts in order; diagnostics mostly come in order, so this appends. */
+/* The held diagnostics are a binary heap ordered by held_before, so that
+ * holding and releasing cost a logarithm each, however many there are and
+ * in whatever order they come. */
+static void heap_swap(HeldDiag *h, int i, int j) {
+    HeldDiag t = h[i];
+    h[i] = h[j];
+    h[j] = t;
+}
+
 static void hold(Diag *d, HeldDiag h) {
-    if (d->held_first > 0 && d->held_first + d->held_count == d->held_cap) {
-        memmove(d->held, d->held + d->held_first, sizeof(HeldDiag) * (size_t)d->held_count);
-        d->held_first = 0;
-    }
-    if (d->held_first + d->held_count == d->held_cap) {
+    if (d->held_count == d->held_cap) {
         int cap = d->held_cap ? d->held_cap * 2 : 16;
         HeldDiag *grown = realloc(d->held, sizeof(HeldDiag) * (size_t)cap);
         if (!grown) ice("out of memory holding a diagnostic");
@@ -313,12 +317,27 @@ static void hold(Diag *d, HeldDiag h) {
         d->held_cap = cap;
     }
     h.seq = d->held_seq++;
-    HeldDiag *base = d->held + d->held_first;
-    int at = d->held_count;
-    while (at > 0 && held_before(&h, &base[at - 1])) at--;
-    memmove(base + at + 1, base + at, sizeof(HeldDiag) * (size_t)(d->held_count - at));
-    base[at] = h;
-    d->held_count++;
+    int i = d->held_count++;
+    d->held[i] = h;
+    while (i > 0 && held_before(&d->held[i], &d->held[(i - 1) / 2])) {
+        heap_swap(d->held, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+/* Removes the first held diagnostic into *out. */
+static void unhold_first(Diag *d, HeldDiag *out) {
+    HeldDiag *h = d->held;
+    *out = h[0];
+    h[0] = h[--d->held_count];
+    for (int i = 0;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < d->held_count && held_before(&h[l], &h[m])) m = l;
+        if (r < d->held_count && held_before(&h[r], &h[m])) m = r;
+        if (m == i) break;
+        heap_swap(h, i, m);
+        i = m;
+    }
 }
 
 static void print_diag(Diag *d, DiagLevel level, bool promoted, Span where, const char *message) {
@@ -343,18 +362,20 @@ static void print_held(Diag *d, HeldDiag *h) {
 
 void diag_release(Diag *d, int file, uint32_t before) {
     while (d->held_count > 0) {
-        HeldDiag *h = &d->held[d->held_first];
-        if (h->fatal || (h->file == file && h->key >= before)) break;
-        print_held(d, h);
-        d->held_first++;
-        d->held_count--;
+        const HeldDiag *first = &d->held[0];
+        if (first->fatal || (first->file == file && first->key >= before)) break;
+        HeldDiag h;
+        unhold_first(d, &h);
+        print_held(d, &h);
     }
-    if (d->held_count == 0) d->held_first = 0;
 }
 
 void diag_release_all(Diag *d) {
-    for (int i = 0; i < d->held_count; i++) print_held(d, &d->held[d->held_first + i]);
-    d->held_first = d->held_count = 0;
+    while (d->held_count > 0) {
+        HeldDiag h;
+        unhold_first(d, &h);
+        print_held(d, &h);
+    }
     d->holding = false;
 }
 
@@ -401,13 +422,12 @@ void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list 
         HeldDiag h = {.file = where.file, .key = where.begin, .level = level, .promoted = promoted,
                       .where = where, .message = message};
         if (level == DIAG_NOTE && d->held_count > 0) {
-            const HeldDiag *last = &d->held[d->held_first + d->held_count - 1];
-            for (int i = d->held_count - 1; i >= 0; i--)
-                if (d->held[d->held_first + i].seq == d->held_seq - 1) last = &d->held[d->held_first + i];
-            h.file = last->file;
-            h.key = last->key;
+            h.file = d->last_held_file;
+            h.key = d->last_held_key;
         }
         hold(d, h);
+        d->last_held_file = h.file;
+        d->last_held_key = h.key;
         return;
     }
     print_diag(d, level, promoted, where, message);

@@ -91,9 +91,11 @@ typedef struct Diag {
     bool dropped;           /* the last error or warning was not printed,
                                so its notes are not either */
     FILE *out;
-    struct HeldDiag *held;  /* diagnostics held back, in source order */
-    int held_first, held_count, held_cap;
+    struct HeldDiag *held;  /* diagnostics held back: a heap in source order */
+    int held_count, held_cap;
     int held_seq;
+    int last_held_file;     /* where the last held one sorts: its notes */
+    uint32_t last_held_key; /* sort with it */
     bool holding;
 } Diag;
 
