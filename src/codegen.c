@@ -387,7 +387,11 @@ static LLVMValueRef int_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const
     LLVMValueRef minus_one = LLVMBuildICmp(B, LLVMIntEQ, safe_b, LLVMConstAllOnes(ty), "");
     safe_b = LLVMBuildSelect(B, minus_one, LLVMConstInt(ty, 1, false), safe_b, "");
     LLVMValueRef q = LLVMBuildSDiv(B, a, safe_b, ""), r = LLVMBuildSRem(B, a, safe_b, "");
+    /* numba-cuda's int_divmod_signed gives 0 for INT_MIN // -1 */
+    LLVMValueRef int_min = LLVMConstInt(ty, 1ULL << (LLVMGetIntTypeWidth(ty) - 1), false);
+    LLVMValueRef overflow = LLVMBuildAnd(B, minus_one, LLVMBuildICmp(B, LLVMIntEQ, a, int_min, ""), "");
     q = LLVMBuildSelect(B, minus_one, LLVMBuildNeg(B, a, ""), q, "");
+    q = LLVMBuildSelect(B, overflow, LLVMConstNull(ty), q, "");
     LLVMValueRef adjust = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntNE, r, zero, ""),
                                        LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildXor(B, r, safe_b, ""), zero, ""), "");
     LLVMValueRef out = want_mod ? LLVMBuildSelect(B, adjust, LLVMBuildAdd(B, r, safe_b, ""), r, "")
@@ -438,6 +442,15 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
 static LLVMValueRef power_by_squaring(CodeGen *g, LLVMValueRef a, LLVMValueRef e) {
     LLVMTypeRef ty = LLVMTypeOf(a), ety = LLVMTypeOf(e);
     bool fp = LLVMGetTypeKind(ty) != LLVMIntegerTypeKind;
+    if (LLVMIsAConstantInt(e)) {
+        /* x ** 2, x ** 3: plain multiplies, which fuse into what follows */
+        long long k = LLVMConstIntGetSExtValue(e);
+        if (k >= 1 && k <= 4) {
+            LLVMValueRef r = a;
+            for (long long i = 1; i < k; i++) r = fp ? fp_op(g, LLVMBuildFMul(g->b, r, a, "")) : LLVMBuildMul(g->b, r, a, "");
+            return r;
+        }
+    }
     char name[48];
     if (fp) snprintf(name, sizeof name, "pykc.fpow.%s", LLVMGetTypeKind(ty) == LLVMFloatTypeKind ? "f32" : "f64");
     else snprintf(name, sizeof name, "pykc.ipow.i%u", LLVMGetIntTypeWidth(ty));
@@ -1226,7 +1239,11 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
         LLVMValueRef scale = convert(g, call_fn(g, LLVMDoubleTypeInContext(g->ctx), "__nv_powi", pargs, 2), &ty_float64, call->casts[0]);
         LLVMValueRef y = LLVMBuildFMul(g->b, x, scale, "");
         LLVMTypeRef over[] = {LLVMTypeOf(y)};
-        return LLVMBuildFDiv(g->b, intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
+        LLVMValueRef r = LLVMBuildFDiv(g->b, intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
+        /* numba-cuda's round_to_impl keeps x when x * 10**n is not finite */
+        LLVMValueRef mag = intrinsic(g, "llvm.fabs", over, 1, &y, 1);
+        LLVMValueRef finite = LLVMBuildFCmp(g->b, LLVMRealOLT, mag, LLVMConstReal(LLVMTypeOf(y), 1.0 / 0.0), "");
+        return LLVMBuildSelect(g->b, finite, r, x, "");
     }
     if (!strcmp(name, "round") && call->item_len == 1) {
         const Type *in = call->items[0]->ty;
@@ -1269,8 +1286,11 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
         return !strcmp(name, "isinf") ? inf : LLVMBuildNot(g->b, LLVMBuildOr(g->b, nan, inf, ""), "");
     }
     if (in->kind == TY_INT) {
-        /* math.floor of an int is the int itself */
-        return convert(g, args[0], in, call->ty);
+        /* an int argument: the float64 function of float64(n), as the
+         * (float64, int64) case of Numba's math templates computes it */
+        for (int i = 0; i < call->item_len; i++)
+            if (call->casts[i]->kind == TY_INT) args[i] = convert(g, args[i], call->casts[i], &ty_float64);
+        in = &ty_float64;
     }
     if (in == &ty_float16) {
         /* float16 math runs in float32 and rounds back */
