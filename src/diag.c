@@ -205,13 +205,19 @@ void diag_line_col(const Diag *d, int file, uint32_t off, int *line, int *col) {
     diag_line_col_at(d, NULL, file, off, line, col);
 }
 
+/* Where line_index ends, before its line break. */
 static uint32_t line_end(const SourceFile *f, int line_index) {
-    uint32_t e = (uint32_t)f->line_starts[line_index];
-    while (e < f->size && f->text[e] != '\n' && f->text[e] != '\r') e++;
+    uint32_t start = (uint32_t)f->line_starts[line_index];
+    if (line_index + 1 >= f->line_count) return (uint32_t)f->size;
+    uint32_t e = (uint32_t)f->line_starts[line_index + 1];
+    if (e > start && f->text[e - 1] == '\n') e--;
+    if (e > start && f->text[e - 1] == '\r') e--;
     return e;
 }
 
-/* A long line is shown as a window around the caret, as clang does. */
+/* A long line is shown as a window around the caret, as clang does; the
+ * work is that of the window, not of the line, so that many errors on a
+ * megabyte line cost no more than on a short one. */
 enum { EXCERPT_WIDTH = 120, EXCERPT_BEFORE = 40 };
 
 /* Writes the character at i as the excerpt shows it: valid UTF-8 as it is,
@@ -225,45 +231,56 @@ static void put_char(FILE *out, const SourceFile *f, uint32_t i, int n) {
     else fwrite(f->text + i, 1, (size_t)n, out);
 }
 
+/* Steps forward over at most n characters from i, not past end. */
+static uint32_t skip_chars(const SourceFile *f, uint32_t i, uint32_t end, int n) {
+    for (int k = 0; k < n && i < end; k++) i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
+    return i < end ? i : end;
+}
+
+/* The start of the character before i (lo < i), as the forward walk reads
+ * characters: a valid UTF-8 sequence, or else one byte. */
+static uint32_t char_before(const SourceFile *f, uint32_t lo, uint32_t i) {
+    uint32_t j = i - 1;
+    while (j > lo && i - j < 4 && ((unsigned char)f->text[j] & 0xC0) == 0x80) j--;
+    return utf8_decode(f->text + j, f->size - j, NULL) == (int)(i - j) ? j : i - 1;
+}
+
 /* Prints the line that holds where.begin, then the caret line: a tab where
  * the source has one so the caret stays aligned, one space a character. */
-static void print_excerpt(const Diag *d, const SourceFile *f, Span where) {
+static void print_excerpt(FILE *out, const SourceFile *f, Span where) {
     int li = line_of(f, where.begin);
     uint32_t start = (uint32_t)f->line_starts[li], end = line_end(f, li);
     uint32_t begin = where.begin < end ? where.begin : end;
     uint32_t stop = where.end > end ? end : where.end;
-    int caret = 0, width = 0;
-    count_chars(f, start, begin, &caret);
-    count_chars(f, start, end, &width);
-    /* The window [first, last) in characters. */
-    int first = 0, last = width;
-    if (width > EXCERPT_WIDTH) {
-        first = caret > EXCERPT_BEFORE ? caret - EXCERPT_BEFORE : 0;
-        last = first + EXCERPT_WIDTH < width ? first + EXCERPT_WIDTH : width;
+    /* The window [from, to): the whole line when it is short, else
+     * EXCERPT_WIDTH characters from EXCERPT_BEFORE before the caret. */
+    uint32_t from = start;
+    if (skip_chars(f, start, end, EXCERPT_WIDTH) < end) {
+        from = begin;
+        for (int k = 0; k < EXCERPT_BEFORE && from > start; k++) from = char_before(f, start, from);
     }
-    if (first > 0) fputs("...", d->out);
-    uint32_t i = start;
-    for (int k = 0; i < end && k < last; k++) {
+    uint32_t to = skip_chars(f, from, end, EXCERPT_WIDTH);
+    if (from > start) fputs("...", out);
+    for (uint32_t i = from; i < to;) {
         int n = utf8_char_bytes(f->text + i, f->size - i);
-        if (k >= first) put_char(d->out, f, i, n);
+        put_char(out, f, i, n);
         i += (uint32_t)n;
     }
-    if (last < width) fputs("...", d->out);
-    fputc('\n', d->out);
-    if (first > 0) fputs("   ", d->out);
-    i = start;
-    for (int k = 0; i < begin; k++) {
-        int n = utf8_char_bytes(f->text + i, f->size - i);
-        if (k >= first) fputc(f->text[i] == '\t' ? '\t' : ' ', d->out);
-        i += (uint32_t)n;
-    }
-    fputc('^', d->out);
-    if (i < stop) i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
-    for (int k = caret + 1; i < stop && k < last; k++) {
-        fputc('~', d->out);
+    if (to < end) fputs("...", out);
+    fputc('\n', out);
+    if (from > start) fputs("   ", out);
+    uint32_t i = from;
+    while (i < begin) {
+        fputc(f->text[i] == '\t' ? '\t' : ' ', out);
         i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
     }
-    fputc('\n', d->out);
+    fputc('^', out);
+    if (i < stop) i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
+    while (i < stop && i < to) {
+        fputc('~', out);
+        i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
+    }
+    fputc('\n', out);
 }
 
 static const char *level_name(DiagLevel level) {
@@ -340,18 +357,29 @@ static void unhold_first(Diag *d, HeldDiag *out) {
     }
 }
 
+/* Formats the whole diagnostic in memory and writes it at once: stderr is
+ * unbuffered, and a write a character would make 100,000 messages slow. */
 static void print_diag(Diag *d, DiagLevel level, bool promoted, Span where, const char *message) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out) out = d->out;
     const SourceFile *f = diag_file(d, where.file);
     if (f) {
         int line, col;
-        diag_line_col(d, where.file, where.begin, &line, &col);
-        fprintf(d->out, "%s:%d:%d: %s: ", f->path, line, col, level_name(level));
+        diag_line_col_at(d, &d->cursor, where.file, where.begin, &line, &col);
+        fprintf(out, "%s:%d:%d: %s: ", f->path, line, col, level_name(level));
     } else {
-        fprintf(d->out, "pykc: %s: ", level_name(level));
+        fprintf(out, "pykc: %s: ", level_name(level));
     }
-    fputs(message, d->out);
-    fputs(promoted ? " [-Werror]\n" : "\n", d->out);
-    if (f) print_excerpt(d, f, where);
+    fputs(message, out);
+    fputs(promoted ? " [-Werror]\n" : "\n", out);
+    if (f) print_excerpt(out, f, where);
+    if (out != d->out) {
+        fclose(out);
+        fwrite(text, 1, len, d->out);
+        free(text);
+    }
 }
 
 static void print_held(Diag *d, HeldDiag *h) {

@@ -81,6 +81,13 @@ typedef struct Span {
 
 typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
 
+/* Where diag_line_col_at last was: see there. */
+typedef struct LineColCursor {
+    int file, line, col;
+    uint32_t off;
+    bool valid;
+} LineColCursor;
+
 typedef struct Diag {
     SourceFile **files;
     int file_count, file_cap;
@@ -97,6 +104,7 @@ typedef struct Diag {
     int last_held_file;     /* where the last held one sorts: its notes */
     uint32_t last_held_key; /* sort with it */
     bool holding;
+    LineColCursor cursor;   /* for messages printed in source order */
 } Diag;
 
 void diag_init(Diag *d, FILE *out);
@@ -115,13 +123,8 @@ int diag_load_file(Diag *d, const char *path, const char **err);
 int diag_add_source(Diag *d, const char *path, const char *text, size_t size);
 const SourceFile *diag_file(const Diag *d, int file);
 void diag_line_col(const Diag *d, int file, uint32_t off, int *line, int *col);
-/* The same, remembering where it was, so that a walk forward through a file
- * (the AST dump) costs one pass over each line rather than one a query. */
-typedef struct LineColCursor {
-    int file, line, col;
-    uint32_t off;
-    bool valid;
-} LineColCursor;
+/* The same, remembering where it was (a LineColCursor), so that a walk
+ * forward through a file costs one pass over each line, not one a query. */
 void diag_line_col_at(const Diag *d, LineColCursor *cur, int file, uint32_t off, int *line, int *col);
 /* Length of the valid UTF-8 sequence at s (at most avail bytes) and its code
  * point, or 0 if the bytes there are not one. Columns count characters: a

@@ -19,6 +19,7 @@ need one too big, too odd or too binary to commit (lit skips Inputs/).
   chain N TEXT                               `a` TEXT `a` ... N times
   longline N                                 an error on a line N long
   errors N                                   N lines, each one error
+  lineerrors N                               one line of N errors
 """
 import random
 import sys
@@ -101,6 +102,8 @@ def main(argv):
         out("x = (" + "1, " * (n // 6) + "$, " + "2, " * (n // 6) + "3)\n")
     elif kind == "errors":
         out("".join(f"x{i} = )\n" for i in range(int(args[0]))))
+    elif kind == "lineerrors":
+        out("x = (" + "0777, " * int(args[0]) + ")\n")
     else:
         sys.exit(f"gen.py: unknown kind {kind}")
 
