@@ -99,6 +99,17 @@ PYKC_NORETURN PYKC_PRINTF(3, 4) static void syntax_error(Parser *p, Span where, 
     fail(p);
 }
 
+/* An error with a note that points at another place: the first of two. */
+PYKC_NORETURN static void error_with_note(Parser *p, Span where, const char *message, Span other, const char *note) {
+    diag_error(p->diag, where, "%s", message);
+    diag_note(p->diag, other, "%s", note);
+    fail(p);
+}
+
+static Span name_span_of(const Node *n) {
+    return (Span){n->span.file, n->span.begin, n->span.begin + (uint32_t)strlen(n->name)};
+}
+
 PYKC_NORETURN static void unsupported(Parser *p, Span where, const char *what) {
     syntax_error(p, where, "%s not supported in kernels", what);
 }
@@ -349,7 +360,8 @@ static void parse_argument(Parser *p, Vec *args, Vec *kwargs, Span open) {
         kw->span = span_join(name_span, kw->rhs->span);
         for (int i = 0; i < kwargs->len; i++)
             if (strcmp(((Node *)kwargs->items[i])->name, name) == 0)
-                syntax_error(p, name_span, "keyword argument repeated: %s", name);
+                error_with_note(p, name_span, arena_printf(p->arena, "keyword argument repeated: %s", name),
+                                name_span_of(kwargs->items[i]), "given first here");
         vec_push(p->arena, kwargs, finish_expr(p, kw));
         return;
     }
@@ -1051,7 +1063,9 @@ static Node *parse_funcdef(Parser *p, Vec *decorators) {
         Node *param = parse_param(p);
         for (int i = 0; i < params.len; i++)
             if (strcmp(((Node *)params.items[i])->name, param->name) == 0)
-                syntax_error(p, param->span, "duplicate parameter '%s' in function definition", param->name);
+                error_with_note(p, name_span_of(param),
+                                arena_printf(p->arena, "duplicate parameter '%s' in function definition", param->name),
+                                name_span_of(params.items[i]), "the first is here");
         vec_push(p->arena, &params, param);
         if (!accept(p, TK_COMMA)) break;
     }
