@@ -405,9 +405,12 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
     LLVMBuilderRef B = g->b;
     LLVMTypeRef ty = LLVMTypeOf(a);
     LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstReal(ty, 1.0);
-    /* frem without fast-math flags: NVPTX then expands it as numba-cuda's
-     * NVVM does (x - trunc(x / y) * y), NaN for an infinite divisor too */
-    LLVMValueRef mod = LLVMBuildFRem(B, a, b, "");
+    /* the remainder as numba-cuda's NVVM computes frem, x - trunc(x / y) * y,
+     * which is NaN for an infinite divisor where fmod would give x */
+    LLVMTypeRef tover[] = {ty};
+    LLVMValueRef quot = LLVMBuildFDiv(B, a, b, "");
+    LLVMValueRef whole = intrinsic(g, "llvm.trunc", tover, 1, &quot, 1);
+    LLVMValueRef mod = fp_op(g, LLVMBuildFSub(B, a, fp_op(g, LLVMBuildFMul(B, whole, b, "")), ""));
     LLVMValueRef div = fp_op(g, LLVMBuildFDiv(B, fp_op(g, LLVMBuildFSub(B, a, mod, "")), b, ""));
     LLVMValueRef mod_nz = LLVMBuildFCmp(B, LLVMRealUNE, mod, zero, "");
     LLVMValueRef signs_differ = LLVMBuildXor(B, LLVMBuildFCmp(B, LLVMRealOLT, b, zero, ""),
@@ -506,36 +509,40 @@ static LLVMValueRef power_by_squaring(CodeGen *g, LLVMValueRef a, LLVMValueRef e
 
 static LLVMValueRef complex_make(CodeGen *g, LLVMTypeRef ty, LLVMValueRef re, LLVMValueRef im);
 
-/* a ** b for complex numbers: exp(b * log(a)), with b == 0 giving 1. */
+/* a ** b for complex numbers, as numba-cuda's cpow_internal computes it:
+ * b == 0 gives 1; a.real == 0 and b.real == 0 give 0; otherwise the polar
+ * form |a|**b.real / exp(arg(a) * b.imag) at angle
+ * arg(a) * b.real + b.imag * log|a|. */
 static LLVMValueRef complex_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type *t) {
     LLVMBuilderRef B = g->b;
     const Type *part = type_float(t->bits / 2);
     LLVMTypeRef ft = float_type(g, part->bits);
     LLVMValueRef ar = LLVMBuildExtractValue(B, a, 0, ""), ai = LLVMBuildExtractValue(B, a, 1, "");
     LLVMValueRef br = LLVMBuildExtractValue(B, b, 0, ""), bi = LLVMBuildExtractValue(B, b, 1, "");
-    LLVMValueRef hyp_args[] = {ar, ai}, atan_args[] = {ai, ar};
-    LLVMValueRef mag = gpu_libdevice(g, "hypot", part, hyp_args, 2);
-    LLVMValueRef log_re = gpu_libdevice(g, "log", part, &mag, 1);
-    LLVMValueRef log_im = gpu_libdevice(g, "atan2", part, atan_args, 2);
-    /* (br + i bi) * (log_re + i log_im) */
-    LLVMValueRef re = LLVMBuildFSub(B, LLVMBuildFMul(B, br, log_re, ""), LLVMBuildFMul(B, bi, log_im, ""), "");
-    LLVMValueRef im = LLVMBuildFAdd(B, LLVMBuildFMul(B, br, log_im, ""), LLVMBuildFMul(B, bi, log_re, ""), "");
-    LLVMValueRef scale = gpu_libdevice(g, "exp", part, &re, 1);
-    LLVMValueRef out_re = LLVMBuildFMul(B, scale, gpu_libdevice(g, "cos", part, &im, 1), "");
-    LLVMValueRef out_im = LLVMBuildFMul(B, scale, gpu_libdevice(g, "sin", part, &im, 1), "");
     LLVMValueRef zero = LLVMConstNull(ft);
+    LLVMValueRef hyp_args[] = {ar, ai}, atan_args[] = {ai, ar};
+    LLVMValueRef vabs = gpu_libdevice(g, "hypot", part, hyp_args, 2);
+    LLVMValueRef pow_args[] = {vabs, br};
+    LLVMValueRef len = gpu_libdevice(g, "pow", part, pow_args, 2);
+    LLVMValueRef at = gpu_libdevice(g, "atan2", part, atan_args, 2);
+    LLVMValueRef phase = LLVMBuildFMul(B, at, br, "");
+    LLVMValueRef scaled = LLVMBuildFMul(B, at, bi, "");
+    LLVMValueRef damp = gpu_libdevice(g, "exp", part, &scaled, 1);
+    LLVMValueRef turn = LLVMBuildFMul(B, bi, gpu_libdevice(g, "log", part, &vabs, 1), "");
+    LLVMValueRef has_imag = LLVMBuildFCmp(B, LLVMRealUNE, bi, zero, "");
+    len = LLVMBuildSelect(B, has_imag, LLVMBuildFDiv(B, len, damp, ""), len, "");
+    phase = LLVMBuildSelect(B, has_imag, LLVMBuildFAdd(B, phase, turn, ""), phase, "");
+    LLVMValueRef re = LLVMBuildFMul(B, len, gpu_libdevice(g, "cos", part, &phase, 1), "");
+    LLVMValueRef im = LLVMBuildFMul(B, len, gpu_libdevice(g, "sin", part, &phase, 1), "");
     LLVMValueRef b_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, ""),
                                        LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
-    out_re = LLVMBuildSelect(B, b_zero, LLVMConstReal(ft, 1.0), out_re, "");
-    out_im = LLVMBuildSelect(B, b_zero, zero, out_im, "");
-    /* a ** 2 multiplies, as Numba does: the logarithm would lose precision */
-    LLVMValueRef is_two = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, LLVMConstReal(ft, 2.0), ""),
-                                       LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
-    LLVMValueRef sq_re = LLVMBuildFSub(B, LLVMBuildFMul(B, ar, ar, ""), LLVMBuildFMul(B, ai, ai, ""), "");
-    LLVMValueRef sq_im = LLVMBuildFAdd(B, LLVMBuildFMul(B, ar, ai, ""), LLVMBuildFMul(B, ai, ar, ""), "");
-    out_re = LLVMBuildSelect(B, is_two, sq_re, out_re, "");
-    out_im = LLVMBuildSelect(B, is_two, sq_im, out_im, "");
-    return complex_make(g, LLVMTypeOf(a), out_re, out_im);
+    LLVMValueRef a_b_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, ar, zero, ""),
+                                         LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, ""), "");
+    re = LLVMBuildSelect(B, a_b_zero, zero, re, "");
+    im = LLVMBuildSelect(B, a_b_zero, zero, im, "");
+    re = LLVMBuildSelect(B, b_zero, LLVMConstReal(ft, 1.0), re, "");
+    im = LLVMBuildSelect(B, b_zero, zero, im, "");
+    return complex_make(g, LLVMTypeOf(a), re, im);
 }
 
 /* x ** y once both are converted to the chosen case's types. */

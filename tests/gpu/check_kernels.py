@@ -102,7 +102,7 @@ class Run:
     order (NumPy arrays, Views or NumPy scalars), expected outputs by argument
     index, tolerances, dynamic shared memory in bytes."""
 
-    def __init__(self, grid, block, args, expect, tol=EXACT, numba_tol=None, shared=0):
+    def __init__(self, grid, block, args, expect, tol=EXACT, numba_tol=None, shared=0, numba_skip=None):
         self.grid = grid if isinstance(grid, tuple) else (grid,)
         self.block = block if isinstance(block, tuple) else (block,)
         self.args = args
@@ -110,6 +110,7 @@ class Run:
         self.tol = tol
         self.numba_tol = numba_tol
         self.shared = shared
+        self.numba_skip = numba_skip  # why numba-cuda cannot run this launch
 
     def tol_for(self, idx, numba=False):
         t = self.numba_tol if numba and self.numba_tol is not None else self.tol
@@ -161,7 +162,9 @@ def py_float_divmod(x, y):
     with np.errstate(all="ignore"):
         if y == 0:
             return x / y, np.float64(np.nan)
-        mod = np.fmod(x, y)
+        # numba-cuda's frem on the GPU is x - trunc(x / y) * y (NVVM's
+        # expansion): an infinite divisor gives nan where fmod gives x
+        mod = np.fmod(x, y) if np.isfinite(y) else np.float64(np.nan)
         div = (x - mod) / y
         if mod != 0 or np.isnan(mod):          # fcmp_unordered("!=")
             if (y < 0) != (mod < 0):
@@ -198,7 +201,8 @@ def _(rng):
     out = np.zeros(2 * n, np.float32)
     want = out.copy()
     want[::2] = x[::3] + y[::-1]
-    return Run(blocks(n, 128), 128, [View(x, np.s_[::3]), View(y, np.s_[::-1]), View(out, np.s_[::2])], {2: want})
+    return Run(blocks(n, 128), 128, [View(x, np.s_[::3]), View(y, np.s_[::-1]), View(out, np.s_[::2])], {2: want},
+               numba_skip="numba-cuda refuses CuPy views with negative strides (OverflowError)")
 
 
 @case("matmul_grid2", "matmul")
@@ -266,8 +270,7 @@ def _(rng):
     return Run(blocks(a.size, 128), 128, [a, b, z, z.copy()], {2: q, 3: r})
 
 
-@case("int_floordiv_mod", "divmod_i64", "INT64_MIN // -1", sim=False,
-      xfail="INT64_MIN // -1 is INT64_MIN in pykc; numba-cuda's int_divmod_signed gives 0 (and 0 for %)")
+@case("int_floordiv_mod", "divmod_i64", "INT64_MIN // -1", sim=False)
 def _(rng):
     a = np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).min, -7], np.int64)
     b = np.array([-1, -1, 2], np.int64)
@@ -542,8 +545,7 @@ def _(rng):
     return Run(blocks(n, 128), 128, [f, g, nn, np.zeros_like(oi), np.zeros_like(of)], {3: oi, 4: of})
 
 
-@case("round_abs_minmax", "builtins", "round(x, 2) overflow", sim=False,
-      xfail="round(x, n) gives inf when x * 10**n overflows; numba-cuda's round_to_impl returns x")
+@case("round_abs_minmax", "builtins", "round(x, 2) overflow", sim=False)
 def _(rng):
     f = np.array([1e307, -1e307, 1.5])
     g = np.zeros(3)
@@ -666,7 +668,9 @@ def _(rng):
     out = np.zeros(600)
     want = out.copy()
     want[::-2] = 3 * x[::3] - np.arange(300)
-    return Run(blocks(300, 64), 64, [View(x, np.s_[::3]), View(out, np.s_[::-2])], {1: want})
+    # 3 * x - i contracts into an fma on the GPU, as Numba's code does too
+    return Run(blocks(300, 64), 64, [View(x, np.s_[::3]), View(out, np.s_[::-2])], {1: want}, tol=Tol(rtol=1e-15),
+               numba_skip="numba-cuda refuses CuPy views with negative strides (OverflowError)")
 
 
 @case("grid_3d", "fill")
@@ -732,11 +736,14 @@ def _(rng):
                tol=Tol(rtol=1e-12, atol=1e-12))
 
 
-@case("complex_power", "cpow", "z ** 2 exact")
+@case("complex_power", "cpow", "z ** 2")
 def _(rng):
+    # numba-cuda computes z ** 2 by the general power, not z * z: (1+1j) ** 2
+    # is 1.2246467991473532e-16+2j there, so the reference is only close
     a = np.array([1 + 1j, 3 - 2j, 0.5 + 0.25j], np.complex128)
     b = np.ones(3, np.complex128)
-    return Run(1, 32, [a, b, np.zeros_like(a), np.zeros_like(a)], {3: a * a})
+    return Run(1, 32, [a, b, np.zeros_like(a), np.zeros_like(a)], {3: a * a}, tol=Tol(rtol=1e-14, atol=1e-14),
+               numba_tol=EXACT)
 
 
 # ---- the CUDA API ------------------------------------------------------------------------
@@ -990,9 +997,7 @@ def _(rng):
     return Run(blocks(100, 64), 64, [x, nn, np.zeros((100, 5), np.bool_)], {2: want})
 
 
-@case("math_int_args", "mathi",
-      xfail="math functions of an int argument return float(n) without calling the function "
-            "(math.sqrt(16) == 16.0 in pykc)")
+@case("math_int_args", "mathi")
 def _(rng):
     import math
     nn = rng.integers(0, 1000, 200).astype(np.int64)
@@ -1493,7 +1498,9 @@ def run_case(bundle, c, rng, verbose):
             if d:
                 problems.append(f"arg {i} vs reference ({run.tol_for(i)}): {d}")
     numba_out = None
-    if bundle.use_numba:
+    if bundle.use_numba and run.numba_skip:
+        print(f"      numba-cuda not compared: {run.numba_skip}")
+    elif bundle.use_numba:
         try:
             numba_out = launch_numba(bundle, c, run)
         except Exception as e:  # numba-cuda refused or crashed on the kernel
