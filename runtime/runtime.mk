@@ -144,6 +144,7 @@ $(RT_FUZZER): tests/fuzz/fuzz_manifest.c $(RT_FUZZ_SRCS) $(RT_HDRS)
 	  -Iinclude -Iruntime tests/fuzz/fuzz_manifest.c $(RT_FUZZ_SRCS) $(RT_YAML_A) -o $@
 
 ## fuzz-manifest: libFuzzer on the manifest reader for FUZZ_SECONDS (60)
+FUZZ_EXTRA += fuzz-manifest
 fuzz-manifest: $(RT_FUZZER)
 	@mkdir -p $(RT_CORPUS)
 	cp tests/runtime/fixtures/*.yaml bench/launch/empty.yaml $(RT_CORPUS)/
