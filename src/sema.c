@@ -1398,7 +1398,7 @@ static void type_block(Sema *s, Node **body, int n) {
 
 /* Types f's body until no local's type changes, then once more to report. */
 static FuncInfo *type_function(Sema *s, FuncInfo *f) {
-    if (f->typed || f->typing) return f;
+    if (f->typed || f->typing || (f->abstract && !f->generic)) return f; /* no types to type it with */
     FuncInfo *outer_fn = s->fn;
     Scope *outer_scope = s->locals, *outer_globals = s->globals;
     s->globals = f->globals; /* an imported function sees its own module */
