@@ -19,9 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Names to symbols: an array in binding order (for "did you mean") with an
+ * open-addressing index beside it, so that a module of 100,000 constants
+ * binds and looks up in constant time. */
 typedef struct Scope {
     Sym **syms;
     int count, cap;
+    int *slots;          /* index into syms + 1; 0 is empty */
+    int slot_cap;        /* a power of two, at least twice count */
 } Scope;
 
 struct Sema {
@@ -80,13 +85,40 @@ void sema_error(Sema *s, Span where, const char *fmt, ...) {
 
 /* ---- scopes ------------------------------------------------------------------- */
 
-static Sym *scope_find(const Scope *sc, const char *name) {
-    for (int i = 0; i < sc->count; i++)
-        if (strcmp(sc->syms[i]->name, name) == 0) return sc->syms[i];
-    return NULL;
+static uint32_t name_hash(const char *name) {
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 16777619u;
+    return h;
 }
 
+/* The slot that holds name, or the empty one where it would go. */
+static int *scope_slot(const Scope *sc, const char *name) {
+    uint32_t mask = (uint32_t)sc->slot_cap - 1;
+    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        int *slot = &sc->slots[i];
+        if (*slot == 0 || strcmp(sc->syms[*slot - 1]->name, name) == 0) return slot;
+    }
+}
+
+static Sym *scope_find(const Scope *sc, const char *name) {
+    if (!sc->slot_cap) return NULL;
+    int *slot = scope_slot(sc, name);
+    return *slot ? sc->syms[*slot - 1] : NULL;
+}
+
+static void scope_reindex(Sema *s, Scope *sc, int cap) {
+    sc->slots = ARENA_ARRAY(s->arena, int, cap);
+    sc->slot_cap = cap;
+    for (int i = 0; i < sc->count; i++) *scope_slot(sc, sc->syms[i]->name) = i + 1;
+}
+
+/* Binds sym's name to sym; a name bound already is rebound (the last
+ * binding wins, as in Python). */
 static void scope_add(Sema *s, Scope *sc, Sym *sym) {
+    if (sc->slot_cap && *scope_slot(sc, sym->name)) {
+        sc->syms[*scope_slot(sc, sym->name) - 1] = sym;
+        return;
+    }
     if (sc->count == sc->cap) {
         int cap = sc->cap ? sc->cap * 2 : 16;
         Sym **grown = ARENA_ARRAY(s->arena, Sym *, cap);
@@ -95,6 +127,8 @@ static void scope_add(Sema *s, Scope *sc, Sym *sym) {
         sc->cap = cap;
     }
     sc->syms[sc->count++] = sym;
+    if (2 * sc->count > sc->slot_cap) scope_reindex(s, sc, sc->slot_cap ? sc->slot_cap * 2 : 32);
+    else *scope_slot(sc, sym->name) = sc->count;
 }
 
 static Sym *new_sym(Sema *s, SymKind kind, const char *name, Span def) {
@@ -1594,11 +1628,12 @@ static void type_parameters(Sema *s, FuncInfo *f) {
 /* ---- module level ------------------------------------------------------------------ */
 
 static void bind_global(Sema *s, const char *name, Sym *sym) {
-    for (int i = 0; i < s->globals->count; i++)
-        if (strcmp(s->globals->syms[i]->name, name) == 0) {
-            s->globals->syms[i] = sym; /* rebinding at module level: the last one wins, as in Python */
-            return;
-        }
+    if (strcmp(sym->name, name) != 0) { /* bound under another name: an alias */
+        Sym *alias = ARENA_NEW(s->arena, Sym);
+        *alias = *sym;
+        alias->name = name;
+        sym = alias;
+    }
     scope_add(s, s->globals, sym);
 }
 
