@@ -15,6 +15,13 @@ bindir = lit_config.params.get("llvm_bindir")
 if not pykc or not bindir:
     lit_config.fatal("run through `make test-lit`: pykc and llvm_bindir are lit parameters")
 config.substitutions.append(("%pykc", pykc))
+# lit's builtin `not` counts a crash (death by a signal) as a failure and so
+# as success; LLVM's `not` binary does not: `%not %pykc` passes only when
+# pykc exits with an error status of its own.
+not_tool = os.path.join(bindir, "not")
+if not os.access(not_tool, os.X_OK):
+    lit_config.fatal(f"{not_tool} is missing: `make deps` installs llvm-19-tools")
+config.substitutions.append(("%not", not_tool))
 # FileCheck, not and count come from the LLVM that the build uses.
 config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
 config.environment["LC_ALL"] = "C"
