@@ -245,6 +245,62 @@ static Type *type_cas(Sema *s, Node *call, const Entity *e) {
     return ary->dtype;
 }
 
+/* The array and index of a cache-hinted load or store (cache_hints.py):
+ * an array of ints or floats, indexed by an integer when 1-d or else by a
+ * UniTuple of integers, one per dimension. */
+static bool check_cache_hint_access(Sema *s, Node *call, const Entity *e) {
+    Type *ary = arg_type(call, 0), *idx = type_strip(arg_type(call, 1));
+    if (ary->kind != TY_ARRAY) {
+        sema_error(s, call->items[0]->span, "%s operates on arrays, not %s", e->path, sema_type_name(s, ary));
+        return false;
+    }
+    if (!is_integer(ary->dtype) && !is_float(ary->dtype)) {
+        sema_error(s, call->items[0]->span, "%s needs an array of integers or floats, not of %s", e->path,
+                   sema_type_name(s, ary->dtype));
+        return false;
+    }
+    bool ok = is_integer(idx) && ary->ndim == 1;
+    if (idx->kind == TY_TUPLE && idx->elem_count == ary->ndim) {
+        ok = true;
+        for (int i = 0; i < idx->elem_count; i++)
+            ok = ok && is_integer(idx->elems[i]) && type_equal(type_strip(idx->elems[i]), type_strip(idx->elems[0]));
+    }
+    if (!ok)
+        sema_error(s, call->items[1]->span, "%s: the index of a %d-d array must be %s, not %s", e->path, ary->ndim,
+                   ary->ndim == 1 ? "an integer" : "a tuple of integers of one type, one per dimension",
+                   sema_type_name(s, idx));
+    return ok;
+}
+
+/* ldca ldcg ldcs ldlu ldcv(array, i): the element, loaded with a cache hint */
+static Type *type_cache_load(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2) || !check_cache_hint_access(s, call, e)) return &ty_error;
+    sema_note_access(s, call->items[0], true, false);
+    return arg_type(call, 0)->dtype;
+}
+
+/* stcg stcs stwb stwt(array, i, value): value converted to the dtype */
+static Type *type_cache_store(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 3, 3) || !check_cache_hint_access(s, call, e)) return &ty_error;
+    Type *ary = arg_type(call, 0), *v = arg_type(call, 2);
+    if (ary->readonly) {
+        sema_error(s, call->items[0]->span, "%s cannot store into a module constant array: it lives in constant memory",
+                   e->path);
+        return &ty_error;
+    }
+    if (!is_scalar(v) || type_conversion(v, ary->dtype) == CONV_NONE) {
+        sema_error(s, call->items[2]->span, "%s: cannot store %s into an array of %s", e->path, sema_type_name(s, v),
+                   sema_type_name(s, ary->dtype));
+        return &ty_error;
+    }
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, 3);
+    call->casts[0] = ary;
+    call->casts[1] = arg_type(call, 1);
+    call->casts[2] = ary->dtype;
+    sema_note_access(s, call->items[0], false, true);
+    return &ty_none;
+}
+
 /* syncthreads_count/_and/_or: numba-cuda's intrinsic takes an integer
  * predicate, not a bool. */
 static Type *type_barrier_pred(Sema *s, Node *call, const Entity *e) {
@@ -470,6 +526,17 @@ static const Entity entities[] = {
     CASES("numba.cuda.fma", fma_cases, LW_FMA, NULL),
     CASES("numba.cuda.cbrt", cbrt_cases, LW_MATH, "cbrt"),
     RULE("numba.cuda.selp", type_selp, NULL, LW_SELP, NULL),
+
+    /* loads and stores with PTX cache operators: lower_name is the operator */
+    RULE("numba.cuda.ldca", type_cache_load, NULL, LW_CACHE_LOAD, "ca"),
+    RULE("numba.cuda.ldcg", type_cache_load, NULL, LW_CACHE_LOAD, "cg"),
+    RULE("numba.cuda.ldcs", type_cache_load, NULL, LW_CACHE_LOAD, "cs"),
+    RULE("numba.cuda.ldlu", type_cache_load, NULL, LW_CACHE_LOAD, "lu"),
+    RULE("numba.cuda.ldcv", type_cache_load, NULL, LW_CACHE_LOAD, "cv"),
+    RULE("numba.cuda.stcg", type_cache_store, NULL, LW_CACHE_STORE, "cg"),
+    RULE("numba.cuda.stcs", type_cache_store, NULL, LW_CACHE_STORE, "cs"),
+    RULE("numba.cuda.stwb", type_cache_store, NULL, LW_CACHE_STORE, "wb"),
+    RULE("numba.cuda.stwt", type_cache_store, NULL, LW_CACHE_STORE, "wt"),
 
     RULE("numba.cuda.activemask", type_no_args, &ty_uint32, LW_WARP, "activemask"),
     RULE("numba.cuda.lanemask_lt", type_no_args, &ty_uint32, LW_WARP, "lanemask_lt"),

@@ -250,6 +250,48 @@ static LLVMValueRef gpu_libdevice(CodeGen *g, const char *fn, const Type *t, LLV
     return call_fn(g, llvm_type(g, t), name, args, n);
 }
 
+/* The integer register a cache-hinted access moves an element of t
+ * through, with its PTX constraint (cache_hints.py's CONSTRAINT_MAP):
+ * 8-bit elements travel in 32-bit registers, as PTX allows ld.b8/st.b8. */
+static LLVMTypeRef cache_hint_register(CodeGen *g, const Type *t, const char **constraint) {
+    int bits = t->bits;
+    *constraint = bits == 64 ? "l" : bits == 16 ? "h" : "r";
+    return LLVMIntTypeInContext(g->ctx, bits == 8 ? 32 : (unsigned)bits);
+}
+
+/* ld.global.<op> of one element at the generic address p, as numba-cuda
+ * emits it (inline PTX: LLVM has no intrinsic for the cache operators). */
+static LLVMValueRef gpu_cache_load(CodeGen *g, const char *op, LLVMValueRef p, const Type *t) {
+    const char *reg;
+    LLVMTypeRef rt = cache_hint_register(g, t, &reg);
+    char text[64], constraints[16];
+    snprintf(text, sizeof text, "ld.global.%s.b%d $0, [$1];", op, t->bits);
+    snprintf(constraints, sizeof constraints, "=%s,l", reg);
+    LLVMTypeRef pt = ptr_in(g, AS_GENERIC);
+    LLVMTypeRef fty = LLVMFunctionType(rt, &pt, 1, false);
+    LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints), false, false,
+                                         LLVMInlineAsmDialectATT, false);
+    LLVMValueRef bits = LLVMBuildCall2(g->b, fty, asm_, &p, 1, "");
+    if (t->bits == 8) bits = LLVMBuildTrunc(g->b, bits, i8(g), "");
+    return LLVMBuildBitCast(g->b, bits, llvm_type(g, t), "");
+}
+
+static void gpu_cache_store(CodeGen *g, const char *op, LLVMValueRef p, LLVMValueRef v, const Type *t) {
+    const char *reg;
+    LLVMTypeRef rt = cache_hint_register(g, t, &reg);
+    char text[64], constraints[24];
+    snprintf(text, sizeof text, "st.global.%s.b%d [$0], $1;", op, t->bits);
+    snprintf(constraints, sizeof constraints, "l,%s,~{memory}", reg);
+    LLVMTypeRef params[] = {ptr_in(g, AS_GENERIC), rt};
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->ctx), params, 2, false);
+    LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints), true, false,
+                                         LLVMInlineAsmDialectATT, false);
+    LLVMValueRef bits = LLVMBuildBitCast(g->b, v, LLVMIntTypeInContext(g->ctx, (unsigned)t->bits), "");
+    if (t->bits == 8) bits = LLVMBuildZExt(g->b, bits, rt, "");
+    LLVMValueRef args[] = {p, bits};
+    LLVMBuildCall2(g->b, fty, asm_, args, 2, "");
+}
+
 static LLVMValueRef gpu_atomic(CodeGen *g, const char *op, LLVMValueRef ptr, LLVMValueRef val, const Type *t) {
     bool fp = t->kind == TY_FLOAT, sgn = t->kind == TY_INT && t->is_signed;
     LLVMAtomicRMWBinOp rmw;
@@ -1091,12 +1133,18 @@ static LLVMValueRef gen_grid(CodeGen *g, Node *call, bool size) {
     return out ? out : v;
 }
 
-static LLVMValueRef gen_atomic(CodeGen *g, Node *call, const Entity *e) {
+/* The address of the element that a call's first two arguments, an array
+ * and an index, name (atomics, cache hints). */
+static LLVMValueRef call_element_ptr(CodeGen *g, Node *call) {
     LLVMValueRef arr = gen_expr(g, call->items[0]);
     LLVMValueRef idx[8];
     const Type *tys[8];
     gen_indices(g, call->items[1], idx, tys);
-    LLVMValueRef p = element_ptr(g, call->items[0]->ty, arr, idx, tys);
+    return element_ptr(g, call->items[0]->ty, arr, idx, tys);
+}
+
+static LLVMValueRef gen_atomic(CodeGen *g, Node *call, const Entity *e) {
+    LLVMValueRef p = call_element_ptr(g, call);
     const Type *dt = call->ty;
     if (e->lower == LW_ATOMIC_CAS) {
         int first = strcmp(e->lower_name, "cas") == 0 ? 2 : 1;
@@ -1466,6 +1514,12 @@ static LLVMValueRef gen_call(CodeGen *g, Node *n) {
     }
     case LW_WARP: return gen_warp(g, n, e);
     case LW_FP16: return gen_fp16(g, n, e);
+    case LW_CACHE_LOAD: return gpu_cache_load(g, e->lower_name, call_element_ptr(g, n), n->ty);
+    case LW_CACHE_STORE: {
+        LLVMValueRef p = call_element_ptr(g, n);
+        gpu_cache_store(g, e->lower_name, p, arg_cast(g, n, 2), n->casts[2]);
+        return NULL;
+    }
     default:
         cg_error(g, n->span, "%s is not supported by code generation yet", e->path);
         return n->ty->kind == TY_NONE ? NULL : LLVMGetUndef(llvm_type(g, n->ty));

@@ -482,6 +482,8 @@ typedef enum {
     LW_WARP,            /* name: shfl_sync ... activemask lanemask_lt */
     LW_CONSTANT,        /* a float constant; name: its value (math.pi) */
     LW_FP16,            /* cuda.fp16.<name> on half values */
+    LW_CACHE_LOAD,      /* ld.global.<name>: ca cg cs lu cv */
+    LW_CACHE_STORE,     /* st.global.<name>: cg cs wb wt */
 } Lowering;
 
 typedef enum {

@@ -960,6 +960,21 @@ def _(rng):
                numba_tol=EXACT)
 
 
+@case("cache_hints", "copy_hinted", sim=False)
+def _(rng):
+    n = 300
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.integers(-128, 128, n).astype(np.int8)
+    c = rng.integers(0, 2**16, n).astype(np.uint16)
+    d = rng.standard_normal((n, 2))
+    o = np.stack([a] * 5, axis=1)
+    q = (c.astype(np.int64) + int(c[0])).astype(np.uint16)  # uint16 + uint16 is uint64, stored truncated
+    s = np.trunc(a.astype(np.float64) * 2).astype(np.int64)
+    return Run(blocks(n, 128), 128,
+               [a, b, c, d, np.zeros_like(o), np.zeros_like(b), np.zeros_like(c), np.zeros_like(d), np.zeros(n, np.int64)],
+               {4: o, 5: b, 6: q, 7: d[:, ::-1].copy(), 8: s})
+
+
 # ---- math -----------------------------------------------------------------------------
 
 
