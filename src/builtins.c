@@ -74,6 +74,14 @@ static const Sig nanosleep_cases[] = {S1(none, uint32)};
 static const Sig vote_cases[] = {S2(bool, int32, bool)};
 static const Sig ballot_cases[] = {S2(int32, int32, bool)};
 
+/* CUDA's vector types, as numba-cuda's vector_types.py makes them: for each
+ * member type, vectors of 1 to 4 members named x y z w. */
+#define VECTOR_TYPE(base, n) static Type ty_##base##x##n = {.kind = TY_VECTOR, .dtype = &ty_##base, .elem_count = n}
+#define VECTOR_TYPES(base) VECTOR_TYPE(base, 1); VECTOR_TYPE(base, 2); VECTOR_TYPE(base, 3); VECTOR_TYPE(base, 4)
+VECTOR_TYPES(int8); VECTOR_TYPES(int16); VECTOR_TYPES(int32); VECTOR_TYPES(int64);
+VECTOR_TYPES(uint8); VECTOR_TYPES(uint16); VECTOR_TYPES(uint32); VECTOR_TYPES(uint64);
+VECTOR_TYPES(float32); VECTOR_TYPES(float64);
+
 /* ---- typing rules for Numba's AbstractTemplates ---------------------------------- */
 
 static int nargs(const Node *call) { return call->item_len; }
@@ -455,6 +463,33 @@ static Type *type_print(Sema *s, Node *call, const Entity *e) {
     return &ty_none;
 }
 
+/* cuda.float32x4(...): numba-cuda's constructor cases are every way to make
+ * up the members from scalars (converted to the member type) and smaller
+ * vectors of the same member type, in order; keywords are refused. */
+static Type *type_vector_ctor(Sema *s, Node *call, const Entity *e) {
+    Type *v = e->type;
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "%s takes no keyword arguments", e->path);
+        return &ty_error;
+    }
+    int members = 0;
+    bool ok = true;
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, nargs(call) ? nargs(call) : 1);
+    for (int i = 0; i < nargs(call); i++) {
+        Type *t = arg_type(call, i);
+        if (t->kind == TY_VECTOR && type_equal(t->dtype, v->dtype)) members += t->elem_count;
+        else if (is_scalar(t) && type_conversion(t, v->dtype) != CONV_NONE) members++;
+        else ok = false;
+        call->casts[i] = t->kind == TY_VECTOR ? t : v->dtype;
+    }
+    if (!ok || members != v->elem_count) {
+        sema_error(s, call->span, "%s needs %d member%s from scalars and %s vectors, not (%s)", e->path,
+                   v->elem_count, v->elem_count == 1 ? "" : "s", sema_type_name(s, v->dtype), sema_arg_types(s, call));
+        return &ty_error;
+    }
+    return v;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 #define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, NULL}
@@ -463,6 +498,11 @@ static Type *type_print(Sema *s, Node *call, const Entity *e) {
 #define RULE(path, fn, type, lw, name) {path, ENT_FUNCTION, fn, NULL, 0, type, lw, name}
 #define MATH(name, cases) CASES("math." name, cases, LW_MATH, name)
 #define NUMPY_AND_NUMBA(t) DTYPE("numba." #t, t), DTYPE("numpy." #t, t)
+#define VECTOR(name, t) {"numba.cuda." name, ENT_FUNCTION, type_vector_ctor, NULL, 0, &ty_##t, LW_VECTOR, NULL}
+#define VECTORS(base) VECTOR(#base "x1", base##x1), VECTOR(#base "x2", base##x2), \
+                      VECTOR(#base "x3", base##x3), VECTOR(#base "x4", base##x4)
+#define VECTOR_ALIASES(alias, base) VECTOR(#alias "1", base##x1), VECTOR(#alias "2", base##x2), \
+                                    VECTOR(#alias "3", base##x3), VECTOR(#alias "4", base##x4)
 
 static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
@@ -526,6 +566,16 @@ static const Entity entities[] = {
     CASES("numba.cuda.fma", fma_cases, LW_FMA, NULL),
     CASES("numba.cuda.cbrt", cbrt_cases, LW_MATH, "cbrt"),
     RULE("numba.cuda.selp", type_selp, NULL, LW_SELP, NULL),
+
+    VECTORS(int8), VECTORS(int16), VECTORS(int32), VECTORS(int64),
+    VECTORS(uint8), VECTORS(uint16), VECTORS(uint32), VECTORS(uint64),
+    VECTORS(float32), VECTORS(float64),
+    /* stubs.py's C names, with NumPy's widths on 64-bit Linux (long is 64-bit) */
+    VECTOR_ALIASES(char, int8), VECTOR_ALIASES(short, int16), VECTOR_ALIASES(int, int32),
+    VECTOR_ALIASES(long, int64), VECTOR_ALIASES(longlong, int64),
+    VECTOR_ALIASES(uchar, uint8), VECTOR_ALIASES(ushort, uint16), VECTOR_ALIASES(uint, uint32),
+    VECTOR_ALIASES(ulong, uint64), VECTOR_ALIASES(ulonglong, uint64),
+    VECTOR_ALIASES(float, float32), VECTOR_ALIASES(double, float64),
 
     /* loads and stores with PTX cache operators: lower_name is the operator */
     RULE("numba.cuda.ldca", type_cache_load, NULL, LW_CACHE_LOAD, "ca"),

@@ -88,6 +88,11 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
         for (int i = 0; i < n; i++) fields[i] = llvm_type(g, t->elems[i]);
         return LLVMStructTypeInContext(g->ctx, fields, (unsigned)n, false);
     }
+    case TY_VECTOR: { /* numba-cuda's StructModel: one field a member */
+        LLVMTypeRef fields[4];
+        for (int i = 0; i < t->elem_count; i++) fields[i] = llvm_type(g, t->dtype);
+        return LLVMStructTypeInContext(g->ctx, fields, (unsigned)t->elem_count, false);
+    }
     case TY_NONE: return LLVMVoidTypeInContext(g->ctx);
     default: return i8(g);
     }
@@ -843,6 +848,7 @@ static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
         return t;
     }
     if (bt->kind == TY_COMPLEX) return complex_parts(g, base, !strcmp(n->name, "imag"));
+    if (bt->kind == TY_VECTOR) return LLVMBuildExtractValue(g->b, base, (unsigned)(strchr("xyzw", n->name[0]) - "xyzw"), n->name);
     if (!strcmp(n->name, "imag")) return LLVMConstNull(llvm_type(g, n->ty));
     return base;
 }
@@ -1480,6 +1486,22 @@ static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     return LLVMGetUndef(half);
 }
 
+/* A vector from scalars and smaller vectors, their members in order. */
+static LLVMValueRef gen_vector(CodeGen *g, Node *call) {
+    LLVMValueRef v = LLVMGetUndef(llvm_type(g, call->ty));
+    unsigned member = 0;
+    for (int i = 0; i < call->item_len; i++) {
+        LLVMValueRef a = arg_cast(g, call, i);
+        if (call->casts[i]->kind != TY_VECTOR) {
+            v = LLVMBuildInsertValue(g->b, v, a, member++, "");
+            continue;
+        }
+        for (int k = 0; k < call->casts[i]->elem_count; k++)
+            v = LLVMBuildInsertValue(g->b, v, LLVMBuildExtractValue(g->b, a, (unsigned)k, ""), member++, "");
+    }
+    return v;
+}
+
 static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
     LLVMValueRef args[64];
     for (int i = 0; i < call->item_len && i < 64; i++) args[i] = arg_cast(g, call, i);
@@ -1515,6 +1537,7 @@ static LLVMValueRef gen_call(CodeGen *g, Node *n) {
     case LW_WARP: return gen_warp(g, n, e);
     case LW_FP16: return gen_fp16(g, n, e);
     case LW_CACHE_LOAD: return gpu_cache_load(g, e->lower_name, call_element_ptr(g, n), n->ty);
+    case LW_VECTOR: return gen_vector(g, n);
     case LW_CACHE_STORE: {
         LLVMValueRef p = call_element_ptr(g, n);
         gpu_cache_store(g, e->lower_name, p, arg_cast(g, n, 2), n->casts[2]);

@@ -376,6 +376,7 @@ typedef enum {
     TY_ERROR,    /* after an error: silences cascades */
     TY_NONE, TY_BOOL, TY_INT, TY_FLOAT, TY_COMPLEX,
     TY_ARRAY, TY_TUPLE,
+    TY_VECTOR,   /* a CUDA vector type: float32x4, int2 (vector_types.py) */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
     TY_RANGE,    /* range(...), only as a for-loop iterable */
     TY_DTYPE,    /* a type used as a value: float32, np.int32 */
@@ -392,11 +393,13 @@ struct Type {
     bool literal;          /* INT, BOOL: Numba's Literal[int](v) / Literal[bool](v) */
     int64_t lit_value;
     Type *dtype;           /* ARRAY element; DTYPE the type it names;
-                              RANGE the loop variable's type */
+                              RANGE the loop variable's type; VECTOR the
+                              type of each of its elem_count members */
     int ndim;              /* ARRAY */
     char layout;           /* ARRAY: 'A', 'C', 'F' */
     bool readonly;         /* ARRAY: a module constant (const memory) */
     Type **elems;          /* TUPLE */
+                           /* elem_count: TUPLE, VECTOR */
     int elem_count;
     const Entity *entity;  /* ENTITY */
     Node *func;            /* FUNC: its FunctionDef */
@@ -484,6 +487,7 @@ typedef enum {
     LW_FP16,            /* cuda.fp16.<name> on half values */
     LW_CACHE_LOAD,      /* ld.global.<name>: ca cg cs lu cv */
     LW_CACHE_STORE,     /* st.global.<name>: cg cs wb wt */
+    LW_VECTOR,          /* a vector type's constructor: float32x4(...) */
 } Lowering;
 
 typedef enum {
@@ -597,6 +601,8 @@ Arena *sema_arena(Sema *s);
 /* A type as diagnostics name it (literal types by their base type). */
 const char *sema_type_name(Sema *s, Type *t);
 void sema_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
+/* A call's argument types as diagnostics list them: "int32, float32". */
+const char *sema_arg_types(Sema *s, const Node *call);
 /* A compile-time integer (a literal, a module constant, arithmetic of
  * them); reports an error naming what and returns false otherwise. */
 bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out);

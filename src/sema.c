@@ -66,6 +66,15 @@ typedef struct Reported {
     const char *text;
 } Reported;
 
+const char *sema_arg_types(Sema *s, const Node *call) {
+    char buf[256] = "";
+    for (int i = 0; i < call->item_len; i++) {
+        strncat(buf, i ? ", " : "", sizeof buf - strlen(buf) - 1);
+        strncat(buf, sema_type_name(s, call->items[i]->ty), sizeof buf - strlen(buf) - 1);
+    }
+    return arena_strdup(s->arena, buf);
+}
+
 void sema_error(Sema *s, Span where, const char *fmt, ...) {
     if (s->quiet || s->diag->stop) return;
     char text[512];
@@ -548,6 +557,14 @@ static Type *member(Sema *s, Node *n, const Entity *base) {
     return type_entity(s->arena, e);
 }
 
+/* The index of a vector member named x, y, z or w, else -1. */
+static int vector_member(const char *name) {
+    static const char *const names[] = {"x", "y", "z", "w"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(name, names[i])) return i;
+    return -1;
+}
+
 static Type *type_attribute(Sema *s, Node *n) {
     if (n->lhs->kind == ND_NAME) {
         Sym *mod = lookup(s, n->lhs->name);
@@ -589,6 +606,11 @@ static Type *type_attribute(Sema *s, Node *n) {
     case TY_INT: case TY_FLOAT:
         if (!strcmp(a, "real") || !strcmp(a, "imag")) return type_strip(base);
         break;
+    case TY_VECTOR: {
+        int k = vector_member(a);
+        if (k >= 0 && k < base->elem_count) return base->dtype;
+        break;
+    }
     default: break;
     }
     sema_error(s, n->span, "%s has no attribute '%s'", sema_type_name(s, base), a);
@@ -829,6 +851,11 @@ static Type *type_unary(Sema *s, Node *n) {
         return lit;
     }
     if (n->op == OP_NOT && n->rhs->ty->kind != TY_ERROR) {
+        /* numba-cuda has no truth value for arrays or vectors */
+        if (n->rhs->ty->kind == TY_ARRAY || n->rhs->ty->kind == TY_VECTOR) {
+            sema_error(s, n->span, "operator 'not' is not supported for %s", sema_type_name(s, n->rhs->ty));
+            return &ty_error;
+        }
         n->casts[0] = n->rhs->ty;
         return &ty_bool;
     }
@@ -899,12 +926,7 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
     for (int i = 0; i < n && i < 3; i++) args[i] = call->items[i]->ty;
     int k = n <= 3 ? resolve_overload(e->cases, e->ncases, args, n, true) : -1;
     if (k < 0) {
-        char buf[256] = "";
-        for (int i = 0; i < n; i++) {
-            strncat(buf, i ? ", " : "", sizeof buf - strlen(buf) - 1);
-            strncat(buf, sema_type_name(s, call->items[i]->ty), sizeof buf - strlen(buf) - 1);
-        }
-        sema_error(s, call->span, "%s does not accept (%s)", e->path, buf);
+        sema_error(s, call->span, "%s does not accept (%s)", e->path, sema_arg_types(s, call));
         return &ty_error;
     }
     call->casts = new_casts(s, n);

@@ -161,6 +161,7 @@ bool type_equal(const Type *a, const Type *b) {
             if (!type_equal(a->elems[i], b->elems[i])) return false;
         return true;
     case TY_DTYPE: case TY_RANGE: return type_equal(a->dtype, b->dtype);
+    case TY_VECTOR: return a->elem_count == b->elem_count && type_equal(a->dtype, b->dtype);
     case TY_ENTITY: return a->entity == b->entity;
     case TY_FUNC: return a->func == b->func;
     default: return true;
@@ -171,12 +172,13 @@ bool is_scalar(const Type *t) { return t->kind >= TY_BOOL && t->kind <= TY_COMPL
 bool is_number(const Type *t) { return t->kind >= TY_INT && t->kind <= TY_COMPLEX; }
 bool is_integer(const Type *t) { return t->kind == TY_INT; }
 bool is_float(const Type *t) { return t->kind == TY_FLOAT; }
-bool is_value(const Type *t) { return (t->kind >= TY_NONE && t->kind <= TY_TUPLE) || t->kind == TY_ERROR; }
+bool is_value(const Type *t) { return (t->kind >= TY_NONE && t->kind <= TY_VECTOR) || t->kind == TY_ERROR; }
 
 int type_size(const Type *t) {
     switch (t->kind) {
     case TY_BOOL: return 1;
     case TY_INT: case TY_FLOAT: case TY_COMPLEX: return t->bits / 8;
+    case TY_VECTOR: return t->elem_count * type_size(t->dtype);
     case TY_TUPLE: {
         int n = 0;
         for (int i = 0; i < t->elem_count; i++) n += type_size(t->elems[i]);
@@ -237,6 +239,11 @@ static void name_into(const Type *t, char *buf, size_t cap, size_t *len) {
         append(buf, cap, len, ")");
         break;
     }
+    case TY_VECTOR: /* numba-cuda names every vector by its member type: double2 is float64x2 */
+        name_into(t->dtype, buf, cap, len);
+        snprintf(tmp, sizeof tmp, "x%d", t->elem_count);
+        append(buf, cap, len, tmp);
+        break;
     case TY_STRING: append(buf, cap, len, "unicode_type"); break;
     case TY_RANGE:
         append(buf, cap, len, t->dtype == &ty_uint64 ? "range_state_uint64" : t->dtype == &ty_int32 ? "range_state_int32" : "range_state_int64");

@@ -975,6 +975,30 @@ def _(rng):
                {4: o, 5: b, 6: q, 7: d[:, ::-1].copy(), 8: s})
 
 
+@case("vector_types", "vectors")
+def _(rng):
+    n = 200
+    p = rng.standard_normal((n, 3)).astype(np.float32)
+    q = rng.standard_normal((n, 3)).astype(np.float32)
+    k = rng.integers(-1000, 1000, (n, 4)).astype(np.int32)
+    d = rng.standard_normal(n) * 100
+    cross = np.stack([p[:, 1] * q[:, 2] - p[:, 2] * q[:, 1], p[:, 2] * q[:, 0] - p[:, 0] * q[:, 2],
+                      p[:, 0] * q[:, 1] - p[:, 1] * q[:, 0]], axis=1)
+    e = np.stack([d * k[:, 0], k[:, 0]], axis=1)
+    return Run(blocks(n, 64), 64,
+               [p, q, k, d, np.zeros((n, 3), np.float32), np.zeros((n, 4), np.int32), np.zeros((n, 2))],
+               {4: cross, 5: k[:, [3, 0, 1, 2]], 6: e}, tol={4: FMA32}, numba_tol=EXACT)
+
+
+@case("vector_types", "convert_members", sim=False)
+def _(rng):
+    n = 200
+    d = rng.standard_normal(n) * 1000
+    m = np.stack([np.trunc(d), np.trunc(-d)], axis=1).astype(np.int32)
+    u = np.stack([d.astype(np.float32), np.ones(n, np.float32)], axis=1)
+    return Run(blocks(n, 64), 64, [d, np.zeros((n, 2), np.int32), np.zeros((n, 2), np.float32)], {1: m, 2: u})
+
+
 # ---- math -----------------------------------------------------------------------------
 
 
