@@ -41,6 +41,8 @@ include mk/llvm.mk
 $(BUILD)/obj/%.o: src/%.c src/pykc.h | $(BUILD)/obj
 	$(CC) $(CFLAGS_BASE) $(LLVM_CFLAGS) $(CFLAGS) -c $< -o $@
 
+$(BUILD)/obj/builtins.o: src/libdevice_funcs.def
+
 $(PYKC): $(COMPILER_OBJS)
 	$(CC) $(LDFLAGS_BASE) $(LDFLAGS) $^ -o $@ $(COMPILER_LIBS)
 

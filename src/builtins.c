@@ -10,6 +10,7 @@
  */
 #include "pykc.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #define N_(a) (int)(sizeof(a) / sizeof((a)[0]))
@@ -490,6 +491,56 @@ static Type *type_vector_ctor(Sema *s, Node *call, const Entity *e) {
     return v;
 }
 
+/* A type letter of libdevice_funcs.def (ORDER LIBDEVICE_TYPES); capitals
+ * (pointer results) name the same types. */
+static Type *libdevice_type(char c) {
+    switch (tolower((unsigned char)c)) {
+    case 'h': return &ty_int16;
+    case 'i': return &ty_int32;
+    case 'l': return &ty_int64;
+    case 'f': return &ty_float32;
+    case 'd': return &ty_float64;
+    default: return &ty_none;
+    }
+}
+
+/* libdevice.<f>(...): one signature, resolved as numba-cuda's
+ * libdevicedecl.py resolves its ConcreteTemplate (conversions allowed);
+ * the results given through pointers follow the function's own in a tuple
+ * (libdevicefuncs.create_signature). */
+static const char *libdevice_params(Sema *s, const Sig *sig) {
+    const char *list = "";
+    for (int i = 0; i < sig->nargs; i++)
+        list = arena_printf(sema_arena(s), "%s%s%s", list, i ? ", " : "", type_name(sema_arena(s), sig->args[i]));
+    return list;
+}
+
+static Type *type_libdevice(Sema *s, Node *call, const Entity *e) {
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "%s takes no keyword arguments", e->path);
+        return &ty_error;
+    }
+    Sig sig = {.ret = &ty_none};
+    Type *results[4];
+    int nresults = 0;
+    const char *p = e->lower_name;
+    if (*p != 'v') results[nresults++] = libdevice_type(*p);
+    for (p += 2; *p; p++) {
+        if (isupper((unsigned char)*p)) results[nresults++] = libdevice_type(*p);
+        else sig.args[sig.nargs++] = libdevice_type(*p);
+    }
+    Type *args[3];
+    for (int i = 0; i < nargs(call) && i < 3; i++) args[i] = arg_type(call, i);
+    if (nargs(call) > 3 || resolve_overload(&sig, 1, args, nargs(call), true) < 0) {
+        sema_error(s, call->span, "%s takes (%s), not (%s)", e->path, libdevice_params(s, &sig), sema_arg_types(s, call));
+        return &ty_error;
+    }
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, sig.nargs ? sig.nargs : 1);
+    for (int i = 0; i < sig.nargs; i++) call->casts[i] = sig.args[i];
+    if (nresults == 0) return &ty_none;
+    return nresults == 1 ? results[0] : type_tuple(sema_arena(s), results, nresults);
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 #define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, NULL}
@@ -507,7 +558,7 @@ static Type *type_vector_ctor(Sema *s, Node *call, const Entity *e) {
 static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
     MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
-    MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"),
+    MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"), MODULE("numba.cuda.libdevice"),
 
     NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
     NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
@@ -644,6 +695,11 @@ static const Entity entities[] = {
     {"method.conjugate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, "conjugate"},
     {"method.bit_count", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, "bit_count"},
 
+#define LIBDEVICE(name, sig) \
+    {"numba.cuda.libdevice." #name, ENT_FUNCTION, type_libdevice, NULL, 0, NULL, LW_LIBDEVICE, sig},
+#include "libdevice_funcs.def"
+#undef LIBDEVICE
+
     CASES("builtins.abs", abs_cases, LW_BUILTIN, "abs"),
     RULE("builtins.min", type_minmax, NULL, LW_BUILTIN, "min"),
     RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, "max"),
@@ -662,14 +718,36 @@ static const Entity entities[] = {
     RULE("builtins.print", type_print, NULL, LW_BUILTIN, "print"),
 };
 
+/* The table indexed by path (open addressing, built on first use): a lookup
+ * costs a hash, not a walk through the hundreds of libdevice and vector
+ * names. On a repeated path the first entry wins, as it is inserted first. */
+enum { ENTITY_SLOTS = 2048 };
+_Static_assert(N_(entities) <= ENTITY_SLOTS / 2, "the entity index must stay at most half full");
+static const Entity *entity_index[ENTITY_SLOTS];
+
+static uint32_t path_hash(const char *path) {
+    uint32_t h = 2166136261u;
+    for (const char *p = path; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+    return h & (ENTITY_SLOTS - 1);
+}
+
 const Entity *entity_lookup(const char *path) {
-    for (int i = 0; i < N_(entities); i++)
-        if (strcmp(entities[i].path, path) == 0) return &entities[i];
+    static bool indexed;
+    if (!indexed) {
+        for (int i = 0; i < N_(entities); i++) {
+            uint32_t h = path_hash(entities[i].path);
+            while (entity_index[h]) h = (h + 1) & (ENTITY_SLOTS - 1);
+            entity_index[h] = &entities[i];
+        }
+        indexed = true;
+    }
+    for (uint32_t h = path_hash(path); entity_index[h]; h = (h + 1) & (ENTITY_SLOTS - 1))
+        if (strcmp(entity_index[h]->path, path) == 0) return entity_index[h];
     return NULL;
 }
 
 const char *entity_module_path(const char *import_name) {
-    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.types",
+    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.libdevice", "numba.types",
                                         "math", "numpy"};
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];

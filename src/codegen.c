@@ -23,6 +23,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1502,6 +1503,39 @@ static LLVMValueRef gen_vector(CodeGen *g, Node *call) {
     return v;
 }
 
+/* libdevice.<f>(...): a call of __nv_<f>; what it gives through pointers
+ * (capitals of the signature) comes back after its own result, as a tuple. */
+static LLVMValueRef gen_libdevice(CodeGen *g, Node *call, const Entity *e) {
+    const char *sig = e->lower_name, *name = strrchr(e->path, '.') + 1;
+    const Type *t = call->ty;
+    bool has_ret = sig[0] != 'v', tuple = t->kind == TY_TUPLE;
+    LLVMValueRef args[8], slots[4];
+    LLVMTypeRef slot_types[4];
+    int n = 0, nslots = 0, next_arg = 0;
+    for (const char *p = sig + 2; *p && n < 8; p++) {
+        if (!isupper((unsigned char)*p)) {
+            args[n++] = arg_cast(g, call, next_arg++);
+            continue;
+        }
+        const Type *out = tuple ? t->elems[(has_ret ? 1 : 0) + nslots] : t;
+        slot_types[nslots] = llvm_type(g, out);
+        slots[nslots] = entry_alloca(g, slot_types[nslots], "");
+        args[n++] = slots[nslots++];
+    }
+    LLVMTypeRef ret = has_ret ? llvm_type(g, tuple ? t->elems[0] : t) : LLVMVoidTypeInContext(g->ctx);
+    char nv[64];
+    snprintf(nv, sizeof nv, "__nv_%s", name);
+    LLVMValueRef r = call_fn(g, ret, nv, args, n);
+    if (nslots == 0) return has_ret ? r : NULL;
+    if (!tuple) return LLVMBuildLoad2(g->b, slot_types[0], slots[0], "");
+    LLVMValueRef out = LLVMGetUndef(llvm_type(g, t));
+    unsigned k = 0;
+    if (has_ret) out = LLVMBuildInsertValue(g->b, out, r, k++, "");
+    for (int i = 0; i < nslots; i++)
+        out = LLVMBuildInsertValue(g->b, out, LLVMBuildLoad2(g->b, slot_types[i], slots[i], ""), k++, "");
+    return out;
+}
+
 static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
     LLVMValueRef args[64];
     for (int i = 0; i < call->item_len && i < 64; i++) args[i] = arg_cast(g, call, i);
@@ -1538,6 +1572,7 @@ static LLVMValueRef gen_call(CodeGen *g, Node *n) {
     case LW_FP16: return gen_fp16(g, n, e);
     case LW_CACHE_LOAD: return gpu_cache_load(g, e->lower_name, call_element_ptr(g, n), n->ty);
     case LW_VECTOR: return gen_vector(g, n);
+    case LW_LIBDEVICE: return gen_libdevice(g, n, e);
     case LW_CACHE_STORE: {
         LLVMValueRef p = call_element_ptr(g, n);
         gpu_cache_store(g, e->lower_name, p, arg_cast(g, n, 2), n->casts[2]);

@@ -488,6 +488,9 @@ typedef enum {
     LW_CACHE_LOAD,      /* ld.global.<name>: ca cg cs lu cv */
     LW_CACHE_STORE,     /* st.global.<name>: cg cs wb wt */
     LW_VECTOR,          /* a vector type's constructor: float32x4(...) */
+    LW_LIBDEVICE,       /* numba.cuda.libdevice.<f>, a call of __nv_<f>;
+                           name: its signature, as libdevice_funcs.def
+                           spells it */
 } Lowering;
 
 typedef enum {

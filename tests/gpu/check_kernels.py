@@ -999,6 +999,39 @@ def _(rng):
     return Run(blocks(n, 64), 64, [d, np.zeros((n, 2), np.int32), np.zeros((n, 2), np.float32)], {1: m, 2: u})
 
 
+def _popcount32(v):
+    return np.array([bin(int(x) & 0xFFFFFFFF).count("1") for x in v], np.int32)
+
+
+def _clz32(v):
+    return np.array([32 - (int(x) & 0xFFFFFFFF).bit_length() for x in v], np.int32)
+
+
+def _brev64(v):
+    return np.array([int(f"{int(x) & (2**64 - 1):064b}"[::-1], 2) for x in v], np.uint64).view(np.int64)
+
+
+@case("libdevice_calls", "libdevice_calls", sim=False)
+def _(rng):
+    n = 300
+    a = (rng.standard_normal(n) * 4).astype(np.float32)
+    d = rng.standard_normal(n) * 1e3
+    d[:3] = [0.0, -2.5, 1e-310]
+    k = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)
+    w = rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64)
+    frac, whole = np.modf(d)
+    mant, ex = np.frexp(d)
+    o = np.stack([np.sin(a), np.sin(a), np.cos(a), np.maximum(a, np.float32(0.5))], axis=1)
+    p = np.stack([frac, whole, mant, np.hypot(d, 3.0)], axis=1)
+    m = np.stack([ex.astype(np.int32), _popcount32(k), _clz32(k), np.minimum(k, 7)], axis=1)
+    h = a.astype(np.float16).view(np.int16)
+    return Run(blocks(n, 64), 64,
+               [a, d, k, w, np.zeros((n, 4), np.float32), np.zeros((n, 4)), np.zeros((n, 4), np.int32),
+                np.zeros(n, np.int16), np.zeros(n, np.int64)],
+               {4: o, 5: p, 6: m, 7: h, 8: _brev64(w)},
+               tol={4: Tol(rtol=4e-7, atol=4e-7), 5: ULP64}, numba_tol=EXACT)
+
+
 # ---- math -----------------------------------------------------------------------------
 
 
