@@ -57,4 +57,4 @@ endif
 # that pykc itself needs no libyaml at run time.
 YAML_LIBS := $(if $(filter /%,$(shell $(CC) -print-file-name=libyaml.a)),-l:libyaml.a,-lyaml)
 
-COMPILER_LIBS := $(LLVM_LIBS) $(YAML_LIBS) -lm
+COMPILER_LIBS := $(LLVM_LIBS) $(YAML_LIBS) -lm -pthread

@@ -2030,7 +2030,19 @@ static void define_function(CodeGen *g, FuncInfo *f) {
  * function without types exists only as its specialisations. */
 static bool emitted(const FuncInfo *f) { return !f->abstract && !(f->imported && f->is_kernel); }
 
-LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name, const TargetConfig *cfg) {
+/* Which functions of the unit a module in `kernels` holds, into wanted. */
+static void select_functions(const Unit *u, KernelRange kernels, bool *wanted) {
+    int kernel = 0;
+    for (int i = 0; i < u->func_count; i++) {
+        const FuncInfo *f = u->funcs[i];
+        wanted[i] = emitted(f);
+        if (!wanted[i] || !f->is_kernel) continue;
+        wanted[i] = kernels.count < 0 || (kernel >= kernels.first && kernel < kernels.first + kernels.count);
+        kernel++;
+    }
+}
+
+LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name, const TargetConfig *cfg, KernelRange kernels) {
     CodeGen g = {.ctx = ctx, .unit = u, .diag = u->diag, .arena = u->arena};
     g.mod = LLVMModuleCreateWithNameInContext(name, ctx);
     /* the data layout first, so that every load and store gets the
@@ -2041,10 +2053,12 @@ LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name, const Tar
     }
     g.b = LLVMCreateBuilderInContext(ctx);
     if (u->opts->debug_info || u->opts->lineinfo) di_begin(&g, u->opts->debug_info);
+    bool *wanted = ARENA_ARRAY(u->arena, bool, u->func_count ? u->func_count : 1);
+    select_functions(u, kernels, wanted);
     for (int i = 0; i < u->func_count; i++)
-        if (emitted(u->funcs[i])) declare_function(&g, u->funcs[i]);
+        if (wanted[i]) declare_function(&g, u->funcs[i]);
     for (int i = 0; i < u->func_count && !g.failed; i++)
-        if (emitted(u->funcs[i])) define_function(&g, u->funcs[i]);
+        if (wanted[i]) define_function(&g, u->funcs[i]);
     if (g.di) {
         LLVMDIBuilderFinalize(g.di);
         LLVMDisposeDIBuilder(g.di);
@@ -2065,23 +2079,78 @@ LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name, const Tar
     return g.mod;
 }
 
-bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
+/* The module's IR as text, malloc'd. */
+static bool print_module(LLVMModuleRef m, char **text, size_t *len) {
+    char *ir = LLVMPrintModuleToString(m);
+    *len = strlen(ir);
+    *text = strdup(ir);
+    LLVMDisposeMessage(ir);
+    return *text != NULL;
+}
+
+static const KernelRange all_kernels = {0, -1};
+
+static bool emit_whole(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
     LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef m = cg_module(u, ctx, u->opts->input, cfg);
-    bool ok = m && target_link_libdevice(m, cfg, u->diag) &&
-              target_optimize(m, cfg, u->diag);
-    if (ok && ir_only) {
-        char *ir = LLVMPrintModuleToString(m);
-        *len = strlen(ir);
-        *text = strdup(ir);
-        LLVMDisposeMessage(ir);
-        ok = *text != NULL;
-    } else if (ok) {
-        ok = target_emit_ptx(m, cfg, text, len, ptx_version, u->diag);
-    }
+    LLVMModuleRef m = cg_module(u, ctx, u->opts->input, cfg, all_kernels);
+    bool ok = m && target_link_libdevice(m, cfg, u->diag) && target_optimize(m, cfg, u->diag);
+    if (ok && ir_only) ok = print_module(m, text, len);
+    else if (ok) ok = target_emit_ptx(m, cfg, text, len, ptx_version, u->diag);
     if (m) LLVMDisposeModule(m);
     LLVMContextDispose(ctx);
     return ok;
+}
+
+/* The unit's kernels cut into runs for cfg->jobs threads (split.c), sized
+ * by their source text; returns the count of runs, 0 or 1 for no split. */
+static int cut_kernels(const Unit *u, const TargetConfig *cfg, KernelRange *runs) {
+    int n = 0;
+    int *sizes = ARENA_ARRAY(u->arena, int, u->func_count ? u->func_count : 1);
+    for (int i = 0; i < u->func_count; i++) {
+        const FuncInfo *f = u->funcs[i];
+        if (emitted(f) && f->is_kernel) sizes[n++] = (int)(f->def->span.end - f->def->span.begin);
+    }
+    if (n < 2 || cfg->jobs == 1 || cfg->debug_info) return 0;
+    int firsts[SPLIT_MAX_PIECES];
+    int count = split_kernels(sizes, n, cfg->jobs, firsts);
+    for (int r = 0; r < count; r++) runs[r] = (KernelRange){firsts[r], (r + 1 < count ? firsts[r + 1] : n) - firsts[r]};
+    return count;
+}
+
+/* One module a run of kernels, each in a context of its own, compiled on
+ * threads; false with *clash when their PTX does not join. */
+static bool emit_split(Unit *u, const TargetConfig *cfg, const KernelRange *runs, int count, char **text, size_t *len,
+                       char ptx_version[8], bool *clash) {
+    LLVMModuleRef modules[SPLIT_MAX_PIECES];
+    int built = 0;
+    while (built < count) {
+        LLVMContextRef ctx = LLVMContextCreate();
+        if (!(modules[built] = cg_module(u, ctx, u->opts->input, cfg, runs[built]))) {
+            LLVMContextDispose(ctx);
+            break;
+        }
+        built++;
+    }
+    if (built < count) {
+        for (int p = 0; p < built; p++) {
+            LLVMContextRef ctx = LLVMGetModuleContext(modules[p]);
+            LLVMDisposeModule(modules[p]);
+            LLVMContextDispose(ctx);
+        }
+        return false;
+    }
+    SplitResult r = split_compile(modules, count, cfg, text, len, ptx_version, u->diag);
+    *clash = r == SPLIT_CLASH;
+    return r == SPLIT_OK;
+}
+
+bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
+    KernelRange runs[SPLIT_MAX_PIECES];
+    int count = ir_only ? 0 : cut_kernels(u, cfg, runs);
+    bool clash = false;
+    if (count > 1 && emit_split(u, cfg, runs, count, text, len, ptx_version, &clash)) return true;
+    if (count > 1 && !clash) return false;
+    return emit_whole(u, cfg, ir_only, text, len, ptx_version);
 }
 
 /* ---- the manifest's view of the ABI ------------------------------------------------------ */

@@ -29,6 +29,7 @@ static const char usage_text[] =
     "  -Werror              treat warnings as errors\n"
     "  -ferror-limit=N      stop after N errors (default 20, 0 for no limit)\n"
     "  -fsyntax-only        check the input, write nothing\n"
+    "  -j N                 compile the kernels on N threads (default: one a core)\n"
     "  --libdevice PATH     libdevice bitcode for math functions\n"
     "  --dump-ast           print the syntax tree\n"
     "  --dump-types         print each function's signature and locals' types\n"
@@ -146,6 +147,12 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "--libdevice")) {
         if (!(v = VALUE("--libdevice"))) return EXIT_USAGE + 1;
         o->libdevice = v;
+    } else if (is_option(arg, "-j")) {
+        if (!(v = VALUE("-j"))) return EXIT_USAGE + 1;
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || end == v || n < 1 || n > 1024) return usage_error("bad thread count '%s' after -j", v), EXIT_USAGE + 1;
+        o->jobs = (int)n;
     } else if (strncmp(arg, "-ferror-limit=", 14) == 0) {
         char *end;
         long n = strtol(arg + 14, &end, 10);
@@ -222,7 +229,7 @@ static const char *base_name(const char *path) {
 /* One arch: IR, libdevice, passes, then PTX (or IR, or a cubin) on disk. */
 static bool compile_arch(Unit *u, const Options *o, int arch, ManifestTarget *t) {
     TargetConfig cfg = {.arch = o->archs[arch], .opt_level = o->opt_level, .fastmath = o->fastmath,
-                        .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice};
+                        .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice, .jobs = o->jobs};
     const char *out = o->output ? o->output : "-";
     char *path = o->arch_count > 1 && strcmp(out, "-") ? sibling(out, cfg.arch, o->emit == EMIT_CUBIN ? "cubin" : "ptx")
                                                           : strdup(out);

@@ -636,10 +636,14 @@ typedef struct TargetConfig {
     bool fastmath;
     bool debug_info;           /* -g or --lineinfo: keep debug metadata */
     const char *libdevice;     /* --libdevice, or NULL to search */
+    int jobs;                  /* -j: threads for the kernels, 0 for one a core */
 } TargetConfig;
 
 /* Sets the module's triple and data layout for cfg->arch. */
 bool target_prepare_module(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
+/* Disposes the target machine this thread made: a thread calls it before
+ * it ends (the main thread's lives until the process ends). */
+void target_release_machine(void);
 /* Links libdevice into m when m calls a __nv_ function; searches
  * cfg->libdevice, $CUDA_HOME, /usr/local/cuda. Errors name what is missing. */
 bool target_link_libdevice(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
@@ -655,6 +659,21 @@ bool target_emit_ptx(struct LLVMOpaqueModule *m, const TargetConfig *cfg, char *
 /* Assembles PTX into a cubin with the toolkit's ptxas, passing on its
  * messages; the path of ptxas comes from $CUDA_HOME or /usr/local/cuda. */
 bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, const char *out_path, Diag *d);
+
+/* ---- split.c: kernels compiled on several threads --------------------- */
+
+enum { SPLIT_MAX_PIECES = 16 };
+typedef enum { SPLIT_OK, SPLIT_FAILED, SPLIT_CLASH } SplitResult;
+
+/* Cuts n kernels of the given sizes into runs for jobs threads (0: one a
+ * core), in order; firsts[r] is where run r starts. Returns the count. */
+int split_kernels(const int *sizes, int n, int jobs, int firsts[SPLIT_MAX_PIECES]);
+/* Links libdevice into each module (each in a context of its own),
+ * optimises and emits it, one a thread, and joins their PTX (malloc'd).
+ * Disposes the modules and their contexts. SPLIT_FAILED: diagnostics were
+ * given; SPLIT_CLASH: the pieces' PTX does not join, compile them whole. */
+SplitResult split_compile(struct LLVMOpaqueModule **modules, int n, const TargetConfig *cfg, char **ptx, size_t *len,
+                          char ptx_version[8], Diag *d);
 
 /* ---- manifest.c -------------------------------------------------------- */
 
@@ -719,8 +738,15 @@ bool manifest_write(const Manifest *m, const char *path, Diag *d);
 
 /* ---- codegen.c --------------------------------------------------------- */
 
-/* Builds the LLVM module of a typed unit in ctx; NULL after errors. */
-struct LLVMOpaqueModule *cg_module(Unit *u, struct LLVMOpaqueContext *ctx, const char *name, const TargetConfig *cfg);
+/* Kernels first..first+count-1 of a unit, numbered in source order; a
+ * count below 0 means all of them. */
+typedef struct KernelRange {
+    int first, count;
+} KernelRange;
+/* Builds the LLVM module of a typed unit in ctx, with the kernels of
+ * `kernels` and every device function; NULL after errors. */
+struct LLVMOpaqueModule *cg_module(Unit *u, struct LLVMOpaqueContext *ctx, const char *name, const TargetConfig *cfg,
+                                   KernelRange kernels);
 /* Builds, links and optimises the unit for one arch and gives its PTX (or
  * with ir_only its LLVM IR) as malloc'd text. */
 bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]);
@@ -754,6 +780,7 @@ struct Options {
     Define *defines;
     int define_count;
     int error_limit;
+    int jobs;                       /* -j N, 0 when not given */
 };
 
 /* Parses argv; on a usage error prints it and returns EXIT_USAGE, for

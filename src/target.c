@@ -8,7 +8,7 @@
  * new pass manager's pipeline run (target_optimize), PTX text
  * (target_emit_ptx) and a cubin assembled by the toolkit's ptxas
  * (target_assemble_cubin). Assumes LLVM 19 to 22 through its C API only,
- * one thread, and one module per arch: linking and optimising fold
+ * a target machine a thread (split.c), and one module per arch: linking and optimising fold
  * __CUDA_ARCH, so a module serves the arch it was prepared for.
  *
  * The floating-point model follows Numba (NVVM) and nvcc:
@@ -91,7 +91,8 @@ static const ArchInfo *find_arch(const char *arch, Diag *d) {
  * internal errors, not the user's. */
 static void on_llvm_fatal(const char *reason) { ice("LLVM: %s", reason); }
 
-/* Registers the NVPTX back end, once: the compiler is single-threaded. */
+/* Registers the NVPTX back end, once, on the main thread: it prepares
+ * every module before split.c starts threads. */
 static void init_llvm(void) {
     static bool done;
     if (done) return;
@@ -113,10 +114,11 @@ static LLVMCodeGenOptLevel codegen_level(int opt_level) {
     }
 }
 
-/* The last target machine made, and what it was made for: a compilation
- * asks for the same one three times an arch, and making one costs 50 to
- * 500 microseconds. It lives until the process ends. */
-static struct {
+/* The last target machine made on this thread, and what it was made for: a
+ * compilation asks for the same one three times an arch, and making one
+ * costs 50 to 500 microseconds. A target machine serves one thread at a
+ * time (split.c runs one a thread). It lives until the process ends. */
+static _Thread_local struct {
     const ArchInfo *arch;
     int ptx;
     LLVMCodeGenOptLevel level;
@@ -154,6 +156,11 @@ static LLVMTargetMachineRef get_machine(const TargetConfig *cfg, Diag *d) {
     machine.level = level;
     machine.tm = tm;
     return tm;
+}
+
+void target_release_machine(void) {
+    if (machine.tm) LLVMDisposeTargetMachine(machine.tm);
+    machine.tm = NULL;
 }
 
 bool target_prepare_module(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {

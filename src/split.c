@@ -1,0 +1,298 @@
+/*
+ * split.c - a module's kernels compiled on several threads, their PTX joined.
+ *
+ * Kernels share nothing but module globals and the device functions they
+ * call, so the middle and back ends, nine tenths of a compilation, can work
+ * on a few kernels at a time. codegen cuts the kernels into runs of about
+ * equal size, in source order (split_kernels), and builds one module a run,
+ * each in its own LLVMContext; split_compile links libdevice into each,
+ * optimises and emits it on a thread of its own (with its own target
+ * machine), and joins their PTX: one header, then each piece's top-level
+ * items in order, an item that an earlier piece already wrote (an extern
+ * declaration, a module constant) left out.
+ *
+ * Joining is safe because names cannot clash: internal functions and
+ * globals of every piece but the first get a `$pN` suffix (a name in PTX
+ * may hold `$`, one in Python may not), and an external symbol is a module
+ * global that every piece built alike, so it prints the same. If the
+ * pieces' items still clash (a name, two texts), the join is refused and
+ * codegen compiles the whole module on one thread, as it does for -j1, one
+ * kernel, or debug information (whose DWARF sections do not join as text).
+ */
+#include "pykc.h"
+
+#include <llvm-c/Core.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct Piece {
+    int index;
+    LLVMModuleRef module;       /* in a context of its own */
+    const TargetConfig *cfg;
+    char *ptx;
+    size_t len;
+    char version[8];
+    bool ok;
+    char *messages;             /* what its diagnostics printed */
+    size_t messages_len;
+} Piece;
+
+/* ---- which kernels go where --------------------------------------------- */
+
+static int default_jobs(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > SPLIT_MAX_PIECES ? SPLIT_MAX_PIECES : (int)n;
+}
+
+int split_kernels(const int *sizes, int n, int jobs, int firsts[SPLIT_MAX_PIECES]) {
+    int pieces = jobs > 0 ? jobs : default_jobs();
+    if (pieces > SPLIT_MAX_PIECES) pieces = SPLIT_MAX_PIECES;
+    if (pieces > n) pieces = n;
+    long left = 0;
+    for (int k = 0; k < n; k++) left += sizes[k];
+    int runs = 0;
+    /* Each run takes kernels until it holds its share of what is left,
+     * leaving at least a kernel for each run after it. */
+    for (int k = 0; k < n; runs++) {
+        firsts[runs] = k;
+        int after = pieces - runs - 1;
+        long share = left / (after + 1), filled = sizes[k++];
+        while (k < n && (after == 0 || (n - k > after && filled + sizes[k] / 2 <= share))) filled += sizes[k++];
+        left -= filled;
+    }
+    return runs;
+}
+
+/* ---- one piece ------------------------------------------------------------ */
+
+static void add_suffix(LLVMValueRef v, int index) {
+    size_t n;
+    const char *name = LLVMGetValueName2(v, &n);
+    if (n == 0) return;
+    char *renamed = malloc(n + 16);
+    if (!renamed) ice("out of memory renaming '%s'", name);
+    int len = snprintf(renamed, n + 16, "%s$p%d", name, index);
+    LLVMSetValueName2(v, renamed, (size_t)len);
+    free(renamed);
+}
+
+static bool is_local(LLVMValueRef v) {
+    LLVMLinkage l = LLVMGetLinkage(v);
+    return (l == LLVMInternalLinkage || l == LLVMPrivateLinkage) && !LLVMIsDeclaration(v);
+}
+
+static void suffix_local_names(LLVMModuleRef m, int index) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (is_local(fn)) add_suffix(fn, index);
+    for (LLVMValueRef gv = LLVMGetFirstGlobal(m); gv; gv = LLVMGetNextGlobal(gv))
+        if (is_local(gv)) add_suffix(gv, index);
+}
+
+static void *compile_piece(void *arg) {
+    Piece *p = arg;
+    FILE *out = open_memstream(&p->messages, &p->messages_len);
+    if (!out) ice("out of memory opening a stream for diagnostics");
+    Diag d;
+    diag_init(&d, out);
+    LLVMContextRef ctx = LLVMGetModuleContext(p->module);
+    p->ok = target_link_libdevice(p->module, p->cfg, &d);
+    if (p->ok && p->index > 0) suffix_local_names(p->module, p->index);
+    p->ok = p->ok && target_optimize(p->module, p->cfg, &d) &&
+            target_emit_ptx(p->module, p->cfg, &p->ptx, &p->len, p->version, &d) && d.error_count == 0;
+    LLVMDisposeModule(p->module);
+    LLVMContextDispose(ctx);
+    if (p->index > 0) target_release_machine();
+    diag_free(&d);
+    fclose(out);
+    return NULL;
+}
+
+/* ---- joining the PTX ------------------------------------------------------- */
+
+/* The end of the header: the line after `.address_size`. */
+static const char *header_end(const char *ptx) {
+    const char *a = strstr(ptx, "\n.address_size");
+    if (!a) return NULL;
+    const char *nl = strchr(a + 1, '\n');
+    return nl ? nl + 1 : a + strlen(a);
+}
+
+/* The end of the top-level item at s: a comment line, or the lines up to
+ * where brackets balance on a line ending in ';' or '}'. */
+static const char *item_end(const char *s) {
+    const char *text = s + strspn(s, " \t");
+    if (text[0] == '/' && text[1] == '/') {
+        const char *nl = strchr(s, '\n');
+        return nl ? nl + 1 : s + strlen(s);
+    }
+    int depth = 0;
+    for (const char *line = s; *line;) {
+        const char *nl = strchr(line, '\n');
+        const char *end = nl ? nl : line + strlen(line);
+        const char *last = NULL;
+        for (const char *c = line; c < end; c++) {
+            if (c[0] == '/' && c[1] == '/') break;
+            if (*c == '{' || *c == '(') depth++;
+            else if (*c == '}' || *c == ')') depth--;
+            if (*c != ' ' && *c != '\t') last = c;
+        }
+        line = nl ? nl + 1 : end;
+        if (depth == 0 && last && (*last == ';' || *last == '}')) return line;
+    }
+    return s + strlen(s);
+}
+
+static bool is_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/* The name an item declares or defines, into name ("" for a comment):
+ * its first word that is neither a directive, a number nor a parenthesised
+ * return value, as in `.visible .const .align 16 .b8 TABLE[12] = ...;` or
+ * `.func (.param .b32 func_retval0) helper(`. */
+static void item_name(const char *s, const char *end, char *name, size_t size) {
+    name[0] = '\0';
+    while (s < end) {
+        while (s < end && (*s == ' ' || *s == '\t' || *s == '\n')) s++;
+        if (s >= end || (s[0] == '/' && s[1] == '/')) return;
+        if (*s == '(') {
+            int depth = 0;
+            do depth += *s == '(' ? 1 : *s == ')' ? -1 : 0;
+            while (++s < end && depth > 0);
+            continue;
+        }
+        const char *w = s;
+        while (s < end && is_ident_char(*s)) s++;
+        if (w == s) s++;
+        else if (!(*w >= '0' && *w <= '9')) {
+            size_t n = (size_t)(s - w) < size - 1 ? (size_t)(s - w) : size - 1;
+            memcpy(name, w, n);
+            name[n] = '\0';
+            return;
+        }
+        while (s < end && *s != ' ' && *s != '\t' && *s != '\n' && *s != '(') s++; /* rest of a directive */
+    }
+}
+
+typedef struct Item {
+    const char *text;
+    size_t len;
+    char name[128];
+    int piece;
+} Item;
+
+typedef struct Items {
+    Item *v;
+    int count, cap;
+} Items;
+
+static bool has_text(const Items *items, const char *text, size_t len) {
+    for (int i = 0; i < items->count; i++)
+        if (items->v[i].len == len && memcmp(items->v[i].text, text, len) == 0) return true;
+    return false;
+}
+
+static const Item *find_name(const Items *items, const char *name) {
+    for (int i = 0; i < items->count; i++)
+        if (strcmp(items->v[i].name, name) == 0) return &items->v[i];
+    return NULL;
+}
+
+/* Adds the items of one piece's PTX after its header; false when one
+ * clashes with an earlier piece's item of the same name. */
+static bool add_items(Items *items, const char *body, int piece) {
+    for (const char *s = body; *s;) {
+        if (*s == '\n') {
+            s++;
+            continue;
+        }
+        const char *end = item_end(s);
+        size_t len = (size_t)(end - s);
+        if (!has_text(items, s, len)) {
+            char name[128];
+            item_name(s, end, name, sizeof name);
+            const Item *same = name[0] ? find_name(items, name) : NULL;
+            if (same && same->piece != piece) return false;
+            if (items->count == items->cap) {
+                items->cap = items->cap ? items->cap * 2 : 64;
+                if (!(items->v = realloc(items->v, sizeof(Item) * (size_t)items->cap))) ice("out of memory joining PTX");
+            }
+            Item *it = &items->v[items->count++];
+            *it = (Item){s, len, "", piece};
+            memcpy(it->name, name, sizeof name);
+        }
+        s = end;
+    }
+    return true;
+}
+
+/* One PTX text from the pieces' (malloc'd), or NULL if they do not join. */
+static char *join_ptx(const Piece *pieces, int n, size_t *len) {
+    const char *head_end = header_end(pieces[0].ptx);
+    if (!head_end) return NULL;
+    size_t head = (size_t)(head_end - pieces[0].ptx);
+    Items items = {0};
+    bool ok = true;
+    for (int p = 0; p < n && ok; p++) {
+        const char *body = header_end(pieces[p].ptx);
+        ok = body && (size_t)(body - pieces[p].ptx) == head && memcmp(pieces[p].ptx, pieces[0].ptx, head) == 0 &&
+             add_items(&items, body, p);
+    }
+    char *out = NULL;
+    if (ok) {
+        size_t total = head + 1;
+        for (int i = 0; i < items.count; i++) total += items.v[i].len + 1;
+        if (!(out = malloc(total + 1))) ice("out of memory joining PTX");
+        memcpy(out, pieces[0].ptx, head);
+        size_t at = head;
+        for (int i = 0; i < items.count; i++) {
+            out[at++] = '\n';
+            memcpy(out + at, items.v[i].text, items.v[i].len);
+            at += items.v[i].len;
+        }
+        out[at] = '\0';
+        *len = at;
+    }
+    free(items.v);
+    return out;
+}
+
+/* ---- the whole -------------------------------------------------------------- */
+
+/* Runs the pieces, the first on this thread; true when all succeeded.
+ * Their diagnostics go to d in piece order. */
+static bool run_pieces(Piece *pieces, int n, Diag *d) {
+    pthread_t threads[SPLIT_MAX_PIECES];
+    bool started[SPLIT_MAX_PIECES] = {false};
+    for (int p = 1; p < n; p++) started[p] = pthread_create(&threads[p], NULL, compile_piece, &pieces[p]) == 0;
+    compile_piece(&pieces[0]);
+    for (int p = 1; p < n; p++)
+        if (started[p]) pthread_join(threads[p], NULL);
+        else compile_piece(&pieces[p]);
+    bool ok = true;
+    for (int p = 0; p < n; p++) {
+        if (pieces[p].messages_len) fwrite(pieces[p].messages, 1, pieces[p].messages_len, d->out);
+        if (!pieces[p].ok) {
+            ok = false;
+            d->error_count++;
+        }
+        free(pieces[p].messages);
+    }
+    return ok;
+}
+
+SplitResult split_compile(LLVMModuleRef *modules, int n, const TargetConfig *cfg, char **ptx, size_t *len,
+                          char version[8], Diag *d) {
+    Piece pieces[SPLIT_MAX_PIECES];
+    for (int p = 0; p < n; p++) pieces[p] = (Piece){.index = p, .module = modules[p], .cfg = cfg};
+    bool ok = run_pieces(pieces, n, d);
+    char *joined = ok ? join_ptx(pieces, n, len) : NULL;
+    for (int p = 0; p < n; p++) free(pieces[p].ptx);
+    if (!ok) return SPLIT_FAILED;
+    if (!joined) return SPLIT_CLASH;
+    *ptx = joined;
+    memcpy(version, pieces[0].version, 8);
+    return SPLIT_OK;
+}

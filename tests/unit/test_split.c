@@ -1,0 +1,113 @@
+/* test_split.c - kernels compiled on several threads: how split_kernels cuts
+ * runs, and split_compile joining the PTX of modules built here (a module
+ * constant that two pieces share is written once; internal names of later
+ * pieces get their suffix; two different definitions of one external name
+ * are refused as a clash, for the caller to compile the module whole). */
+#include "pykc.h"
+#include "unit.h"
+
+#include <llvm-c/Core.h>
+
+#include <stdlib.h>
+
+static bool same_runs(const int *got, int count, const int *want, int want_count) {
+    if (count != want_count) return false;
+    for (int i = 0; i < count; i++)
+        if (got[i] != want[i]) return false;
+    return true;
+}
+
+static void test_cuts(void) {
+    int firsts[SPLIT_MAX_PIECES];
+    int even[] = {10, 10, 10, 10};
+    ASSERT(same_runs(firsts, split_kernels(even, 4, 2, firsts), (int[]){0, 2}, 2));
+    ASSERT(same_runs(firsts, split_kernels(even, 4, 4, firsts), (int[]){0, 1, 2, 3}, 4));
+    ASSERT(same_runs(firsts, split_kernels(even, 4, 9, firsts), (int[]){0, 1, 2, 3}, 4)); /* a kernel a piece at most */
+    ASSERT(same_runs(firsts, split_kernels(even, 4, 1, firsts), (int[]){0}, 1));
+    int big_first[] = {100, 10, 10, 10};
+    ASSERT(same_runs(firsts, split_kernels(big_first, 4, 2, firsts), (int[]){0, 1}, 2));
+    int big_last[] = {10, 10, 10, 100};
+    ASSERT(same_runs(firsts, split_kernels(big_last, 4, 2, firsts), (int[]){0, 3}, 2));
+    /* three pieces, none left empty even when the first holds most */
+    int skewed[] = {1000, 1, 1};
+    ASSERT(same_runs(firsts, split_kernels(skewed, 3, 3, firsts), (int[]){0, 1, 2}, 3));
+}
+
+/* A module with one kernel `name` that stores the external constant TABLE
+ * (initialised to table_value) and the internal global `local` into its
+ * argument. */
+static LLVMModuleRef piece_module(LLVMContextRef ctx, const char *name, int table_value) {
+    TargetConfig cfg = {.arch = "sm_75", .opt_level = 3};
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("piece", ctx);
+    Diag d;
+    diag_init(&d, stderr);
+    target_prepare_module(m, &cfg, &d);
+    diag_free(&d);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+    LLVMValueRef table = LLVMAddGlobalInAddressSpace(m, i32, "TABLE", 4);
+    LLVMSetInitializer(table, LLVMConstInt(i32, (unsigned long long)table_value, false));
+    LLVMSetGlobalConstant(table, true);
+    LLVMValueRef local = LLVMAddGlobalInAddressSpace(m, i32, "local", 1);
+    LLVMSetInitializer(local, LLVMConstInt(i32, 7, false));
+    LLVMSetLinkage(local, LLVMInternalLinkage);
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(ctx, 1);
+    LLVMValueRef k = LLVMAddFunction(m, name, LLVMFunctionType(LLVMVoidTypeInContext(ctx), &ptr, 1, false));
+    LLVMSetFunctionCallConv(k, LLVMPTXKernelCallConv);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, k, "entry"));
+    LLVMValueRef l = LLVMBuildLoad2(b, i32, local, "l");
+    LLVMSetVolatile(l, true);
+    LLVMValueRef sum = LLVMBuildAdd(b, LLVMBuildLoad2(b, i32, table, "t"), l, "s");
+    LLVMSetVolatile(LLVMBuildStore(b, sum, LLVMGetParam(k, 0)), true);
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    return m;
+}
+
+static SplitResult compile_pieces(int table0, int table1, char **ptx) {
+    TargetConfig cfg = {.arch = "sm_75", .opt_level = 3};
+    LLVMModuleRef modules[2] = {piece_module(LLVMContextCreate(), "first", table0),
+                                piece_module(LLVMContextCreate(), "second", table1)};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    Diag d;
+    diag_init(&d, out);
+    size_t ptx_len = 0;
+    char version[8];
+    *ptx = NULL;
+    SplitResult r = split_compile(modules, 2, &cfg, ptx, &ptx_len, version, &d);
+    diag_free(&d);
+    fclose(out);
+    ASSERT(len == 0); /* no diagnostics */
+    free(text);
+    if (r == SPLIT_OK) ASSERT(*ptx && strlen(*ptx) == ptx_len && strcmp(version, "6.3") == 0);
+    return r;
+}
+
+static int count_of(const char *text, const char *s) {
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, s)); p += strlen(s)) n++;
+    return n;
+}
+
+static void test_join(void) {
+    char *ptx;
+    ASSERT(compile_pieces(5, 5, &ptx) == SPLIT_OK);
+    if (ptx) {
+        ASSERT(count_of(ptx, ".version") == 1 && count_of(ptx, ".target sm_75") == 1);
+        ASSERT(count_of(ptx, ".visible .entry first(") == 1 && count_of(ptx, ".visible .entry second(") == 1);
+        ASSERT(count_of(ptx, ".visible .const .align 4 .u32 TABLE = 5;") == 1);
+        ASSERT(count_of(ptx, ".global .align 4 .u32 local = 7;") == 1);
+        ASSERT(count_of(ptx, ".global .align 4 .u32 local$p1 = 7;") == 1);
+        ASSERT(strstr(ptx, ".entry first(") < strstr(ptx, ".entry second(")); /* in order */
+    }
+    free(ptx);
+    ASSERT(compile_pieces(5, 6, &ptx) == SPLIT_CLASH); /* TABLE = 5 and TABLE = 6 */
+    ASSERT(ptx == NULL);
+}
+
+void test_split(void) {
+    test_cuts();
+    test_join();
+}
