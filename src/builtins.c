@@ -310,6 +310,14 @@ static Type *type_cache_store(Sema *s, Node *call, const Entity *e) {
     return &ty_none;
 }
 
+/* cuda.cg.this_grid() and GridGroup.sync(): as in numba-cuda's cg.py, either
+ * makes the kernel a cooperative one. */
+static Type *type_grid_group(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 0, 0)) return &ty_error;
+    sema_note_cooperative(s);
+    return e->type;
+}
+
 /* syncthreads_count/_and/_or: numba-cuda's intrinsic takes an integer
  * predicate, not a bool. */
 static Type *type_barrier_pred(Sema *s, Node *call, const Entity *e) {
@@ -559,6 +567,7 @@ static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
     MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
     MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"), MODULE("numba.cuda.libdevice"),
+    MODULE("numba.cuda.cg"),
 
     NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
     NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
@@ -627,6 +636,9 @@ static const Entity entities[] = {
     VECTOR_ALIASES(uchar, uint8), VECTOR_ALIASES(ushort, uint16), VECTOR_ALIASES(uint, uint32),
     VECTOR_ALIASES(ulong, uint64), VECTOR_ALIASES(ulonglong, uint64),
     VECTOR_ALIASES(float, float32), VECTOR_ALIASES(double, float64),
+
+    RULE("numba.cuda.cg.this_grid", type_grid_group, &ty_grid_group, LW_GRID_GROUP, "this_grid"),
+    RULE("GridGroup.sync", type_grid_group, &ty_int32, LW_GRID_GROUP, "sync"),
 
     /* loads and stores with PTX cache operators: lower_name is the operator */
     RULE("numba.cuda.ldca", type_cache_load, NULL, LW_CACHE_LOAD, "ca"),

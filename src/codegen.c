@@ -94,6 +94,7 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
         for (int i = 0; i < t->elem_count; i++) fields[i] = llvm_type(g, t->dtype);
         return LLVMStructTypeInContext(g->ctx, fields, (unsigned)t->elem_count, false);
     }
+    case TY_GRID_GROUP: return i64(g); /* the grid workspace's address */
     case TY_NONE: return LLVMVoidTypeInContext(g->ctx);
     default: return i8(g);
     }
@@ -312,6 +313,61 @@ static LLVMValueRef gpu_atomic(CodeGen *g, const char *op, LLVMValueRef ptr, LLV
     else if (!strcmp(op, "inc")) rmw = LLVMAtomicRMWBinOpUIncWrap;
     else rmw = LLVMAtomicRMWBinOpUDecWrap;
     return LLVMBuildAtomicRMW(g->b, rmw, ptr, val, LLVMAtomicOrderingMonotonic, false);
+}
+
+/* The grid's workspace, which the driver gives a cooperative launch in
+ * %envreg1 (high half) and %envreg2 (low half), as CUDA's cooperative_groups
+ * reads it (driver_abi.h): a word of size, then the grid barrier's word. */
+static LLVMValueRef gpu_grid_handle(CodeGen *g) {
+    LLVMValueRef hi = LLVMBuildZExt(g->b, gpu_sreg(g, "envreg1"), i64(g), "");
+    LLVMValueRef lo = LLVMBuildZExt(g->b, gpu_sreg(g, "envreg2"), i64(g), "");
+    return LLVMBuildOr(g->b, LLVMBuildShl(g->b, hi, i64c(g, 32), ""), lo, "grid");
+}
+
+static LLVMValueRef or_axes(CodeGen *g, const char *reg) {
+    LLVMValueRef v = NULL;
+    static const char *const axes[] = {"x", "y", "z"};
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "%s.%s", reg, axes[i]);
+        LLVMValueRef r = gpu_sreg(g, name);
+        v = v ? LLVMBuildOr(g->b, v, r, "") : r;
+    }
+    return v;
+}
+
+/* The grid barrier of cooperative_groups' sync_grids: after a block
+ * barrier, thread 0 of each block adds 1 to the barrier word (block 0 adds
+ * 0x80000000 - (blocks - 1)), so that the word's top bit flips when the last
+ * block arrives; each waits for the flip, then the block barrier again. */
+static void gpu_grid_sync(CodeGen *g, LLVMValueRef handle) {
+    LLVMValueRef ws = LLVMBuildIntToPtr(g->b, handle, ptr_in(g, AS_GENERIC), "");
+    LLVMValueRef four = i64c(g, 4);
+    LLVMValueRef word = LLVMBuildGEP2(g->b, i8(g), ws, &four, 1, "barrier");
+    gpu_barrier(g, "syncthreads", NULL);
+    LLVMBasicBlockRef master = new_block(g, "grid.master"), spin = new_block(g, "grid.spin");
+    LLVMBasicBlockRef arrived = new_block(g, "grid.arrived"), join = new_block(g, "grid.join");
+    LLVMValueRef zero = const_int(g, i32(g), 0);
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, or_axes(g, "tid"), zero, ""), master, join);
+    LLVMPositionBuilderAtEnd(g->b, master);
+    LLVMValueRef blocks = LLVMBuildMul(g->b, LLVMBuildMul(g->b, gpu_sreg(g, "nctaid.x"), gpu_sreg(g, "nctaid.y"), ""),
+                                       gpu_sreg(g, "nctaid.z"), "");
+    LLVMValueRef first = LLVMBuildSub(g->b, const_int(g, i32(g), (long long)0x80000001u), blocks, "");
+    LLVMValueRef is_first = LLVMBuildICmp(g->b, LLVMIntEQ, or_axes(g, "ctaid"), zero, "");
+    LLVMValueRef add = LLVMBuildSelect(g->b, is_first, first, const_int(g, i32(g), 1), "");
+    gpu_barrier(g, "threadfence", NULL);
+    LLVMValueRef old = LLVMBuildAtomicRMW(g->b, LLVMAtomicRMWBinOpAdd, word, add, LLVMAtomicOrderingMonotonic, false);
+    LLVMBuildBr(g->b, spin);
+    LLVMPositionBuilderAtEnd(g->b, spin);
+    LLVMValueRef now = LLVMBuildLoad2(g->b, i32(g), word, "");
+    LLVMSetVolatile(now, true);
+    LLVMValueRef flipped = LLVMBuildAnd(g->b, LLVMBuildXor(g->b, old, now, ""), const_int(g, i32(g), (long long)0x80000000u), "");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, flipped, zero, ""), arrived, spin);
+    LLVMPositionBuilderAtEnd(g->b, arrived);
+    gpu_barrier(g, "threadfence", NULL);
+    LLVMBuildBr(g->b, join);
+    LLVMPositionBuilderAtEnd(g->b, join);
+    gpu_barrier(g, "syncthreads", NULL);
 }
 
 /* ---- arrays ----------------------------------------------------------------------- */
@@ -1572,6 +1628,10 @@ static LLVMValueRef gen_call(CodeGen *g, Node *n) {
     case LW_FP16: return gen_fp16(g, n, e);
     case LW_CACHE_LOAD: return gpu_cache_load(g, e->lower_name, call_element_ptr(g, n), n->ty);
     case LW_VECTOR: return gen_vector(g, n);
+    case LW_GRID_GROUP:
+        if (!strcmp(e->lower_name, "this_grid")) return gpu_grid_handle(g);
+        gpu_grid_sync(g, gen_expr(g, n->func->lhs));
+        return const_int(g, i32(g), 0); /* cudaCGSynchronize's cudaSuccess */
     case LW_LIBDEVICE: return gen_libdevice(g, n, e);
     case LW_CACHE_STORE: {
         LLVMValueRef p = call_element_ptr(g, n);

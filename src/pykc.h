@@ -377,6 +377,7 @@ typedef enum {
     TY_NONE, TY_BOOL, TY_INT, TY_FLOAT, TY_COMPLEX,
     TY_ARRAY, TY_TUPLE,
     TY_VECTOR,   /* a CUDA vector type: float32x4, int2 (vector_types.py) */
+    TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
     TY_RANGE,    /* range(...), only as a for-loop iterable */
     TY_DTYPE,    /* a type used as a value: float32, np.int32 */
@@ -405,7 +406,7 @@ struct Type {
     Node *func;            /* FUNC: its FunctionDef */
 };
 
-extern Type ty_error, ty_none, ty_bool, ty_string, ty_slice;
+extern Type ty_error, ty_none, ty_bool, ty_string, ty_slice, ty_grid_group;
 extern Type ty_int8, ty_int16, ty_int32, ty_int64;
 extern Type ty_uint8, ty_uint16, ty_uint32, ty_uint64;
 extern Type ty_float16, ty_float32, ty_float64, ty_complex64, ty_complex128;
@@ -488,6 +489,7 @@ typedef enum {
     LW_CACHE_LOAD,      /* ld.global.<name>: ca cg cs lu cv */
     LW_CACHE_STORE,     /* st.global.<name>: cg cs wb wt */
     LW_VECTOR,          /* a vector type's constructor: float32x4(...) */
+    LW_GRID_GROUP,      /* name: this_grid, sync (cuda.cg) */
     LW_LIBDEVICE,       /* numba.cuda.libdevice.<f>, a call of __nv_<f>;
                            name: its signature, as libdevice_funcs.def
                            spells it */
@@ -615,6 +617,9 @@ bool sema_is_literal(Sema *s, Node *n);
 Type *sema_dtype_arg(Sema *s, Node *n, const char *what);
 /* Marks an array argument as read or written, for the manifest. */
 void sema_note_access(Sema *s, Node *array_arg, bool read, bool write);
+/* The current function synchronizes its grid: a kernel that calls it
+ * needs a cooperative launch. */
+void sema_note_cooperative(Sema *s);
 /* Adds shared memory to the current kernel (0 bytes: dynamic). */
 void sema_add_shared(Sema *s, long bytes);
 

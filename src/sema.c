@@ -606,6 +606,9 @@ static Type *type_attribute(Sema *s, Node *n) {
     case TY_INT: case TY_FLOAT:
         if (!strcmp(a, "real") || !strcmp(a, "imag")) return type_strip(base);
         break;
+    case TY_GRID_GROUP:
+        if (!strcmp(a, "sync")) return type_entity(s->arena, entity_lookup("GridGroup.sync"));
+        break;
     case TY_VECTOR: {
         int k = vector_member(a);
         if (k >= 0 && k < base->elem_count) return base->dtype;
@@ -1047,6 +1050,7 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
         if (!f->ret_declared) f->ret = NULL;
     }
     if (!f->typing) type_function(s, f);
+    if (f->cooperative) sema_note_cooperative(s);
     return f->ret ? f->ret : &ty_error;
 }
 
@@ -1178,6 +1182,10 @@ void sema_note_access(Sema *s, Node *array_arg, bool read, bool write) {
     if (!sym || sym->kind != SYM_PARAM) return;
     sym->read |= read;
     sym->written |= write;
+}
+
+void sema_note_cooperative(Sema *s) {
+    if (s->fn) s->fn->cooperative = true;
 }
 
 void sema_add_shared(Sema *s, long bytes) {

@@ -15,7 +15,7 @@
 
 #define SCALAR(kind_, bits_, signed_) {.kind = kind_, .bits = bits_, .is_signed = signed_}
 Type ty_error = {.kind = TY_ERROR}, ty_none = {.kind = TY_NONE}, ty_bool = SCALAR(TY_BOOL, 8, false);
-Type ty_string = {.kind = TY_STRING}, ty_slice = {.kind = TY_SLICE};
+Type ty_string = {.kind = TY_STRING}, ty_slice = {.kind = TY_SLICE}, ty_grid_group = {.kind = TY_GRID_GROUP};
 Type ty_int8 = SCALAR(TY_INT, 8, true), ty_int16 = SCALAR(TY_INT, 16, true);
 Type ty_int32 = SCALAR(TY_INT, 32, true), ty_int64 = SCALAR(TY_INT, 64, true);
 Type ty_uint8 = SCALAR(TY_INT, 8, false), ty_uint16 = SCALAR(TY_INT, 16, false);
@@ -172,7 +172,7 @@ bool is_scalar(const Type *t) { return t->kind >= TY_BOOL && t->kind <= TY_COMPL
 bool is_number(const Type *t) { return t->kind >= TY_INT && t->kind <= TY_COMPLEX; }
 bool is_integer(const Type *t) { return t->kind == TY_INT; }
 bool is_float(const Type *t) { return t->kind == TY_FLOAT; }
-bool is_value(const Type *t) { return (t->kind >= TY_NONE && t->kind <= TY_VECTOR) || t->kind == TY_ERROR; }
+bool is_value(const Type *t) { return (t->kind >= TY_NONE && t->kind <= TY_GRID_GROUP) || t->kind == TY_ERROR; }
 
 int type_size(const Type *t) {
     switch (t->kind) {
@@ -244,6 +244,7 @@ static void name_into(const Type *t, char *buf, size_t cap, size_t *len) {
         snprintf(tmp, sizeof tmp, "x%d", t->elem_count);
         append(buf, cap, len, tmp);
         break;
+    case TY_GRID_GROUP: append(buf, cap, len, "GridGroup"); break;
     case TY_STRING: append(buf, cap, len, "unicode_type"); break;
     case TY_RANGE:
         append(buf, cap, len, t->dtype == &ty_uint64 ? "range_state_uint64" : t->dtype == &ty_int32 ? "range_state_int32" : "range_state_int64");

@@ -1032,6 +1032,27 @@ def _(rng):
                tol={4: Tol(rtol=4e-7, atol=4e-7), 5: ULP64}, numba_tol=EXACT)
 
 
+# numba-cuda's simulator runs blocks one after another and syncs a grid as a block
+@case("grid_sync", "reverse_across_blocks", sim=False)
+def _(rng):
+    n = 8 * 128
+    a = np.zeros(n, np.float32)
+    b = np.zeros(n, np.float32)
+    idx = np.arange(n, dtype=np.float32)
+    return Run(8, 128, [a, b], {0: idx, 1: idx[::-1] * 2})
+
+
+@case("grid_sync", "rounds", sim=False)
+def _(rng):
+    blocks_, tpb, rounds = 6, 64, 5
+    n = blocks_ * tpb
+    x = rng.integers(0, 100, n).astype(np.int64)
+    want = x.copy()
+    for _ in range(rounds):  # each round: every element plus its right neighbour (cyclic)
+        want = want + np.roll(want, -1)
+    return Run(blocks_, tpb, [x, np.zeros(n, np.int64), np.array([rounds], np.int64)], {0: want})
+
+
 # ---- math -----------------------------------------------------------------------------
 
 
@@ -1399,7 +1420,11 @@ class Bundle:
         m = self.manifest(name)
         if name not in self.modules:
             target = m["targets"][0]
-            self.modules[name] = self.cupy().RawModule(path=os.path.join(self.dir, target["file"]))
+            # CuPy launches every kernel of a module cooperatively or none:
+            # cooperatively where one needs it (cuda.cg.this_grid().sync())
+            coop = any(k.get("cooperative") for k in m["kernels"])
+            self.modules[name] = self.cupy().RawModule(path=os.path.join(self.dir, target["file"]),
+                                                      enable_cooperative_groups=coop)
         ks = {k["name"]: k for k in m["kernels"]}
         if kernel not in ks:
             raise RuntimeError(f"the manifest of {name} has no kernel {kernel} (it has {', '.join(ks)})")
