@@ -14,9 +14,10 @@
 #include <string.h>
 
 #define N_(a) (int)(sizeof(a) / sizeof((a)[0]))
-#define S1(r, a) {&ty_##r, {&ty_##a}, 1}
-#define S2(r, a, b) {&ty_##r, {&ty_##a, &ty_##b}, 2}
-#define S3(r, a, b, c) {&ty_##r, {&ty_##a, &ty_##b, &ty_##c}, 3}
+#define S1(r, a) {.ret = &ty_##r, .args = {&ty_##a}, .nargs = 1}
+#define S2(r, a, b) {.ret = &ty_##r, .args = {&ty_##a, &ty_##b}, .nargs = 2}
+#define S3(r, a, b, c) {.ret = &ty_##r, .args = {&ty_##a, &ty_##b, &ty_##c}, .nargs = 3}
+#define S1_UNLOWERED(r, a) {.ret = &ty_##r, .args = {&ty_##a}, .nargs = 1, .unlowered = true}
 
 /* ---- case lists -------------------------------------------------------------- */
 
@@ -65,12 +66,14 @@ static const Sig range_cases[] = {S1(int32, int32), S2(int32, int32, int32), S3(
 
 static const Sig popc_cases[] = {S1(int8, int8), S1(int16, int16), S1(int32, int32), S1(int64, int64),
                                  S1(uint8, uint8), S1(uint16, uint16), S1(uint32, uint32), S1(uint64, uint64)};
-static const Sig ffs_cases[] = {S1(uint32, int8), S1(uint32, int16), S1(uint32, int32), S1(uint32, int64),
-                                S1(uint32, uint8), S1(uint32, uint16), S1(uint32, uint32), S1(uint32, uint64)};
+/* cudaimpl.py lowers ffs of 32- and 64-bit ints only */
+static const Sig ffs_cases[] = {S1_UNLOWERED(uint32, int8), S1_UNLOWERED(uint32, int16), S1(uint32, int32),
+                                S1(uint32, int64), S1_UNLOWERED(uint32, uint8), S1_UNLOWERED(uint32, uint16),
+                                S1(uint32, uint32), S1(uint32, uint64)};
 static const Sig brev_cases[] = {S1(uint32, uint32), S1(uint64, uint64)};
 static const Sig fma_cases[] = {S3(float32, float32, float32, float32), S3(float64, float64, float64, float64)};
 static const Sig cbrt_cases[] = {S1(float32, float32), S1(float64, float64)};
-static const Sig syncwarp_cases[] = {{&ty_none, {NULL}, 0}, S1(none, int32)};
+static const Sig syncwarp_cases[] = {{.ret = &ty_none}, S1(none, int32)};
 static const Sig nanosleep_cases[] = {S1(none, uint32)};
 static const Sig vote_cases[] = {S2(bool, int32, bool)};
 static const Sig ballot_cases[] = {S2(int32, int32, bool)};
@@ -188,15 +191,15 @@ static Type *const atomic_int[] = {&ty_int32, &ty_uint32, &ty_int64, &ty_uint64}
 static Type *const atomic_uint[] = {&ty_uint32, &ty_uint64};
 
 /* The index of an atomic: an integer for 1-d arrays, else a tuple of
- * integers matching ndim. */
+ * integers matching ndim. numba-cuda types a 1-tuple on a 1-d array too but
+ * cannot lower it ("Cannot cast UniTuple(int32 x 1) to int64"). */
 static bool check_atomic_index(Sema *s, const Entity *e, Node *idx, const Type *ary) {
     const Type *t = idx->ty;
     bool ok = ary->ndim == 1 ? is_integer(t) || t->kind == TY_BOOL : false;
-    if (t->kind == TY_TUPLE && t->elem_count == ary->ndim) {
+    if (ary->ndim > 1 && t->kind == TY_TUPLE && t->elem_count == ary->ndim) {
         ok = true;
         for (int i = 0; i < t->elem_count; i++) ok = ok && is_integer(t->elems[i]);
     }
-    if (ary->ndim == 1 && t->kind == TY_TUPLE && t->elem_count == 1 && is_integer(t->elems[0])) ok = true;
     if (!ok)
         sema_error(s, idx->span, "%s: the index of a %d-d array must be %s", e->path, ary->ndim,
                    ary->ndim == 1 ? "an integer" : "a tuple of integers, one per dimension");
@@ -368,11 +371,13 @@ static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
         sema_error(s, call->span, "%s needs two or more scalar arguments", e->path + 9);
         return &ty_error;
     }
-    /* bools compare among themselves only, as numba-cuda types min/max */
+    /* Numba's MinMaxBase takes numbers only; numba-cuda types the one pair
+     * min(bool, bool) besides, and nothing else with a bool in it */
     int bools = 0;
     for (int i = 0; i < nargs(call); i++) bools += arg_type(call, i)->kind == TY_BOOL;
-    if (bools && bools != nargs(call)) {
-        sema_error(s, call->span, "%s of bool and a number is not supported", e->path + 9);
+    if (bools && (bools != 2 || nargs(call) != 2)) {
+        sema_error(s, call->span, "%s(%s) is not supported: numba-cuda takes a bool in min and max only as %s(bool, bool)",
+                   e->path + 9, sema_arg_types(s, call), e->path + 9);
         return &ty_error;
     }
     Type *t = arg_type(call, 0);

@@ -450,6 +450,8 @@ typedef struct Sig {
     Type *ret;
     Type *args[3];
     int nargs;
+    bool unlowered;          /* numba-cuda types it but has no lowering:
+                                a call that resolves to it is refused */
 } Sig;
 
 /* Numba's overload resolution: rates each case by its (unsafe, safe,

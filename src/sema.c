@@ -932,6 +932,11 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
         sema_error(s, call->span, "%s does not accept (%s)", e->path, sema_arg_types(s, call));
         return &ty_error;
     }
+    if (e->cases[k].unlowered) {
+        sema_error(s, call->span, "%s(%s) is not supported: numba-cuda types it but has no implementation of it",
+                   e->path, sema_arg_types(s, call));
+        return &ty_error;
+    }
     call->casts = new_casts(s, n);
     for (int i = 0; i < n; i++) call->casts[i] = e->cases[k].args[i];
     return e->lower == LW_RANGE ? type_range(s->arena, e->cases[k].ret) : e->cases[k].ret;
@@ -1088,9 +1093,14 @@ static Type *type_call(Sema *s, Node *n) {
     if (callee->kind == TY_FUNC) return call_device_function(s, n, callee->func->sym->func);
     if (callee->kind == TY_DTYPE) {
         Type *arg = n->item_len == 1 ? n->items[0]->ty : NULL;
-        if (n->item_len != 1 || n->kwarg_len || !is_scalar(arg) ||
-            (arg->kind == TY_COMPLEX && (callee->dtype->kind == TY_INT || callee->dtype->kind == TY_FLOAT))) {
+        if (n->item_len != 1 || n->kwarg_len || !is_scalar(arg)) {
             sema_error(s, n->span, "%s() takes one scalar argument", sema_type_name(s, callee->dtype));
+            return &ty_error;
+        }
+        if (arg->kind == TY_COMPLEX && (callee->dtype->kind == TY_INT || callee->dtype->kind == TY_FLOAT)) {
+            /* numba-cuda types it, then finds no cast to lower */
+            sema_error(s, n->span, "cannot cast %s to %s: take .real or abs() first", sema_type_name(s, arg),
+                       sema_type_name(s, callee->dtype));
             return &ty_error;
         }
         n->entity = entity_lookup("numba.float32"); /* any dtype entity: lowered as a cast */
