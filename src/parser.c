@@ -842,6 +842,8 @@ static Node *parse_import_from(Parser *p) {
     if (n->level == 0 || at(p, TK_NAME)) {
         Span name_span;
         n->name = parse_dotted_name(p, &name_span);
+        n->lhs = new_node(p, ND_NAME, name_span); /* where errors about the module point */
+        n->lhs->name = n->name;
     }
     expect(p, TK_IMPORT, "in 'from' import");
     if (at(p, TK_STAR)) {

@@ -309,7 +309,8 @@ struct Node {
 
     Node *lhs, *rhs;            /* BinOp; Assign/AugAssign/AnnAssign target
                                    and value; Attribute/Subscript value and
-                                   index; Keyword value (rhs) */
+                                   index; Keyword value (rhs); ImportFrom
+                                   module, as a Name (lhs) */
     Node *cond;                 /* If/While/IfExp/Assert test; For target */
     Node *iter;                 /* For iterable */
     Node *then, *els;           /* IfExp branches; Assert msg (then) */

@@ -1791,7 +1791,7 @@ static void import_module(Sema *s, Node *alias) {
 
 /* from mod import f, C: names of an imported .pyk module. */
 static void import_from_module(Sema *s, Node *n) {
-    Scope *members = load_module(s, n->name, n->span);
+    Scope *members = load_module(s, n->name, n->lhs->span);
     if (!members) return;
     for (int i = 0; i < n->item_len; i++) {
         Node *a = n->items[i];
@@ -1811,7 +1811,7 @@ static void import_from(Sema *s, Node *n) {
         return;
     }
     if (!mod) {
-        sema_error(s, n->span, "cannot import from '%s': pykc knows numba, numba.cuda, math and numpy",
+        sema_error(s, n->lhs ? n->lhs->span : n->span, "cannot import from '%s': pykc knows numba, numba.cuda, math and numpy",
                    n->name ? n->name : ".");
         return;
     }
