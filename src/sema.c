@@ -213,10 +213,15 @@ static ConstValue *new_const(Sema *s, Type *ty) {
 static ConstValue *fold(Sema *s, Node *n);
 static Type *type_expr(Sema *s, Node *n);
 
+/* Python's ints have no bound; folding keeps them exact up to 2 ** 100, far
+ * past any 64-bit value, and pins a larger one there, marked too big. */
+static const __int128 FOLD_LIMIT = (__int128)1 << 100;
+
 /* An integer result of folding: int64 when it fits, uint64 above that,
- * as Numba types a Python int; NULL when neither holds it. */
+ * as Numba types a Python int; too_big when neither holds it. */
 static ConstValue *int_result(Sema *s, __int128 v) {
-    if (v > ((__int128)1 << 100) || v < -((__int128)1 << 100)) return NULL;
+    if (v > FOLD_LIMIT) v = FOLD_LIMIT;
+    if (v < -FOLD_LIMIT) v = -FOLD_LIMIT;
     ConstValue *r = new_const(s, v > INT64_MAX ? &ty_uint64 : &ty_int64);
     r->v.i = (int64_t)(uint64_t)v;
     r->exact = v;
@@ -224,13 +229,39 @@ static ConstValue *int_result(Sema *s, __int128 v) {
     return r;
 }
 
+/* A value pinned at the limit: what it stands for is no longer known. */
+static bool pinned_at_limit(const ConstValue *c) { return c->too_big && (c->exact == FOLD_LIMIT || c->exact == -FOLD_LIMIT); }
+
 static __int128 wide(const ConstValue *c) {
     if (c->exact || c->too_big) return c->exact;
     return c->ty == &ty_uint64 ? (__int128)(uint64_t)c->v.i : (__int128)c->v.i;
 }
 
+static __int128 mul_pinned(__int128 p, __int128 q) {
+    __int128 r;
+    if (__builtin_mul_overflow(p, q, &r)) return (p < 0) != (q < 0) ? -FOLD_LIMIT : FOLD_LIMIT;
+    return r;
+}
+
+/* p ** q for q >= 0 by squaring, pinned at the limit. */
+static __int128 pow_pinned(__int128 p, __int128 q) {
+    __int128 acc = 1;
+    for (; q > 0; q >>= 1) {
+        if (q & 1) acc = mul_pinned(acc, p);
+        if (acc > FOLD_LIMIT || acc < -FOLD_LIMIT) return acc;
+        if (q > 1) p = mul_pinned(p, p);
+        if ((p > FOLD_LIMIT || p < -FOLD_LIMIT) && q > 1) return (p < 0 && (q & 1)) ? -FOLD_LIMIT : FOLD_LIMIT;
+    }
+    return acc;
+}
+
 static ConstValue *fold_binary(Sema *s, Node *n, ConstValue *a, ConstValue *b) {
     bool ints = a->ty->kind != TY_FLOAT && b->ty->kind != TY_FLOAT;
+    if (pinned_at_limit(a) || pinned_at_limit(b)) {
+        if (ints) return int_result(s, FOLD_LIMIT);
+        s->fold_error = "an integer beyond 2 ** 100 (pykc folds no larger ones)";
+        return NULL;
+    }
     double x = a->ty->kind == TY_FLOAT ? a->v.f : (double)wide(a), y = b->ty->kind == TY_FLOAT ? b->v.f : (double)wide(b);
     __int128 p = wide(a), q = wide(b);
     ConstValue *r = new_const(s, &ty_float64);
@@ -239,18 +270,18 @@ static ConstValue *fold_binary(Sema *s, Node *n, ConstValue *a, ConstValue *b) {
     case OP_SUB: if (ints) return int_result(s, p - q); r->v.f = x - y; return r;
     case OP_MUL:
         if (!ints) { r->v.f = x * y; return r; }
-        if (p != 0 && (q > ((__int128)1 << 50) || q < -((__int128)1 << 50) || p > ((__int128)1 << 50) || p < -((__int128)1 << 50))) return NULL;
-        return int_result(s, p * q);
+        return int_result(s, mul_pinned(p, q));
     case OP_DIV:
         if (y == 0) {
-            s->fold_error = "division by zero";
+            s->fold_error = ints ? "division by zero" : "float division by zero";
             return NULL;
         }
         r->v.f = x / y;
         return r;
     case OP_FLOORDIV: case OP_MOD: {
         if ((ints && q == 0) || (!ints && y == 0)) {
-            s->fold_error = n->op == OP_MOD ? "integer modulo by zero" : "division by zero";
+            /* ZeroDivisionError, as CPython words it */
+            s->fold_error = n->op == OP_MOD ? "integer modulo by zero" : "integer division or modulo by zero";
             if (!ints) s->fold_error = n->op == OP_MOD ? "float modulo by zero" : "float floor division by zero";
             return NULL;
         }
@@ -268,20 +299,27 @@ static ConstValue *fold_binary(Sema *s, Node *n, ConstValue *a, ConstValue *b) {
         __int128 d = p / q - ((p % q != 0) && ((p < 0) != (q < 0)));
         return int_result(s, n->op == OP_MOD ? p - d * q : d);
     }
-    case OP_LSHIFT: if (!ints || q < 0 || q > 63) return NULL; return int_result(s, p << q);
-    case OP_RSHIFT: if (!ints || q < 0 || q > 63) return NULL; return int_result(s, p >> q);
+    case OP_LSHIFT: case OP_RSHIFT:
+        if (!ints) return NULL;
+        if (q < 0) {
+            s->fold_error = "negative shift count";
+            return NULL;
+        }
+        if (n->op == OP_LSHIFT) return int_result(s, mul_pinned(p, (__int128)1 << (q > 101 ? 101 : q)));
+        return int_result(s, q > 126 ? (p < 0 ? -1 : 0) : p >> q); /* floors, as Python's >> does */
     case OP_BITAND: if (!ints) return NULL; return int_result(s, p & q);
     case OP_BITOR: if (!ints) return NULL; return int_result(s, p | q);
     case OP_BITXOR: if (!ints) return NULL; return int_result(s, p ^ q);
     case OP_POW: {
-        if (!ints) { r->v.f = pow(x, y); return r; }
-        if (q < 0) { r->v.f = 1.0; for (__int128 k = 0; k < -q && k < 2048; k++) r->v.f /= x; return r; }
-        __int128 acc = 1;
-        for (__int128 k = 0; k < q; k++) {
-            acc *= p;
-            if (acc > ((__int128)1 << 100) || acc < -((__int128)1 << 100)) return NULL;
+        if (x == 0 && y < 0) {
+            s->fold_error = "0.0 cannot be raised to a negative power";
+            return NULL;
         }
-        return int_result(s, acc);
+        if (!ints || q < 0) { /* an int to a negative power is a float in Python */
+            r->v.f = pow(x, y);
+            return r;
+        }
+        return int_result(s, pow_pinned(p, q));
     }
     default: return NULL;
     }
@@ -292,7 +330,8 @@ static ConstValue *fold(Sema *s, Node *n) {
     ConstValue *c;
     switch (n->kind) {
     case ND_INT:
-        if (n->v.i.overflow || n->v.i.value > INT64_MAX) return NULL;
+        if (n->v.i.overflow) return int_result(s, FOLD_LIMIT);
+        if (n->v.i.value > INT64_MAX) return int_result(s, (__int128)n->v.i.value);
         c = new_const(s, &ty_int64);
         c->v.i = (int64_t)n->v.i.value;
         return c;
@@ -1993,7 +2032,9 @@ static void define_constant(Sema *s, Node *n) {
         return;
     }
     if (c && c->too_big) {
-        sema_error(s, n->rhs->span, "integer constant too large for uint64");
+        sema_error(s, n->rhs->span, "integer constant too large for uint64: Numba types ints as int64 or uint64%s",
+                   pinned_at_limit(c) ? " (and pykc folds none beyond 2 ** 100, even in between)" : "");
+        bind_silent_error(s, target);
         return;
     }
     if (!c && n->rhs->kind == ND_CALL) {
