@@ -138,22 +138,34 @@ static Type *type_array_alloc(Sema *s, Node *call, const Entity *e, bool shared)
     int ndim = 1;
     long count = 1;
     Node **dims = &shape;
-    call->dims = ARENA_ARRAY(sema_arena(s), long, shape->kind == ND_TUPLE ? shape->item_len + 1 : 1);
+    /* a tuple named as a whole (TILE = (16, 16)) gives its dimensions by its
+     * type, Tuple(Literal[int](16), ...), as Numba reads it */
+    Type *named = shape->kind != ND_TUPLE && shape->ty && shape->ty->kind == TY_TUPLE ? shape->ty : NULL;
     if (shape->kind == ND_TUPLE) {
         dims = shape->items;
         ndim = shape->item_len;
+    } else if (named) {
+        ndim = named->elem_count;
     }
+    call->dims = ARENA_ARRAY(sema_arena(s), long, ndim + 1);
     for (int i = 0; i < ndim; i++) {
         int64_t d;
-        if (!sema_const_int(s, dims[i], "the shape of a shared or local array", &d)) return &ty_error;
+        Span at = named ? shape->span : dims[i]->span;
+        if (named && (named->elems[i]->kind != TY_INT || !named->elems[i]->literal)) {
+            sema_error(s, at, "the shape of a shared or local array must be a tuple of integer constants, not %s",
+                       sema_type_name(s, named));
+            return &ty_error;
+        }
+        if (named) d = named->elems[i]->lit_value;
+        else if (!sema_const_int(s, dims[i], "the shape of a shared or local array", &d)) return &ty_error;
         /* Numba takes only literals here: 16, TILE, not TILE + 1 */
-        if (!sema_is_literal(s, dims[i])) {
-            sema_error(s, dims[i]->span, "the shape of a shared or local array must be an integer literal or a module "
+        if (!named && !sema_is_literal(s, dims[i])) {
+            sema_error(s, at, "the shape of a shared or local array must be an integer literal or a module "
                        "constant, as Numba requires (it does not fold expressions such as TILE + 1)");
             return &ty_error;
         }
         if (d < 0 || (d == 0 && !shared)) {
-            sema_error(s, dims[i]->span, "array dimension must be %s, not %lld", shared ? "non-negative" : "positive",
+            sema_error(s, at, "array dimension must be %s, not %lld", shared ? "non-negative" : "positive",
                        (long long)d);
             return &ty_error;
         }

@@ -440,6 +440,14 @@ bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out) {
             return true;
         }
     }
+    if (s->fn) { /* SHAPE[1], of a tuple of module constants: Numba types it Literal[int](8) */
+        Type *t = n->ty ? n->ty : type_expr(s, n);
+        if (t->kind == TY_INT && t->literal) {
+            *out = t->lit_value;
+            return true;
+        }
+        if (t->kind == TY_ERROR) return false; /* said already */
+    }
     ConstValue *c = s->fn ? NULL : fold(s, n);
     if (!c && (n->kind == ND_INT || n->kind == ND_NAME || n->kind == ND_BINOP || n->kind == ND_UNARY)) {
         Scope *saved = s->locals;
@@ -924,9 +932,25 @@ static Type *join(Sema *s, Node *at, Type *a, Type *b) {
     return t;
 }
 
+/* Numba prunes the branches of `a or b` whose condition is a literal
+ * (LT = 1 < 2 at module level): an operand that cannot be the result takes
+ * no part in the type, and one that decides ends it. */
 static Type *type_boolop(Sema *s, Node *n) {
-    Type *t = type_expr(s, n->items[0]);
-    for (int i = 1; i < n->item_len; i++) t = join(s, n, t, type_expr(s, n->items[i]));
+    Type *t = NULL;
+    bool decided = false;
+    n->folded = false;
+    for (int i = 0; i < n->item_len; i++) {
+        Type *it = type_expr(s, n->items[i]);
+        if (decided) continue; /* typed for codegen's sake, never the result */
+        bool last = i + 1 == n->item_len;
+        if (it->literal && !last && (it->lit_value != 0) != (n->op == OP_OR)) continue;
+        decided = it->literal && !last;
+        if (decided && !t) { /* the result is this constant */
+            n->folded = true;
+            n->v.i.value = (uint64_t)it->lit_value;
+        }
+        t = t ? join(s, n, t, it) : it;
+    }
     return t;
 }
 
