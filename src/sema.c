@@ -1901,14 +1901,20 @@ static const Define *find_define(const Options *o, const char *name) {
     return NULL;
 }
 
-/* -DNAME=VALUE replaces the value of module constant NAME. */
+/* -DNAME=VALUE replaces the value of module constant NAME; NULL when the
+ * value is refused, once: a syntax error where the value is, else here. */
 static ConstValue *override_value(Sema *s, const Define *d, Span at) {
+    int errors = s->diag->error_count;
     int file = diag_add_source(s->diag, arena_printf(s->arena, "<-D%s>", d->name), d->value, strlen(d->value));
     TokenArray toks = lex_file(s->arena, s->diag, file);
     Node *m = parse_module(s->arena, s->diag, file, &toks);
+    if (s->diag->error_count != errors) return NULL;
+    s->fold_error = NULL;
     ConstValue *c = m->body_len == 1 && m->body[0]->kind == ND_EXPR_STMT ? fold(s, m->body[0]->rhs) : NULL;
-    if (!c) sema_error(s, at, "-D%s=%s: the value must be a constant expression", d->name, d->value);
-    return c;
+    const char *why = c && c->too_big ? "integer constant too large for uint64"
+                      : c ? NULL : s->fold_error ? s->fold_error : "the value must be a constant expression";
+    if (why) sema_error(s, at, "-D%s=%s: %s", d->name, d->value, why);
+    return why ? NULL : c;
 }
 
 /* ---- NumPy array constants (for cuda.const.array_like) ------------------------------ */
@@ -2075,7 +2081,8 @@ static void define_constant(Sema *s, Node *n) {
         }
     }
     const Define *d = find_define(s->unit->opts, target->name);
-    if (d) c = override_value(s, d, n->span);
+    ConstValue *overridden = d ? override_value(s, d, n->span) : NULL;
+    if (overridden) c = overridden; /* else said once: the source's value stands, so uses stay silent */
     if (!c) {
         Type *t = type_expr(s, n->rhs);
         if (t->kind == TY_ENTITY || t->kind == TY_DTYPE) { /* an alias: f32 = numba.float32 */
