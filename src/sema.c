@@ -2160,7 +2160,8 @@ static void prepare_functions(Sema *s, FuncInfo **funcs, int n) {
             type_expr(s, d->kind == ND_CALL ? d->func : d);
         }
         if (!apply_decorators(s, f)) {
-            sema_error(s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
+            /* a decorator that is not cuda.jit was reported as such */
+            if (!f->def->decorator_len) sema_error(s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
             f->abstract = true;
             continue;
         }
