@@ -4,7 +4,7 @@
  * Each Entity gives a canonical dotted path (numba.cuda.grid, math.sqrt,
  * builtins.abs), its typing rule and its lowering. A typing rule is either a
  * list of cases resolved as Numba resolves a ConcreteTemplate (the cases are
- * transcribed from numba-cuda's cudadecl.py, mathdecl.py and builtins.py, in
+ * transcribed from numba-cuda's cudadecl.py, cudamath.py and builtins.py, in
  * their order), or a function for Numba's AbstractTemplates. Codegen lowers
  * by the entry's Lowering kind and name.
  */
@@ -21,15 +21,18 @@
 
 /* ---- case lists -------------------------------------------------------------- */
 
+/* The math cases are numba-cuda's cudamath.py, in its order: the CUDA typing
+ * context installs that registry, not numba's mathdecl.py, whose orders
+ * differ. A tie between cases goes to the first, so the order decides
+ * frexp(float16) -> float32 and nextafter(float16, float16) -> float32. */
 static const Sig math_unary[] = {S1(float64, int64), S1(float64, uint64), S1(float32, float32), S1(float64, float64)};
-static const Sig math_binary[] = {S2(float64, int64, int64), S2(float64, uint64, uint64),
-                                  S2(float32, float32, float32), S2(float64, float64, float64)};
-static const Sig math_copysign[] = {S2(float32, float32, float32), S2(float64, float64, float64)};
-static const Sig math_nextafter[] = {S2(float64, float64, float64), S2(float32, float32, float32)};
+static const Sig math_binary_int[] = {S2(float64, int64, int64), S2(float64, uint64, uint64),
+                                      S2(float32, float32, float32), S2(float64, float64, float64)};
+static const Sig math_binary[] = {S2(float32, float32, float32), S2(float64, float64, float64)};
 static const Sig math_predicate[] = {S1(bool, int64), S1(bool, uint64), S1(bool, float32), S1(bool, float64)};
-static const Sig math_pow[] = {S2(float64, float64, int64), S2(float64, float64, uint64),
-                               S2(float32, float32, float32), S2(float64, float64, float64)};
-static const Sig math_ldexp[] = {S2(float64, float64, int32), S2(float32, float32, int32)};
+static const Sig math_pow[] = {S2(float32, float32, float32), S2(float64, float64, float64),
+                               S2(float32, float32, int32), S2(float64, float64, int32)};
+static const Sig math_ldexp[] = {S2(float32, float32, int32), S2(float64, float64, int32)};
 
 /* Tuple results of the cases below: static, as the case tables are. */
 static Type *f64_i32[] = {&ty_float64, &ty_int32}, *f32_i32[] = {&ty_float32, &ty_int32};
@@ -42,7 +45,7 @@ TUPLE2(ty_modf64, f64_f64);
 TUPLE2(ty_modf32, f32_f32);
 TUPLE2(ty_match_all, i32_bool);
 
-static const Sig math_frexp[] = {S1(frexp64, float64), S1(frexp32, float32)};
+static const Sig math_frexp[] = {S1(frexp32, float32), S1(frexp64, float64)};
 static const Sig math_modf[] = {S1(modf64, float64), S1(modf32, float32)};
 static const Sig match_any_cases[] = {S2(int32, int32, int32), S2(int32, int32, int64), S2(int32, int32, float32),
                                       S2(int32, int32, float64)};
@@ -703,12 +706,12 @@ static const Entity entities[] = {
     MATH("sqrt", math_unary), MATH("fabs", math_unary), MATH("erf", math_unary), MATH("erfc", math_unary),
     MATH("gamma", math_unary), MATH("lgamma", math_unary), MATH("degrees", math_unary),
     MATH("radians", math_unary),
-    MATH("atan2", math_binary), MATH("hypot", math_binary), MATH("fmod", math_binary),
+    MATH("atan2", math_binary_int), MATH("hypot", math_binary_int), MATH("fmod", math_binary),
     MATH("remainder", math_binary),
     /* numba-cuda's floor, ceil and trunc return floats (cudamath.py), not
      * the ints of Numba's CPU target */
     MATH("floor", math_unary), MATH("ceil", math_unary), MATH("trunc", math_unary),
-    MATH("copysign", math_copysign), MATH("nextafter", math_nextafter), MATH("pow", math_pow),
+    MATH("copysign", math_binary), MATH("nextafter", math_binary), MATH("pow", math_pow),
     MATH("ldexp", math_ldexp),
     MATH("frexp", math_frexp), MATH("modf", math_modf),
     {"math.pi", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "3.141592653589793"},

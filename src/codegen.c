@@ -1426,7 +1426,8 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
         double k = !strcmp(name, "degrees") ? 57.29577951308232 : 0.017453292519943295;
         return fp_op(g, LLVMBuildFMul(g->b, args[0], LLVMConstReal(LLVMTypeOf(args[0]), k), ""));
     }
-    if (!strcmp(name, "pow") && call->casts[1]->kind == TY_INT) return power(g, args[0], args[1], in, call->casts[1]);
+    /* pow(float, int32): libdevice's powi, as numba-cuda's mathimpl lowers it */
+    if (!strcmp(name, "pow") && call->casts[1]->kind == TY_INT) return gpu_libdevice(g, "powi", in, args, 2);
     if (!strcmp(name, "ldexp")) return call_fn(g, LLVMTypeOf(args[0]), in->bits == 32 ? "__nv_ldexpf" : "__nv_ldexp", args, 2);
     if (!strcmp(name, "frexp") || !strcmp(name, "modf")) {
         /* libdevice returns one part and stores the other through a pointer */
