@@ -41,6 +41,7 @@ typedef struct CodeGen {
     LLVMBasicBlockRef break_to[MAX_LOOPS], continue_to[MAX_LOOPS];
     int loops;
     bool fastmath;
+    bool has_tanh_approx;      /* the target's PTX has tanh.approx (7.0) */
     bool failed;
     LLVMDIBuilderRef di;       /* -g or --lineinfo, else NULL */
     LLVMMetadataRef di_file, di_unit, di_scope;
@@ -246,12 +247,25 @@ static LLVMValueRef gpu_barrier_pred(CodeGen *g, const char *which, LLVMValueRef
     return intrinsic(g, name, NULL, 0, &pred, 1);
 }
 
+/* An instruction of inline PTX on float32 operands, as numba-cuda writes
+ * the ones NVVM has no intrinsic for. */
+static LLVMValueRef f32_asm(CodeGen *g, const char *text, LLVMValueRef *args, int n) {
+    LLVMTypeRef f32 = LLVMFloatTypeInContext(g->ctx), params[] = {f32, f32};
+    const char *constraints = n == 1 ? "=f,f" : "=f,f,f";
+    LLVMTypeRef fty = LLVMFunctionType(f32, params, (unsigned)n, false);
+    LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints), false, false,
+                                         LLVMInlineAsmDialectATT, false);
+    return LLVMBuildCall2(g->b, fty, asm_, args, (unsigned)n, "");
+}
+
 static LLVMValueRef gpu_libdevice(CodeGen *g, const char *fn, const Type *t, LLVMValueRef *args, int n) {
     /* Under fastmath Numba takes libdevice's approximate float32 versions. */
     static const char *const fast[] = {"sin", "cos", "tan", "exp", "log", "log2", "log10", "pow"};
     bool use_fast = false;
     for (size_t i = 0; g->fastmath && t->bits == 32 && i < sizeof fast / sizeof fast[0]; i++)
         use_fast = use_fast || !strcmp(fn, fast[i]);
+    if (g->fastmath && t->bits == 32 && !strcmp(fn, "tanh") && g->has_tanh_approx)
+        return f32_asm(g, "tanh.approx.f32 $0, $1;", args, 1);
     char name[64];
     snprintf(name, sizeof name, "__nv_%s%s%s", use_fast ? "fast_" : "", fn, t->bits == 32 ? "f" : "");
     return call_fn(g, llvm_type(g, t), name, args, n);
@@ -503,6 +517,15 @@ static LLVMValueRef int_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const
     return LLVMBuildSelect(B, is_zero, zero, out, "");
 }
 
+/* A float division as Numba's NVVM compiles it: under fastmath
+ * (prec_div=0) a float32 one is div.full.ftz, good to 2 ulp, which LLVM
+ * 19's NVPTX back end would only choose for the whole process. */
+static LLVMValueRef float_div(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const char *name) {
+    if (!g->fastmath || LLVMTypeOf(a) != LLVMFloatTypeInContext(g->ctx)) return LLVMBuildFDiv(g->b, a, b, name);
+    LLVMValueRef args[] = {a, b};
+    return f32_asm(g, "div.full.ftz.f32 $0, $1, $2;", args, 2);
+}
+
 /* Python's float floor division and modulo, as Numba's real_divmod: from
  * fmod, then corrected to the divisor's sign. */
 static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type *t, bool want_mod) {
@@ -512,10 +535,16 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
     /* the remainder as numba-cuda's NVVM computes frem, x - trunc(x / y) * y,
      * which is NaN for an infinite divisor where fmod would give x */
     LLVMTypeRef tover[] = {ty};
-    LLVMValueRef quot = LLVMBuildFDiv(B, a, b, "");
+    LLVMValueRef quot;
+    if (g->fastmath && ty == LLVMFloatTypeInContext(g->ctx)) { /* NVVM keeps frem's division exact */
+        LLVMValueRef ab[] = {a, b};
+        quot = intrinsic(g, "llvm.nvvm.div.rn.ftz.f", NULL, 0, ab, 2);
+    } else {
+        quot = LLVMBuildFDiv(B, a, b, "");
+    }
     LLVMValueRef whole = intrinsic(g, "llvm.trunc", tover, 1, &quot, 1);
     LLVMValueRef mod = fp_op(g, LLVMBuildFSub(B, a, fp_op(g, LLVMBuildFMul(B, whole, b, "")), ""));
-    LLVMValueRef div = fp_op(g, LLVMBuildFDiv(B, fp_op(g, LLVMBuildFSub(B, a, mod, "")), b, ""));
+    LLVMValueRef div = fp_op(g, float_div(g, fp_op(g, LLVMBuildFSub(B, a, mod, "")), b, ""));
     LLVMValueRef mod_nz = LLVMBuildFCmp(B, LLVMRealUNE, mod, zero, "");
     LLVMValueRef signs_differ = LLVMBuildXor(B, LLVMBuildFCmp(B, LLVMRealOLT, b, zero, ""),
                                              LLVMBuildFCmp(B, LLVMRealOLT, mod, zero, ""), "");
@@ -533,7 +562,7 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
     LLVMValueRef frac = fp_op(g, LLVMBuildFSub(B, div, fl, ""));
     LLVMValueRef round_up = LLVMBuildFCmp(B, LLVMRealOGT, frac, LLVMConstReal(ty, 0.5), "");
     LLVMValueRef result = LLVMBuildSelect(B, round_up, fp_op(g, LLVMBuildFAdd(B, fl, one, "")), fl, "");
-    LLVMValueRef plain = fp_op(g, LLVMBuildFDiv(B, a, b, ""));
+    LLVMValueRef plain = fp_op(g, float_div(g, a, b, ""));
     /* a zero quotient carries the sign of a / b, as Python's does */
     LLVMValueRef zero_args[] = {zero, plain};
     LLVMValueRef signed_zero = intrinsic(g, "llvm.copysign", over, 1, zero_args, 2);
@@ -595,7 +624,7 @@ static LLVMValueRef power_by_squaring(CodeGen *g, LLVMValueRef a, LLVMValueRef e
         LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, n, zero, ""), one, acc2, "");
         LLVMValueRef inv;
         if (fp) {
-            inv = LLVMBuildFDiv(B, one, r, "");
+            inv = float_div(g, one, r, "");
         } else {
             LLVMValueRef minus1 = LLVMConstAllOnes(ty), z = LLVMConstNull(ty);
             LLVMValueRef odd_e = LLVMBuildTrunc(B, exp, LLVMInt1TypeInContext(g->ctx), "");
@@ -634,7 +663,7 @@ static LLVMValueRef complex_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef b, cons
     LLVMValueRef damp = gpu_libdevice(g, "exp", part, &scaled, 1);
     LLVMValueRef turn = LLVMBuildFMul(B, bi, gpu_libdevice(g, "log", part, &vabs, 1), "");
     LLVMValueRef has_imag = LLVMBuildFCmp(B, LLVMRealUNE, bi, zero, "");
-    len = LLVMBuildSelect(B, has_imag, LLVMBuildFDiv(B, len, damp, ""), len, "");
+    len = LLVMBuildSelect(B, has_imag, float_div(g, len, damp, ""), len, "");
     phase = LLVMBuildSelect(B, has_imag, LLVMBuildFAdd(B, phase, turn, ""), phase, "");
     LLVMValueRef re = LLVMBuildFMul(B, len, gpu_libdevice(g, "cos", part, &phase, 1), "");
     LLVMValueRef im = LLVMBuildFMul(B, len, gpu_libdevice(g, "sin", part, &phase, 1), "");
@@ -700,12 +729,12 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
         LLVMTypeRef over[] = {ft};
         LLVMValueRef abs_r = intrinsic(g, "llvm.fabs", over, 1, &br, 1), abs_i = intrinsic(g, "llvm.fabs", over, 1, &bi, 1);
         LLVMValueRef real_big = LLVMBuildFCmp(B, LLVMRealOGE, abs_r, abs_i, "");
-        LLVMValueRef ratio1 = LLVMBuildFDiv(B, bi, br, ""), denom1 = LLVMBuildFAdd(B, br, LLVMBuildFMul(B, bi, ratio1, ""), "");
-        LLVMValueRef re1 = LLVMBuildFDiv(B, LLVMBuildFAdd(B, ar, LLVMBuildFMul(B, ai, ratio1, ""), ""), denom1, "");
-        LLVMValueRef im1 = LLVMBuildFDiv(B, LLVMBuildFSub(B, ai, LLVMBuildFMul(B, ar, ratio1, ""), ""), denom1, "");
-        LLVMValueRef ratio2 = LLVMBuildFDiv(B, br, bi, ""), denom2 = LLVMBuildFAdd(B, LLVMBuildFMul(B, br, ratio2, ""), bi, "");
-        LLVMValueRef re2 = LLVMBuildFDiv(B, LLVMBuildFAdd(B, LLVMBuildFMul(B, ar, ratio2, ""), ai, ""), denom2, "");
-        LLVMValueRef im2 = LLVMBuildFDiv(B, LLVMBuildFSub(B, LLVMBuildFMul(B, ai, ratio2, ""), ar, ""), denom2, "");
+        LLVMValueRef ratio1 = float_div(g, bi, br, ""), denom1 = LLVMBuildFAdd(B, br, LLVMBuildFMul(B, bi, ratio1, ""), "");
+        LLVMValueRef re1 = float_div(g, LLVMBuildFAdd(B, ar, LLVMBuildFMul(B, ai, ratio1, ""), ""), denom1, "");
+        LLVMValueRef im1 = float_div(g, LLVMBuildFSub(B, ai, LLVMBuildFMul(B, ar, ratio1, ""), ""), denom1, "");
+        LLVMValueRef ratio2 = float_div(g, br, bi, ""), denom2 = LLVMBuildFAdd(B, LLVMBuildFMul(B, br, ratio2, ""), bi, "");
+        LLVMValueRef re2 = float_div(g, LLVMBuildFAdd(B, LLVMBuildFMul(B, ar, ratio2, ""), ai, ""), denom2, "");
+        LLVMValueRef im2 = float_div(g, LLVMBuildFSub(B, LLVMBuildFMul(B, ai, ratio2, ""), ar, ""), denom2, "");
         LLVMValueRef re = LLVMBuildSelect(B, real_big, re1, re2, ""), im = LLVMBuildSelect(B, real_big, im1, im2, "");
         LLVMValueRef zero = LLVMConstNull(ft), nan = LLVMConstReal(ft, 0.0 / 0.0);
         LLVMValueRef both_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, ""),
@@ -736,7 +765,13 @@ static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValue
     case OP_ADD: return fp ? fp_op(g, LLVMBuildFAdd(B, a, b, "")) : LLVMBuildAdd(B, a, b, "");
     case OP_SUB: return fp ? fp_op(g, LLVMBuildFSub(B, a, b, "")) : LLVMBuildSub(B, a, b, "");
     case OP_MUL: return fp ? fp_op(g, LLVMBuildFMul(B, a, b, "")) : LLVMBuildMul(B, a, b, "");
-    case OP_DIV: return fp_op(g, LLVMBuildFDiv(B, a, b, ""));
+    case OP_DIV:
+        /* numba-cuda's own lowering of float32 / float32 under fastmath */
+        if (g->fastmath && at->kind == ND_BINOP && t->kind == TY_FLOAT && t->bits == 32 && tb->kind == TY_FLOAT && tb->bits == 32) {
+            LLVMValueRef args[] = {a, b};
+            return call_fn(g, LLVMTypeOf(a), "__nv_fast_fdividef", args, 2);
+        }
+        return fp_op(g, float_div(g, a, b, ""));
     case OP_FLOORDIV: return fp ? float_divmod(g, a, b, t, false) : int_divmod(g, a, b, t, false);
     case OP_MOD: return fp ? float_divmod(g, a, b, t, true) : int_divmod(g, a, b, t, true);
     case OP_LSHIFT: case OP_RSHIFT: return shift(g, op, a, convert(g, b, tb, t), t);
@@ -1357,7 +1392,7 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
         LLVMValueRef scale = convert(g, call_fn(g, LLVMDoubleTypeInContext(g->ctx), "__nv_powi", pargs, 2), &ty_float64, call->casts[0]);
         LLVMValueRef y = LLVMBuildFMul(g->b, x, scale, "");
         LLVMTypeRef over[] = {LLVMTypeOf(y)};
-        LLVMValueRef r = LLVMBuildFDiv(g->b, intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
+        LLVMValueRef r = float_div(g, intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
         /* numba-cuda's round_to_impl keeps x when x * 10**n is not finite */
         LLVMValueRef mag = intrinsic(g, "llvm.fabs", over, 1, &y, 1);
         LLVMValueRef finite = LLVMBuildFCmp(g->b, LLVMRealOLT, mag, LLVMConstReal(LLVMTypeOf(y), 1.0 / 0.0), "");
@@ -2091,6 +2126,10 @@ static void define_function(CodeGen *g, FuncInfo *f) {
  * function without types exists only as its specialisations. */
 static bool emitted(const FuncInfo *f) { return !f->abstract && !(f->imported && f->is_kernel); }
 
+/* A kernel's floating-point model: Numba compiles each kernel with its
+ * own, fastmath=True giving libdevice ftz=1 and prec_sqrt=0. */
+static bool kernel_fastmath(const Unit *u, const FuncInfo *f) { return f->fastmath || u->opts->fastmath; }
+
 /* Which functions of the unit a module in `kernels` holds, into wanted. */
 static void select_functions(const Unit *u, KernelRange kernels, bool *wanted) {
     int kernel = 0;
@@ -2098,13 +2137,17 @@ static void select_functions(const Unit *u, KernelRange kernels, bool *wanted) {
         const FuncInfo *f = u->funcs[i];
         wanted[i] = emitted(f);
         if (!wanted[i] || !f->is_kernel) continue;
+        if (kernels.fastmath >= 0 && kernel_fastmath(u, f) != (kernels.fastmath == 1)) {
+            wanted[i] = false;
+            continue;
+        }
         wanted[i] = kernels.count < 0 || (kernel >= kernels.first && kernel < kernels.first + kernels.count);
         kernel++;
     }
 }
 
 LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name, const TargetConfig *cfg, KernelRange kernels) {
-    CodeGen g = {.ctx = ctx, .unit = u, .diag = u->diag, .arena = u->arena};
+    CodeGen g = {.ctx = ctx, .unit = u, .diag = u->diag, .arena = u->arena, .has_tanh_approx = target_ptx_isa(cfg) >= 70};
     g.mod = LLVMModuleCreateWithNameInContext(name, ctx);
     /* the data layout first, so that every load and store gets the
      * alignment the target gives its type */
@@ -2149,44 +2192,79 @@ static bool print_module(LLVMModuleRef m, char **text, size_t *len) {
     return *text != NULL;
 }
 
-static const KernelRange all_kernels = {0, -1};
+static const KernelRange all_kernels = {0, -1, -1};
+
+/* Whether a module of all the unit's kernels is compiled fastmath: when
+ * every kernel is (a module has one floating-point model). */
+static bool all_fastmath(const Unit *u) {
+    bool all = true;
+    for (int i = 0; i < u->func_count; i++)
+        if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) all = all && kernel_fastmath(u, u->funcs[i]);
+    return all;
+}
 
 static bool emit_whole(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
+    TargetConfig whole = *cfg;
+    whole.fastmath = all_fastmath(u);
     LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef m = cg_module(u, ctx, u->opts->input, cfg, all_kernels);
-    bool ok = m && target_link_libdevice(m, cfg, u->diag) && target_optimize(m, cfg, u->diag);
+    LLVMModuleRef m = cg_module(u, ctx, u->opts->input, &whole, all_kernels);
+    bool ok = m && target_link_libdevice(m, &whole, u->diag) && target_optimize(m, &whole, u->diag);
     if (ok && ir_only) ok = print_module(m, text, len);
-    else if (ok) ok = target_emit_ptx(m, cfg, text, len, ptx_version, u->diag);
+    else if (ok) ok = target_emit_ptx(m, &whole, text, len, ptx_version, u->diag);
     if (m) LLVMDisposeModule(m);
     LLVMContextDispose(ctx);
     return ok;
 }
 
-/* The unit's kernels cut into runs for cfg->jobs threads (split.c), sized
- * by their source text; returns the count of runs, 0 or 1 for no split. */
-static int cut_kernels(const Unit *u, const TargetConfig *cfg, KernelRange *runs) {
+/* Cuts the kernels of one floating-point model into at most `pieces` runs
+ * (split.c), sized by their source text, after the `at` runs already in
+ * runs; returns the new count. */
+static int cut_class(const Unit *u, bool fastmath, int pieces, KernelRange *runs, int at) {
     int n = 0;
     int *sizes = ARENA_ARRAY(u->arena, int, u->func_count ? u->func_count : 1);
     for (int i = 0; i < u->func_count; i++) {
         const FuncInfo *f = u->funcs[i];
-        if (emitted(f) && f->is_kernel) sizes[n++] = (int)(f->def->span.end - f->def->span.begin);
+        if (emitted(f) && f->is_kernel && kernel_fastmath(u, f) == fastmath)
+            sizes[n++] = (int)(f->def->span.end - f->def->span.begin);
     }
-    if (n < 2 || cfg->jobs == 1 || cfg->debug_info) return 0;
+    if (n == 0) return at;
     int firsts[SPLIT_MAX_PIECES];
-    int count = split_kernels(sizes, n, cfg->jobs, firsts);
-    for (int r = 0; r < count; r++) runs[r] = (KernelRange){firsts[r], (r + 1 < count ? firsts[r + 1] : n) - firsts[r]};
-    return count;
+    int count = split_kernels(sizes, n, pieces, firsts);
+    for (int r = 0; r < count; r++)
+        runs[at + r] = (KernelRange){firsts[r], (r + 1 < count ? firsts[r + 1] : n) - firsts[r], fastmath};
+    return at + count;
+}
+
+/* The unit's kernels cut into runs for `threads` threads: never a run of
+ * kernels with different floating-point models. Returns the count; 0 or 1
+ * means one module of them all. */
+static int cut_kernels(const Unit *u, int threads, KernelRange *runs) {
+    int kernels = 0, fast = 0;
+    for (int i = 0; i < u->func_count; i++)
+        if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) {
+            kernels++;
+            fast += kernel_fastmath(u, u->funcs[i]);
+        }
+    if (fast == 0 || fast == kernels) return cut_class(u, fast > 0, threads, runs, 0);
+    int fast_pieces = threads * fast / kernels;
+    if (fast_pieces < 1) fast_pieces = 1;
+    if (fast_pieces > SPLIT_MAX_PIECES - 1) fast_pieces = SPLIT_MAX_PIECES - 1;
+    int plain_pieces = threads - fast_pieces < 1 ? 1 : threads - fast_pieces;
+    return cut_class(u, true, fast_pieces, runs, cut_class(u, false, plain_pieces, runs, 0));
 }
 
 /* One module a run of kernels, each in a context of its own, compiled on
  * threads; false with *clash when their PTX does not join. */
-static bool emit_split(Unit *u, const TargetConfig *cfg, const KernelRange *runs, int count, char **text, size_t *len,
-                       char ptx_version[8], bool *clash) {
+static bool emit_split(Unit *u, const TargetConfig *cfg, const KernelRange *runs, int count, int threads, char **text,
+                       size_t *len, char ptx_version[8], bool *clash) {
     LLVMModuleRef modules[SPLIT_MAX_PIECES];
+    TargetConfig cfgs[SPLIT_MAX_PIECES];
     int built = 0;
     while (built < count) {
+        cfgs[built] = *cfg;
+        cfgs[built].fastmath = runs[built].fastmath == 1;
         LLVMContextRef ctx = LLVMContextCreate();
-        if (!(modules[built] = cg_module(u, ctx, u->opts->input, cfg, runs[built]))) {
+        if (!(modules[built] = cg_module(u, ctx, u->opts->input, &cfgs[built], runs[built]))) {
             LLVMContextDispose(ctx);
             break;
         }
@@ -2200,16 +2278,20 @@ static bool emit_split(Unit *u, const TargetConfig *cfg, const KernelRange *runs
         }
         return false;
     }
-    SplitResult r = split_compile(modules, count, cfg, text, len, ptx_version, u->diag);
+    SplitResult r = split_compile(modules, cfgs, count, threads, text, len, ptx_version, u->diag);
     *clash = r == SPLIT_CLASH;
     return r == SPLIT_OK;
 }
 
+/* Debug information and IR take the whole module at once; else the kernels
+ * go in runs to split.c, which also keeps fastmath kernels in modules of
+ * their own. */
 bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
     KernelRange runs[SPLIT_MAX_PIECES];
-    int count = ir_only ? 0 : cut_kernels(u, cfg, runs);
+    int threads = split_threads(cfg->jobs);
+    int count = ir_only || cfg->debug_info ? 0 : cut_kernels(u, threads, runs);
     bool clash = false;
-    if (count > 1 && emit_split(u, cfg, runs, count, text, len, ptx_version, &clash)) return true;
+    if (count > 1 && emit_split(u, cfg, runs, count, threads, text, len, ptx_version, &clash)) return true;
     if (count > 1 && !clash) return false;
     return emit_whole(u, cfg, ir_only, text, len, ptx_version);
 }

@@ -649,6 +649,9 @@ typedef struct TargetConfig {
 
 /* Sets the module's triple and data layout for cfg->arch. */
 bool target_prepare_module(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
+/* The PTX ISA version (63 for 6.3) that pykc writes for cfg; 0 for an
+ * arch it does not know. */
+int target_ptx_isa(const TargetConfig *cfg);
 /* Disposes the target machine this thread made: a thread calls it before
  * it ends (the main thread's lives until the process ends). */
 void target_release_machine(void);
@@ -673,15 +676,18 @@ bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg,
 enum { SPLIT_MAX_PIECES = 16 };
 typedef enum { SPLIT_OK, SPLIT_FAILED, SPLIT_CLASH } SplitResult;
 
-/* Cuts n kernels of the given sizes into runs for jobs threads (0: one a
- * core), in order; firsts[r] is where run r starts. Returns the count. */
-int split_kernels(const int *sizes, int n, int jobs, int firsts[SPLIT_MAX_PIECES]);
-/* Links libdevice into each module (each in a context of its own),
- * optimises and emits it, one a thread, and joins their PTX (malloc'd).
- * Disposes the modules and their contexts. SPLIT_FAILED: diagnostics were
- * given; SPLIT_CLASH: the pieces' PTX does not join, compile them whole. */
-SplitResult split_compile(struct LLVMOpaqueModule **modules, int n, const TargetConfig *cfg, char **ptx, size_t *len,
-                          char ptx_version[8], Diag *d);
+/* How many threads -j jobs means (0: one a core). */
+int split_threads(int jobs);
+/* Cuts n kernels of the given sizes into at most `pieces` runs, in order;
+ * firsts[r] is where run r starts. Returns the count. */
+int split_kernels(const int *sizes, int n, int pieces, int firsts[SPLIT_MAX_PIECES]);
+/* Links libdevice into each module (each in a context of its own, compiled
+ * as cfgs[i] says), optimises and emits them on `threads` threads, and
+ * joins their PTX (malloc'd). Disposes the modules and their contexts.
+ * SPLIT_FAILED: diagnostics were given; SPLIT_CLASH: the pieces' PTX does
+ * not join, compile them whole. */
+SplitResult split_compile(struct LLVMOpaqueModule **modules, const TargetConfig *cfgs, int n, int threads, char **ptx,
+                          size_t *len, char ptx_version[8], Diag *d);
 
 /* ---- manifest.c -------------------------------------------------------- */
 
@@ -746,10 +752,12 @@ bool manifest_write(const Manifest *m, const char *path, Diag *d);
 
 /* ---- codegen.c --------------------------------------------------------- */
 
-/* Kernels first..first+count-1 of a unit, numbered in source order; a
- * count below 0 means all of them. */
+/* Kernels first..first+count-1 of a unit, numbered in source order among
+ * those whose fastmath is `fastmath` (0 or 1; -1: every kernel); a count
+ * below 0 means all of them. */
 typedef struct KernelRange {
     int first, count;
+    int fastmath;
 } KernelRange;
 /* Builds the LLVM module of a typed unit in ctx, with the kernels of
  * `kernels` and every device function; NULL after errors. */

@@ -6,8 +6,8 @@
  * on a few kernels at a time. codegen cuts the kernels into runs of about
  * equal size, in source order (split_kernels), and builds one module a run,
  * each in its own LLVMContext; split_compile links libdevice into each,
- * optimises and emits it on a thread of its own (with its own target
- * machine), and joins their PTX: one header, then each piece's top-level
+ * optimises and emits it, the pieces shared among a few threads (each with
+ * its own target machine), and joins their PTX: one header, then each piece's top-level
  * items in order, an item that an earlier piece already wrote (an extern
  * declaration, a module constant) left out.
  *
@@ -41,13 +41,13 @@ typedef struct Piece {
 
 /* ---- which kernels go where --------------------------------------------- */
 
-static int default_jobs(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+int split_threads(int jobs) {
+    long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > SPLIT_MAX_PIECES ? SPLIT_MAX_PIECES : (int)n;
 }
 
-int split_kernels(const int *sizes, int n, int jobs, int firsts[SPLIT_MAX_PIECES]) {
-    int pieces = jobs > 0 ? jobs : default_jobs();
+int split_kernels(const int *sizes, int n, int pieces, int firsts[SPLIT_MAX_PIECES]) {
+    if (pieces < 1) pieces = 1;
     if (pieces > SPLIT_MAX_PIECES) pieces = SPLIT_MAX_PIECES;
     if (pieces > n) pieces = n;
     long left = 0;
@@ -103,7 +103,6 @@ static void *compile_piece(void *arg) {
             target_emit_ptx(p->module, p->cfg, &p->ptx, &p->len, p->version, &d) && d.error_count == 0;
     LLVMDisposeModule(p->module);
     LLVMContextDispose(ctx);
-    if (p->index > 0) target_release_machine();
     diag_free(&d);
     fclose(out);
     return NULL;
@@ -261,16 +260,38 @@ static char *join_ptx(const Piece *pieces, int n, size_t *len) {
 
 /* ---- the whole -------------------------------------------------------------- */
 
-/* Runs the pieces, the first on this thread; true when all succeeded.
- * Their diagnostics go to d in piece order. */
-static bool run_pieces(Piece *pieces, int n, Diag *d) {
-    pthread_t threads[SPLIT_MAX_PIECES];
-    bool started[SPLIT_MAX_PIECES] = {false};
-    for (int p = 1; p < n; p++) started[p] = pthread_create(&threads[p], NULL, compile_piece, &pieces[p]) == 0;
-    compile_piece(&pieces[0]);
-    for (int p = 1; p < n; p++)
-        if (started[p]) pthread_join(threads[p], NULL);
-        else compile_piece(&pieces[p]);
+/* The pieces, and the next one a worker takes. */
+typedef struct Queue {
+    Piece *pieces;
+    int count, next;
+    pthread_mutex_t lock;
+} Queue;
+
+/* The next piece to compile, or -1 when none is left. */
+static int take(Queue *q) {
+    pthread_mutex_lock(&q->lock);
+    int p = q->next < q->count ? q->next++ : -1;
+    pthread_mutex_unlock(&q->lock);
+    return p;
+}
+
+static void *work(void *arg) {
+    Queue *q = arg;
+    for (int p; (p = take(q)) >= 0;) compile_piece(&q->pieces[p]);
+    target_release_machine();
+    return NULL;
+}
+
+/* Runs the pieces on `threads` threads, this one among them; true when all
+ * succeeded. Their diagnostics go to d in piece order. */
+static bool run_pieces(Piece *pieces, int n, int threads, Diag *d) {
+    Queue q = {pieces, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    pthread_t workers[SPLIT_MAX_PIECES];
+    int started = 0;
+    while (started + 1 < threads && started < SPLIT_MAX_PIECES && pthread_create(&workers[started], NULL, work, &q) == 0)
+        started++;
+    for (int p; (p = take(&q)) >= 0;) compile_piece(&pieces[p]);
+    for (int w = 0; w < started; w++) pthread_join(workers[w], NULL);
     bool ok = true;
     for (int p = 0; p < n; p++) {
         if (pieces[p].messages_len) fwrite(pieces[p].messages, 1, pieces[p].messages_len, d->out);
@@ -283,11 +304,11 @@ static bool run_pieces(Piece *pieces, int n, Diag *d) {
     return ok;
 }
 
-SplitResult split_compile(LLVMModuleRef *modules, int n, const TargetConfig *cfg, char **ptx, size_t *len,
-                          char version[8], Diag *d) {
+SplitResult split_compile(LLVMModuleRef *modules, const TargetConfig *cfgs, int n, int threads, char **ptx,
+                          size_t *len, char version[8], Diag *d) {
     Piece pieces[SPLIT_MAX_PIECES];
-    for (int p = 0; p < n; p++) pieces[p] = (Piece){.index = p, .module = modules[p], .cfg = cfg};
-    bool ok = run_pieces(pieces, n, d);
+    for (int p = 0; p < n; p++) pieces[p] = (Piece){.index = p, .module = modules[p], .cfg = &cfgs[p]};
+    bool ok = run_pieces(pieces, n, threads, d);
     char *joined = ok ? join_ptx(pieces, n, len) : NULL;
     for (int p = 0; p < n; p++) free(pieces[p].ptx);
     if (!ok) return SPLIT_FAILED;

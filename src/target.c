@@ -104,6 +104,12 @@ static void init_llvm(void) {
     done = true;
 }
 
+/* DWARF sections in PTX (-g) need PTX 7.5: ptxas refuses them in older
+ * versions ("labels1 - labels2 expression in .section"). */
+static int ptx_for(const ArchInfo *arch, const TargetConfig *cfg) {
+    return cfg->debug_info && arch->ptx < DEBUG_PTX ? DEBUG_PTX : arch->ptx;
+}
+
 static LLVMCodeGenOptLevel codegen_level(int opt_level) {
     switch (opt_level) {
     case 0: return LLVMCodeGenLevelNone;
@@ -130,9 +136,7 @@ static LLVMTargetMachineRef get_machine(const TargetConfig *cfg, Diag *d) {
     init_llvm();
     const ArchInfo *arch = find_arch(cfg->arch, d);
     if (!arch) return NULL;
-    /* DWARF sections in PTX (-g) need PTX 7.5: ptxas refuses them in older
-     * versions ("labels1 - labels2 expression in .section"). */
-    int ptx = cfg->debug_info && arch->ptx < DEBUG_PTX ? DEBUG_PTX : arch->ptx;
+    int ptx = ptx_for(arch, cfg);
     LLVMCodeGenOptLevel level = codegen_level(cfg->opt_level);
     if (machine.tm && machine.arch == arch && machine.ptx == ptx && machine.level == level) return machine.tm;
     LLVMTargetRef target;
@@ -161,6 +165,13 @@ static LLVMTargetMachineRef get_machine(const TargetConfig *cfg, Diag *d) {
 void target_release_machine(void) {
     if (machine.tm) LLVMDisposeTargetMachine(machine.tm);
     machine.tm = NULL;
+}
+
+int target_ptx_isa(const TargetConfig *cfg) {
+    const ArchInfo *arch = NULL;
+    for (size_t i = 0; i < sizeof arch_table / sizeof arch_table[0] && !arch; i++)
+        if (!strcmp(arch_table[i].name, cfg->arch)) arch = &arch_table[i];
+    return arch ? ptx_for(arch, cfg) : 0;
 }
 
 bool target_prepare_module(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {

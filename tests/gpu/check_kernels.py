@@ -1067,6 +1067,27 @@ def _(rng):
                tol=Tol(rtol=1e-6, atol=1e-6), numba_tol=EXACT)
 
 
+@case("fastmath_kernels", "fast", sim=False)
+def _(rng):
+    a = rng.uniform(0.5, 4, 300).astype(np.float32)
+    b = rng.uniform(0.5, 4, 300).astype(np.float32)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    want = np.stack([a64 / b64, a64 / b64, np.sqrt(a64), np.sin(b64), np.floor(a64 / b64), np.exp(b64)],
+                    axis=1).astype(np.float32)
+    # approximations good to a few ulp against the reference; numba-cuda
+    # runs the same instructions
+    return Run(blocks(300, 128), 128, [a, b, np.zeros_like(want)], {2: want},
+               tol=Tol(rtol=2e-6, atol=2e-6), numba_tol=EXACT)
+
+
+@case("fastmath_kernels", "plain")
+def _(rng):
+    a = rng.uniform(0.5, 4, 300).astype(np.float32)
+    b = rng.uniform(0.5, 4, 300).astype(np.float32)
+    want = np.stack([a / b, np.sqrt(a)], axis=1)
+    return Run(blocks(300, 128), 128, [a, b, np.zeros((300, 2), np.float32)], {2: want})
+
+
 @case("math_f64", "mathd")
 def _(rng):
     import math
