@@ -23,8 +23,11 @@ void diag_init(Diag *d, FILE *out) {
     d->error_limit = 20;
 }
 
+static void print_all_held(Diag *d);
+
 void diag_free(Diag *d) {
-    diag_release_all(d);
+    print_all_held(d);
+    d->hold_depth = 0;
     free(d->held);
     d->held = NULL;
     d->held_cap = 0;
@@ -73,6 +76,7 @@ static int add_file(Diag *d, const char *path, char *text, size_t size) {
     char *owned_path = strdup(path);
     if (!f || !owned_path) ice("out of memory adding %s", path);
     f->path = owned_path;
+    f->parent = -1;
     f->text = text;
     f->size = size;
     index_lines(f);
@@ -86,6 +90,30 @@ int diag_add_source(Diag *d, const char *path, const char *text, size_t size) {
     memcpy(copy, text, size);
     copy[size] = '\0';
     return add_file(d, path, copy, size);
+}
+
+int diag_add_embedded(Diag *d, const char *text, size_t size, Span within, bool exact) {
+    const SourceFile *parent = diag_file(d, within.file);
+    int file = diag_add_source(d, parent ? parent->path : "<embedded>", text, size);
+    SourceFile *f = d->files[file];
+    f->parent = within.file;
+    f->within_begin = within.begin;
+    f->within_end = within.end;
+    f->exact = exact;
+    return file;
+}
+
+/* Where a diagnostic in an embedded source shows: in its parent file. */
+static Span place_in_parent(const Diag *d, Span where) {
+    const SourceFile *f = diag_file(d, where.file);
+    if (!f || f->parent < 0) return where;
+    Span in = {f->parent, f->within_begin, f->within_end};
+    if (!f->exact) return in;
+    in.begin = f->within_begin + where.begin;
+    in.end = f->within_begin + where.end;
+    if (in.begin > f->within_end) in.begin = f->within_end;
+    if (in.end < in.begin) in.end = in.begin;
+    return in;
 }
 
 int diag_load_file(Diag *d, const char *path, const char **err) {
@@ -308,7 +336,7 @@ typedef struct HeldDiag {
     char *message;
 } HeldDiag;
 
-void diag_hold(Diag *d) { d->holding = true; }
+void diag_hold(Diag *d) { d->hold_depth++; }
 
 static bool held_before(const HeldDiag *a, const HeldDiag *b) {
     if (a->file != b->file) return a->file < b->file;
@@ -389,6 +417,7 @@ static void print_held(Diag *d, HeldDiag *h) {
 }
 
 void diag_release(Diag *d, int file, uint32_t before) {
+    if (d->hold_depth > 1) return; /* the outer holder prints all, in order */
     while (d->held_count > 0) {
         const HeldDiag *first = &d->held[0];
         if (first->fatal || (first->file == file && first->key >= before)) break;
@@ -398,20 +427,24 @@ void diag_release(Diag *d, int file, uint32_t before) {
     }
 }
 
-void diag_release_all(Diag *d) {
+static void print_all_held(Diag *d) {
     while (d->held_count > 0) {
         HeldDiag h;
         unhold_first(d, &h);
         print_held(d, &h);
     }
-    d->holding = false;
+}
+
+void diag_release_all(Diag *d) {
+    if (d->hold_depth > 0 && --d->hold_depth > 0) return;
+    print_all_held(d);
 }
 
 /* ---- reporting ------------------------------------------------------------- */
 
 static void fatal_limit(Diag *d) {
     d->stop = true;
-    if (d->holding) hold(d, (HeldDiag){.file = INT32_MAX, .key = UINT32_MAX, .fatal = true});
+    if (d->hold_depth) hold(d, (HeldDiag){.file = INT32_MAX, .key = UINT32_MAX, .fatal = true});
     else fputs(too_many_errors, d->out);
 }
 
@@ -438,6 +471,7 @@ static bool admit(Diag *d, DiagLevel *level, bool *promoted) {
 void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list ap) {
     bool promoted;
     if (!admit(d, &level, &promoted)) return;
+    where = place_in_parent(d, where);
     va_list copy;
     va_copy(copy, ap);
     int n = vsnprintf(NULL, 0, fmt, copy);
@@ -445,7 +479,7 @@ void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list 
     char *message = malloc((size_t)(n < 0 ? 0 : n) + 1);
     if (!message) ice("out of memory formatting a diagnostic");
     vsnprintf(message, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-    if (d->holding) {
+    if (d->hold_depth) {
         /* A note sorts with the error it explains. */
         HeldDiag h = {.file = where.file, .key = where.begin, .level = level, .promoted = promoted,
                       .where = where, .message = message};

@@ -71,6 +71,10 @@ typedef struct SourceFile {
     size_t size;
     int *line_starts;
     int line_count;
+    int parent;             /* an embedded source (diag_add_embedded): the
+                               file it lies in, else -1 */
+    uint32_t within_begin, within_end; /* where in the parent */
+    bool exact;             /* its bytes are the parent's from within_begin */
 } SourceFile;
 
 /* A half-open byte range [begin, end) within one source file. */
@@ -103,7 +107,7 @@ typedef struct Diag {
     int held_seq;
     int last_held_file;     /* where the last held one sorts: its notes */
     uint32_t last_held_key; /* sort with it */
-    bool holding;
+    int hold_depth;         /* holders nest: an outer one prints all */
     LineColCursor cursor;   /* for messages printed in source order */
 } Diag;
 
@@ -113,7 +117,10 @@ void diag_init(Diag *d, FILE *out);
  * lexer's errors, found in one pass over the file, interleave with the
  * parser's. lex_file holds; parse_module releases what lies before each
  * statement it starts and the rest at its end. A caller that lexes without
- * parsing calls diag_release_all; diag_free prints whatever is still held. */
+ * parsing calls diag_release_all; diag_free prints whatever is still held.
+ * Holds nest: inside an outer one (sema holds while it types the module,
+ * and parses signatures and imports meanwhile) releasing prints nothing,
+ * and the outermost diag_release_all prints everything in order. */
 void diag_hold(Diag *d);
 void diag_release(Diag *d, int file, uint32_t before);
 void diag_release_all(Diag *d);
@@ -121,6 +128,11 @@ void diag_free(Diag *d);
 /* Reads path whole; returns its file index, or -1 with *err set. */
 int diag_load_file(Diag *d, const char *path, const char **err);
 int diag_add_source(Diag *d, const char *path, const char *text, size_t size);
+/* A source that lies inside a file already added (a signature string in a
+ * decorator, within = the string's contents there): what is reported in it
+ * is reported in that file, at the same offset from within.begin where
+ * exact (the text is those bytes), else over all of within. */
+int diag_add_embedded(Diag *d, const char *text, size_t size, Span within, bool exact);
 const SourceFile *diag_file(const Diag *d, int file);
 void diag_line_col(const Diag *d, int file, uint32_t off, int *line, int *col);
 /* The same, remembering where it was (a LineColCursor), so that a walk

@@ -472,10 +472,18 @@ static const Entity *entity_of(Sema *s, Node *n) {
     return t->kind == TY_ENTITY ? t->entity : NULL;
 }
 
+/* A name in a signature string: Numba evaluates the string among
+ * numba.types' names alone, so the module's own names are not seen. */
+static Type *signature_name(Sema *s, Node *n) {
+    Type *t = type_by_name(n->name);
+    if (!t) sema_error(s, n->span, "unknown type '%s' in the signature: it names Numba types such as float32", n->name);
+    return t ? t : &ty_error;
+}
+
 Type *sema_dtype_arg(Sema *s, Node *n, const char *what) {
     if (n->kind == ND_NAME && s->in_signature) {
-        Type *t = type_by_name(n->name);
-        if (t && t != &ty_none) return t;
+        Type *t = signature_name(s, n);
+        if (t->kind == TY_ERROR || t != &ty_none) return t;
     } else if (n->kind == ND_STR) {
         Type *t = type_by_name(n->v.s.data);
         if (t && t != &ty_none) return t;
@@ -527,10 +535,7 @@ static Type *annotation_type(Sema *s, Node *ann) {
         if (t) return t;
     }
     if (ann->kind == ND_NONE) return &ty_none;
-    if (ann->kind == ND_NAME && s->in_signature) {
-        Type *t = type_by_name(ann->name);
-        if (t) return t;
-    }
+    if (ann->kind == ND_NAME && s->in_signature) return signature_name(s, ann);
     if (ann->kind == ND_SUBSCRIPT) {
         Type *elem = sema_dtype_arg(s, ann->lhs, "an array's element type");
         return elem->kind == TY_ERROR ? elem : array_annotation(s, ann, elem);
@@ -1580,9 +1585,26 @@ static bool is_cuda_jit(Sema *s, Node *n) {
 
 /* A signature string, "void(float32[:], int64)" or "float32(float32)",
  * parsed as the Python expression it is. */
+/* The contents of a string literal in its source, where its value is
+ * those very bytes (no escapes, one literal): then the value's offsets are
+ * the source's from there. */
+static bool literal_contents(Sema *s, Node *str, Span *contents) {
+    const SourceFile *src = diag_file(s->diag, str->span.file);
+    const char *raw = src->text + str->span.begin, *end = src->text + str->span.end;
+    while (raw < end && *raw != '"' && *raw != '\'') raw++; /* a prefix: r, u */
+    if (raw == end) return false;
+    int quotes = end - raw >= 6 && raw[1] == raw[0] && raw[2] == raw[0] ? 3 : 1;
+    size_t len = (size_t)(end - raw) - 2 * (size_t)quotes;
+    if (end - raw < 2 * quotes || len != str->v.s.len || memcmp(raw + quotes, str->v.s.data, len) != 0) return false;
+    uint32_t begin = (uint32_t)(raw + quotes - src->text);
+    *contents = (Span){str->span.file, begin, begin + (uint32_t)len};
+    return true;
+}
+
 static bool apply_signature(Sema *s, FuncInfo *f, Node *str) {
-    int file = diag_add_source(s->diag, arena_printf(s->arena, "<signature of %s>", f->def->name), str->v.s.data,
-                               str->v.s.len);
+    Span contents = str->span;
+    bool exact = literal_contents(s, str, &contents);
+    int file = diag_add_embedded(s->diag, str->v.s.data, str->v.s.len, contents, exact);
     int errors = s->diag->error_count;
     TokenArray toks = lex_file(s->arena, s->diag, file);
     Node *m = parse_module(s->arena, s->diag, file, &toks);
@@ -2178,6 +2200,7 @@ bool sema_module(Unit *u) {
               .reported = &reported};
     int errors = u->diag->error_count;
     Vec funcs = {0};
+    diag_hold(u->diag); /* errors come as the functions are typed; they print in source order */
     declare_module(&s, u->module, &funcs);
     check_defines_exist(&s);
     prepare_functions(&s, (FuncInfo **)funcs.items, funcs.len);
@@ -2188,6 +2211,7 @@ bool sema_module(Unit *u) {
     }
     if (kernels == 0 && u->diag->error_count == errors)
         diag_warning(u->diag, (Span){u->module->span.file, 0, 0}, "module defines no kernel");
+    diag_release_all(u->diag);
     return u->diag->error_count == errors;
 }
 

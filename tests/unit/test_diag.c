@@ -21,6 +21,22 @@ static void many_errors(Diag *d) {
     diag_note(d, (Span){0, 0, 1}, "dropped with its error");
 }
 
+/* An outer hold (sema's) keeps what an inner one (a signature's lexer and
+ * parser) releases, and prints all in source order at its own release; an
+ * embedded source reports in its parent, exactly or over the whole place. */
+static void held_and_embedded(Diag *d) {
+    diag_hold(d);
+    diag_error(d, (Span){0, 11, 14}, "second");
+    int exact = diag_add_embedded(d, "abc", 3, (Span){0, 11, 14}, true);
+    int whole = diag_add_embedded(d, "x = ", 4, (Span){0, 0, 4}, false);
+    diag_hold(d);
+    diag_error(d, (Span){exact, 1, 2}, "in b");
+    diag_error(d, (Span){whole, 2, 3}, "first");
+    diag_release_all(d);
+    diag_release(d, 0, 100);
+    diag_release_all(d);
+}
+
 void test_diag(void) {
     Diag d;
     diag_init(&d, stderr);
@@ -41,6 +57,15 @@ void test_diag(void) {
     ASSERT(strstr(text, "too many errors emitted") != NULL);
     ASSERT(strstr(text, "dropped with its error") == NULL);
     ASSERT(d.error_count == 3 && d.stop);
+    free(text);
+    diag_free(&d);
+
+    diag_init(&d, stderr);
+    diag_add_source(&d, "t.pyk", src, sizeof src - 1);
+    text = render(&d, held_and_embedded);
+    ASSERT_STR("t.pyk:1:1: error: first\nx = 1\n^~~~\n"
+               "t.pyk:2:5: error: second\n\xc3\xa9 = abc + 1\n    ^~~\n"
+               "t.pyk:2:6: error: in b\n\xc3\xa9 = abc + 1\n     ^\n", text);
     free(text);
     diag_free(&d);
 }
