@@ -249,7 +249,7 @@ static LLVMValueRef gpu_barrier_pred(CodeGen *g, const char *which, LLVMValueRef
 
 /* An instruction of inline PTX on float32 operands, as numba-cuda writes
  * the ones NVVM has no intrinsic for. */
-static LLVMValueRef f32_asm(CodeGen *g, const char *text, LLVMValueRef *args, int n) {
+static LLVMValueRef f32_asm(CodeGen *g, LLVMBuilderRef B, const char *text, LLVMValueRef *args, int n) {
     LLVMTypeRef f32 = LLVMFloatTypeInContext(g->ctx), params[] = {f32, f32};
     const char *constraints = n == 1 ? "=f,f" : "=f,f,f";
     LLVMTypeRef fty = LLVMFunctionType(f32, params, (unsigned)n, false);
@@ -265,7 +265,7 @@ static LLVMValueRef gpu_libdevice(CodeGen *g, const char *fn, const Type *t, LLV
     for (size_t i = 0; g->fastmath && t->bits == 32 && i < sizeof fast / sizeof fast[0]; i++)
         use_fast = use_fast || !strcmp(fn, fast[i]);
     if (g->fastmath && t->bits == 32 && !strcmp(fn, "tanh") && g->has_tanh_approx)
-        return f32_asm(g, "tanh.approx.f32 $0, $1;", args, 1);
+        return f32_asm(g, g->b, "tanh.approx.f32 $0, $1;", args, 1);
     char name[64];
     snprintf(name, sizeof name, "__nv_%s%s%s", use_fast ? "fast_" : "", fn, t->bits == 32 ? "f" : "");
     return call_fn(g, llvm_type(g, t), name, args, n);
@@ -520,10 +520,10 @@ static LLVMValueRef int_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const
 /* A float division as Numba's NVVM compiles it: under fastmath
  * (prec_div=0) a float32 one is div.full.ftz, good to 2 ulp, which LLVM
  * 19's NVPTX back end would only choose for the whole process. */
-static LLVMValueRef float_div(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const char *name) {
-    if (!g->fastmath || LLVMTypeOf(a) != LLVMFloatTypeInContext(g->ctx)) return LLVMBuildFDiv(g->b, a, b, name);
+static LLVMValueRef float_div(CodeGen *g, LLVMBuilderRef B, LLVMValueRef a, LLVMValueRef b, const char *name) {
+    if (!g->fastmath || LLVMTypeOf(a) != LLVMFloatTypeInContext(g->ctx)) return LLVMBuildFDiv(B, a, b, name);
     LLVMValueRef args[] = {a, b};
-    return f32_asm(g, "div.full.ftz.f32 $0, $1, $2;", args, 2);
+    return f32_asm(g, B, "div.full.ftz.f32 $0, $1, $2;", args, 2);
 }
 
 /* Python's float floor division and modulo, as Numba's real_divmod: from
@@ -544,7 +544,7 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
     }
     LLVMValueRef whole = intrinsic(g, "llvm.trunc", tover, 1, &quot, 1);
     LLVMValueRef mod = fp_op(g, LLVMBuildFSub(B, a, fp_op(g, LLVMBuildFMul(B, whole, b, "")), ""));
-    LLVMValueRef div = fp_op(g, float_div(g, fp_op(g, LLVMBuildFSub(B, a, mod, "")), b, ""));
+    LLVMValueRef div = fp_op(g, float_div(g, B, fp_op(g, LLVMBuildFSub(B, a, mod, "")), b, ""));
     LLVMValueRef mod_nz = LLVMBuildFCmp(B, LLVMRealUNE, mod, zero, "");
     LLVMValueRef signs_differ = LLVMBuildXor(B, LLVMBuildFCmp(B, LLVMRealOLT, b, zero, ""),
                                              LLVMBuildFCmp(B, LLVMRealOLT, mod, zero, ""), "");
@@ -562,7 +562,7 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
     LLVMValueRef frac = fp_op(g, LLVMBuildFSub(B, div, fl, ""));
     LLVMValueRef round_up = LLVMBuildFCmp(B, LLVMRealOGT, frac, LLVMConstReal(ty, 0.5), "");
     LLVMValueRef result = LLVMBuildSelect(B, round_up, fp_op(g, LLVMBuildFAdd(B, fl, one, "")), fl, "");
-    LLVMValueRef plain = fp_op(g, float_div(g, a, b, ""));
+    LLVMValueRef plain = fp_op(g, float_div(g, B, a, b, ""));
     /* a zero quotient carries the sign of a / b, as Python's does */
     LLVMValueRef zero_args[] = {zero, plain};
     LLVMValueRef signed_zero = intrinsic(g, "llvm.copysign", over, 1, zero_args, 2);
@@ -624,7 +624,7 @@ static LLVMValueRef power_by_squaring(CodeGen *g, LLVMValueRef a, LLVMValueRef e
         LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, n, zero, ""), one, acc2, "");
         LLVMValueRef inv;
         if (fp) {
-            inv = float_div(g, one, r, "");
+            inv = float_div(g, B, one, r, "");
         } else {
             LLVMValueRef minus1 = LLVMConstAllOnes(ty), z = LLVMConstNull(ty);
             LLVMValueRef odd_e = LLVMBuildTrunc(B, exp, LLVMInt1TypeInContext(g->ctx), "");
@@ -663,7 +663,7 @@ static LLVMValueRef complex_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef b, cons
     LLVMValueRef damp = gpu_libdevice(g, "exp", part, &scaled, 1);
     LLVMValueRef turn = LLVMBuildFMul(B, bi, gpu_libdevice(g, "log", part, &vabs, 1), "");
     LLVMValueRef has_imag = LLVMBuildFCmp(B, LLVMRealUNE, bi, zero, "");
-    len = LLVMBuildSelect(B, has_imag, float_div(g, len, damp, ""), len, "");
+    len = LLVMBuildSelect(B, has_imag, float_div(g, B, len, damp, ""), len, "");
     phase = LLVMBuildSelect(B, has_imag, LLVMBuildFAdd(B, phase, turn, ""), phase, "");
     LLVMValueRef re = LLVMBuildFMul(B, len, gpu_libdevice(g, "cos", part, &phase, 1), "");
     LLVMValueRef im = LLVMBuildFMul(B, len, gpu_libdevice(g, "sin", part, &phase, 1), "");
@@ -729,12 +729,12 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
         LLVMTypeRef over[] = {ft};
         LLVMValueRef abs_r = intrinsic(g, "llvm.fabs", over, 1, &br, 1), abs_i = intrinsic(g, "llvm.fabs", over, 1, &bi, 1);
         LLVMValueRef real_big = LLVMBuildFCmp(B, LLVMRealOGE, abs_r, abs_i, "");
-        LLVMValueRef ratio1 = float_div(g, bi, br, ""), denom1 = LLVMBuildFAdd(B, br, LLVMBuildFMul(B, bi, ratio1, ""), "");
-        LLVMValueRef re1 = float_div(g, LLVMBuildFAdd(B, ar, LLVMBuildFMul(B, ai, ratio1, ""), ""), denom1, "");
-        LLVMValueRef im1 = float_div(g, LLVMBuildFSub(B, ai, LLVMBuildFMul(B, ar, ratio1, ""), ""), denom1, "");
-        LLVMValueRef ratio2 = float_div(g, br, bi, ""), denom2 = LLVMBuildFAdd(B, LLVMBuildFMul(B, br, ratio2, ""), bi, "");
-        LLVMValueRef re2 = float_div(g, LLVMBuildFAdd(B, LLVMBuildFMul(B, ar, ratio2, ""), ai, ""), denom2, "");
-        LLVMValueRef im2 = float_div(g, LLVMBuildFSub(B, LLVMBuildFMul(B, ai, ratio2, ""), ar, ""), denom2, "");
+        LLVMValueRef ratio1 = float_div(g, B, bi, br, ""), denom1 = LLVMBuildFAdd(B, br, LLVMBuildFMul(B, bi, ratio1, ""), "");
+        LLVMValueRef re1 = float_div(g, B, LLVMBuildFAdd(B, ar, LLVMBuildFMul(B, ai, ratio1, ""), ""), denom1, "");
+        LLVMValueRef im1 = float_div(g, B, LLVMBuildFSub(B, ai, LLVMBuildFMul(B, ar, ratio1, ""), ""), denom1, "");
+        LLVMValueRef ratio2 = float_div(g, B, br, bi, ""), denom2 = LLVMBuildFAdd(B, LLVMBuildFMul(B, br, ratio2, ""), bi, "");
+        LLVMValueRef re2 = float_div(g, B, LLVMBuildFAdd(B, LLVMBuildFMul(B, ar, ratio2, ""), ai, ""), denom2, "");
+        LLVMValueRef im2 = float_div(g, B, LLVMBuildFSub(B, LLVMBuildFMul(B, ai, ratio2, ""), ar, ""), denom2, "");
         LLVMValueRef re = LLVMBuildSelect(B, real_big, re1, re2, ""), im = LLVMBuildSelect(B, real_big, im1, im2, "");
         LLVMValueRef zero = LLVMConstNull(ft), nan = LLVMConstReal(ft, 0.0 / 0.0);
         LLVMValueRef both_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, ""),
@@ -771,7 +771,7 @@ static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValue
             LLVMValueRef args[] = {a, b};
             return call_fn(g, LLVMTypeOf(a), "__nv_fast_fdividef", args, 2);
         }
-        return fp_op(g, float_div(g, a, b, ""));
+        return fp_op(g, float_div(g, B, a, b, ""));
     case OP_FLOORDIV: return fp ? float_divmod(g, a, b, t, false) : int_divmod(g, a, b, t, false);
     case OP_MOD: return fp ? float_divmod(g, a, b, t, true) : int_divmod(g, a, b, t, true);
     case OP_LSHIFT: case OP_RSHIFT: return shift(g, op, a, convert(g, b, tb, t), t);
@@ -1392,7 +1392,7 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
         LLVMValueRef scale = convert(g, call_fn(g, LLVMDoubleTypeInContext(g->ctx), "__nv_powi", pargs, 2), &ty_float64, call->casts[0]);
         LLVMValueRef y = LLVMBuildFMul(g->b, x, scale, "");
         LLVMTypeRef over[] = {LLVMTypeOf(y)};
-        LLVMValueRef r = float_div(g, intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
+        LLVMValueRef r = float_div(g, g->b, intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
         /* numba-cuda's round_to_impl keeps x when x * 10**n is not finite */
         LLVMValueRef mag = intrinsic(g, "llvm.fabs", over, 1, &y, 1);
         LLVMValueRef finite = LLVMBuildFCmp(g->b, LLVMRealOLT, mag, LLVMConstReal(LLVMTypeOf(y), 1.0 / 0.0), "");

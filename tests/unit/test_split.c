@@ -23,6 +23,7 @@ static void test_cuts(void) {
     ASSERT(same_runs(firsts, split_kernels(even, 4, 2, firsts), (int[]){0, 2}, 2));
     ASSERT(same_runs(firsts, split_kernels(even, 4, 4, firsts), (int[]){0, 1, 2, 3}, 4));
     ASSERT(same_runs(firsts, split_kernels(even, 4, 9, firsts), (int[]){0, 1, 2, 3}, 4)); /* a kernel a piece at most */
+    ASSERT(same_runs(firsts, split_kernels(even, 4, 0, firsts), (int[]){0}, 1));
     ASSERT(same_runs(firsts, split_kernels(even, 4, 1, firsts), (int[]){0}, 1));
     int big_first[] = {100, 10, 10, 10};
     ASSERT(same_runs(firsts, split_kernels(big_first, 4, 2, firsts), (int[]){0, 1}, 2));
@@ -76,7 +77,8 @@ static SplitResult compile_pieces(int table0, int table1, char **ptx) {
     size_t ptx_len = 0;
     char version[8];
     *ptx = NULL;
-    SplitResult r = split_compile(modules, 2, &cfg, ptx, &ptx_len, version, &d);
+    TargetConfig cfgs[2] = {cfg, cfg};
+    SplitResult r = split_compile(modules, cfgs, 2, 2, ptx, &ptx_len, version, &d);
     diag_free(&d);
     fclose(out);
     ASSERT(len == 0); /* no diagnostics */
