@@ -345,7 +345,8 @@ static ConstValue *fold(Sema *s, Node *n) {
         ConstValue *a = fold(s, n->rhs);
         if (!a || a->ty->kind == TY_TUPLE) return NULL;
         c = new_const(s, a->ty == &ty_bool ? &ty_int64 : a->ty);
-        if (n->op == OP_NEG) { if (a->ty == &ty_float64) c->v.f = -a->v.f; else c->v.i = -a->v.i; }
+        /* ints wrap as int64 arithmetic does: -(-2**63) is -2**63 */
+        if (n->op == OP_NEG) { if (a->ty == &ty_float64) c->v.f = -a->v.f; else c->v.i = (int64_t)(0 - (uint64_t)a->v.i); }
         else if (n->op == OP_POS) c->v = a->v;
         else if (n->op == OP_INVERT && a->ty != &ty_float64) c->v.i = ~a->v.i;
         else if (n->op == OP_NOT) { c->ty = &ty_bool; c->v.i = c->v.b = a->ty == &ty_float64 ? a->v.f == 0 : a->v.i == 0; }
