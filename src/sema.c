@@ -40,6 +40,7 @@ struct Sema {
     bool changed;        /* a local's type changed in this pass */
     int loop_depth;
     bool in_signature;   /* names are numba.types names, as in "void(int32)" */
+    bool return_failed;  /* a return's value failed to type (said already) */
     const char *fold_error; /* why the last fold failed, when it can say */
     struct Reported **reported; /* errors said so far, shared by imports */
     bool imported;       /* typing a module that another one imports */
@@ -1123,7 +1124,13 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
         f->local_count = 0;
         if (!f->ret_declared) f->ret = NULL;
     }
-    if (!f->typing) type_function(s, f);
+    if (!f->typing) {
+        int errors = s->diag->error_count;
+        type_function(s, f);
+        if (f->generic && !s->quiet && s->diag->error_count != errors && !s->diag->stop)
+            diag_note(s->diag, call->span, "'%s' is typed for the arguments of this call: (%s)", f->def->name,
+                      sema_arg_types(s, call));
+    }
     if (f->cooperative) sema_note_cooperative(s);
     return f->ret ? f->ret : &ty_error;
 }
@@ -1363,6 +1370,7 @@ static void assign_target(Sema *s, Node *target, Type *value, Span where) {
         }
         if (value->kind != TY_TUPLE || value->elem_count != target->item_len) {
             sema_error(s, where, "cannot unpack %s into %d targets", sema_type_name(s, value), target->item_len);
+            assign_target(s, target, &ty_error, where); /* the names, bound, stay silent */
             return;
         }
         target->ty = value;
@@ -1443,7 +1451,10 @@ static void type_return(Sema *s, Node *n) {
         if (t != &ty_none) sema_error(s, n->span, "a kernel must not return a value (kernels return void)");
         return;
     }
-    if (t->kind == TY_ERROR) return;
+    if (t->kind == TY_ERROR) {
+        s->return_failed = true;
+        return;
+    }
     if (f->ret_declared) {
         if (type_conversion(t, f->ret) == CONV_NONE)
             sema_error(s, n->span, "'%s' returns %s, which does not convert to %s", f->def->name,
@@ -1564,8 +1575,13 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     for (int i = 0; i < f->local_count; i++) f->locals[i]->defined_yet = false;
     f->shared_static = 0;
     f->shared_dynamic = false;
+    bool outer_failed = s->return_failed;
+    s->return_failed = false;
     type_block(s, f->def->body, f->def->body_len);
-    if (!f->is_kernel && !f->ret) f->ret = &ty_none;
+    /* no return value typed: none, or when one failed, an error its callers
+     * pass on silently */
+    if (!f->is_kernel && !f->ret) f->ret = s->return_failed ? &ty_error : &ty_none;
+    s->return_failed = outer_failed;
     f->typing = false;
     f->typed = true;
     f->typed_quietly = outer_quiet;
