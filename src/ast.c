@@ -274,3 +274,34 @@ void ast_dump(FILE *out, const Diag *d, const Node *n) {
     Dumper dp = {.out = out, .diag = d};
     dump_node(&dp, n, 0, NULL);
 }
+
+static Node **clone_list(Arena *a, Node *const *list, int n) {
+    if (!list || n == 0) return NULL;
+    Node **out = ARENA_ARRAY(a, Node *, n);
+    for (int i = 0; i < n; i++) out[i] = node_clone(a, list[i]);
+    return out;
+}
+
+/* Sema's annotations live in the nodes, so a specialisation of a device
+ * function, or a second copy of a test, needs its own tree. */
+Node *node_clone(Arena *a, const Node *n) {
+    if (!n) return NULL;
+    Node *c = ARENA_NEW(a, Node);
+    *c = *n;
+    c->ty = NULL;
+    c->sym = NULL;
+    c->casts = NULL;
+    c->entity = NULL;
+    c->dims = NULL;
+    c->retest = NULL;
+    c->unreached = false;
+    Node **kids[] = {&c->lhs, &c->rhs, &c->cond, &c->iter, &c->then, &c->els, &c->annotation,
+                     &c->lower, &c->upper, &c->step, &c->func};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) *kids[i] = node_clone(a, *kids[i]);
+    c->body = clone_list(a, n->body, n->body_len);
+    c->orelse = clone_list(a, n->orelse, n->orelse_len);
+    c->items = clone_list(a, n->items, n->item_len);
+    c->kwargs = clone_list(a, n->kwargs, n->kwarg_len);
+    c->decorators = clone_list(a, n->decorators, n->decorator_len);
+    return c;
+}

@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { AS_GENERIC = 0, AS_GLOBAL = 1, AS_SHARED = 3, AS_CONST = 4, AS_LOCAL = 5, MAX_LOOPS = 256 };
+enum { AS_GENERIC = 0, AS_GLOBAL = 1, AS_SHARED = 3, AS_CONST = 4, AS_LOCAL = 5, MAX_SOURCES = 16 };
+
+typedef struct LoopState LoopState;
 
 typedef struct CodeGen {
     LLVMContextRef ctx;
@@ -38,8 +40,8 @@ typedef struct CodeGen {
     Arena *arena;
     FuncInfo *fn;
     LLVMValueRef llfn;
-    LLVMBasicBlockRef break_to[MAX_LOOPS], continue_to[MAX_LOOPS];
-    int loops;
+    LoopState *loops;          /* the function's for loops, by node */
+    int loop_count, loop_cap;
     bool fastmath;
     bool has_tanh_approx;      /* the target's PTX has tanh.approx (7.0) */
     bool failed;
@@ -203,12 +205,6 @@ static void set_fp_flags(CodeGen *g, LLVMValueRef inst) {
 
 static LLVMBasicBlockRef new_block(CodeGen *g, const char *name) {
     return LLVMAppendBasicBlockInContext(g->ctx, g->llfn, name);
-}
-
-static bool terminated(CodeGen *g) { return LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(g->b)) != NULL; }
-
-static void branch(CodeGen *g, LLVMBasicBlockRef to) {
-    if (!terminated(g)) LLVMBuildBr(g->b, to);
 }
 
 /* An alloca in the entry block, so that mem2reg promotes it. */
@@ -872,6 +868,14 @@ static LLVMValueRef const_value(CodeGen *g, const ConstValue *c, const Type *t) 
     return LLVMConstInt(llvm_type(g, t), (unsigned long long)c->v.i, false);
 }
 
+/* A parameter is its value; any other version lives in its own slot. */
+static LLVMValueRef load_version(CodeGen *g, Sym *sym) {
+    if (sym->ty->kind == TY_NONE) return NULL;
+    if (!sym->cg) ice("symbol %s has no storage", sym->name);
+    if (sym->cg_is_value) return sym->cg;
+    return LLVMBuildLoad2(g->b, llvm_type(g, sym->ty), sym->cg, sym->name);
+}
+
 static LLVMValueRef gen_name(CodeGen *g, Node *n) {
     Sym *sym = n->sym;
     if (!sym) ice("unresolved name %s", n->name);
@@ -883,10 +887,7 @@ static LLVMValueRef gen_name(CodeGen *g, Node *n) {
         cg_error(g, n->span, "constant '%s' of this kind is not supported in code yet", n->name);
         return LLVMGetUndef(llvm_type(g, n->ty));
     }
-    if (sym->ty->kind == TY_NONE) return NULL;
-    if (!sym->cg) ice("symbol %s has no storage", sym->name);
-    if (sym->cg_is_value) return sym->cg;
-    return LLVMBuildLoad2(g->b, llvm_type(g, sym->ty), sym->cg, sym->name);
+    return load_version(g, sym);
 }
 
 static LLVMValueRef gen_dim3(CodeGen *g, Node *n) {
@@ -1752,7 +1753,6 @@ static void di_location(CodeGen *g, const Node *n) {
 
 /* ---- statements ---------------------------------------------------------------------- */
 
-static void gen_block(CodeGen *g, Node **body, int n);
 
 static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt) {
     switch (target->kind) {
@@ -1771,94 +1771,6 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
         return;
     default: ice("store_target: %s", node_kind_name(target->kind));
     }
-}
-
-static void gen_if(CodeGen *g, Node *n) {
-    LLVMValueRef c = to_bool(g, gen_expr(g, n->cond), n->cond->ty);
-    LLVMBasicBlockRef then = new_block(g, "if.then"), els = new_block(g, "if.else"), done = new_block(g, "if.done");
-    LLVMBuildCondBr(g->b, c, then, els);
-    LLVMPositionBuilderAtEnd(g->b, then);
-    gen_block(g, n->body, n->body_len);
-    branch(g, done);
-    LLVMPositionBuilderAtEnd(g->b, els);
-    gen_block(g, n->orelse, n->orelse_len);
-    branch(g, done);
-    LLVMPositionBuilderAtEnd(g->b, done);
-}
-
-static void push_loop(CodeGen *g, Node *at, LLVMBasicBlockRef brk, LLVMBasicBlockRef cont) {
-    if (g->loops == MAX_LOOPS) {
-        cg_error(g, at->span, "%s", "loops nested too deeply");
-        return;
-    }
-    g->break_to[g->loops] = brk;
-    g->continue_to[g->loops++] = cont;
-}
-
-/* while c: body else: orelse -- the else runs when c turns false. */
-static void gen_while(CodeGen *g, Node *n) {
-    LLVMBasicBlockRef head = new_block(g, "while.cond"), body = new_block(g, "while.body");
-    LLVMBasicBlockRef els = new_block(g, "while.else"), done = new_block(g, "while.done");
-    branch(g, head);
-    LLVMPositionBuilderAtEnd(g->b, head);
-    LLVMBuildCondBr(g->b, to_bool(g, gen_expr(g, n->cond), n->cond->ty), body, els);
-    LLVMPositionBuilderAtEnd(g->b, body);
-    push_loop(g, n, done, head);
-    gen_block(g, n->body, n->body_len);
-    g->loops--;
-    branch(g, head);
-    LLVMPositionBuilderAtEnd(g->b, els);
-    gen_block(g, n->orelse, n->orelse_len);
-    branch(g, done);
-    LLVMPositionBuilderAtEnd(g->b, done);
-}
-
-/* for i in range(start, stop, step): a hidden counter, so that assigning
- * to i in the body does not change the iteration, as in Python. */
-static void gen_for_range(CodeGen *g, Node *n) {
-    Node *call = n->iter;
-    const Type *t = call->ty->dtype;
-    LLVMTypeRef ty = llvm_type(g, t);
-    LLVMValueRef start = LLVMConstNull(ty), stop, step = LLVMConstInt(ty, 1, false);
-    if (call->item_len == 1) stop = arg_cast(g, call, 0);
-    else {
-        start = arg_cast(g, call, 0);
-        stop = arg_cast(g, call, 1);
-        if (call->item_len == 3) step = arg_cast(g, call, 2);
-    }
-    LLVMValueRef counter = entry_alloca(g, ty, "range.i");
-    LLVMBuildStore(g->b, start, counter);
-    LLVMBasicBlockRef head = new_block(g, "for.cond"), body = new_block(g, "for.body"), next = new_block(g, "for.next");
-    LLVMBasicBlockRef els = new_block(g, "for.else"), done = new_block(g, "for.done");
-    LLVMBuildBr(g->b, head);
-    LLVMPositionBuilderAtEnd(g->b, head);
-    LLVMValueRef i = LLVMBuildLoad2(g->b, ty, counter, "");
-    LLVMValueRef more;
-    bool sgn = t->is_signed;
-    if (LLVMIsAConstantInt(step) && LLVMConstIntGetSExtValue(step) > 0) {
-        more = LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, stop, "");
-    } else if (LLVMIsAConstantInt(step) && sgn) {
-        more = LLVMBuildICmp(g->b, LLVMIntSGT, i, stop, "");
-    } else {
-        LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, LLVMConstNull(ty), "");
-        more = LLVMBuildSelect(g->b, up, LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, stop, ""),
-                               LLVMBuildICmp(g->b, sgn ? LLVMIntSGT : LLVMIntUGT, i, stop, ""), "");
-    }
-    LLVMBuildCondBr(g->b, more, body, els);
-    LLVMPositionBuilderAtEnd(g->b, body);
-    store_target(g, n->cond, i, t);
-    push_loop(g, n, done, next);
-    gen_block(g, n->body, n->body_len);
-    g->loops--;
-    branch(g, next);
-    LLVMPositionBuilderAtEnd(g->b, next);
-    LLVMValueRef cur = LLVMBuildLoad2(g->b, ty, counter, "");
-    LLVMBuildStore(g->b, LLVMBuildAdd(g->b, cur, step, ""), counter);
-    LLVMBuildBr(g->b, head);
-    LLVMPositionBuilderAtEnd(g->b, els);
-    gen_block(g, n->orelse, n->orelse_len);
-    branch(g, done);
-    LLVMPositionBuilderAtEnd(g->b, done);
 }
 
 /* One source of a general for loop: a range (start + i * step) or an
@@ -1914,55 +1826,117 @@ static LLVMValueRef iter_element(CodeGen *g, const IterSource *src, LLVMValueRef
     return make_array(g, elem, data, shape, strides);
 }
 
-/* for x in array / enumerate(it) / zip(a, b): an index over the shortest
- * source, the target assigned each element (or the tuple of them). */
-static void gen_for_iter(CodeGen *g, Node *n) {
-    Node *it = n->iter;
-    const Entity *e = it->entity;
-    bool enumerate = e && !strcmp(e->path, "builtins.enumerate"), zip = e && !strcmp(e->path, "builtins.zip");
-    Node **nodes = enumerate || zip ? it->items : &n->iter;
-    int count = zip ? it->item_len : 1;
-    IterSource src[16];
-    LLVMValueRef len = NULL;
-    for (int k = 0; k < count && k < 16; k++) {
-        iter_setup(g, nodes[k], &src[k]);
-        len = len ? LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, src[k].len, len, ""), src[k].len, len, "") : src[k].len;
+/* A for loop's state, made where CPython evaluates the iterable and used
+ * by its FOR_ITER block and at the top of its body: a hidden counter, so
+ * that assigning to the target in the body does not change the iteration,
+ * as in Python. A range counts its values (start, stop, step); anything
+ * else counts an index over its shortest source. */
+struct LoopState {
+    Node *node;
+    LLVMValueRef counter;
+    bool range;
+    const Type *t;                 /* range: the value's type */
+    LLVMValueRef stop, step;       /* range */
+    IterSource src[MAX_SOURCES];   /* other iterables */
+    int count;
+    LLVMValueRef len, first;       /* first: enumerate's start */
+};
+
+static LoopState *loop_state(CodeGen *g, Node *n) {
+    for (int i = 0; i < g->loop_count; i++)
+        if (g->loops[i].node == n) return &g->loops[i];
+    if (g->loop_count == g->loop_cap) {
+        int cap = g->loop_cap ? g->loop_cap * 2 : 8;
+        LoopState *grown = ARENA_ARRAY(g->arena, LoopState, cap);
+        if (g->loop_count) memcpy(grown, g->loops, sizeof(LoopState) * (size_t)g->loop_count);
+        g->loops = grown;
+        g->loop_cap = cap;
     }
-    LLVMValueRef first = enumerate && it->item_len == 2 ? gen_cast(g, it->items[1], &ty_int64) : i64c(g, 0);
-    LLVMValueRef counter = entry_alloca(g, i64(g), "iter.i");
-    LLVMBuildStore(g->b, i64c(g, 0), counter);
-    LLVMBasicBlockRef head = new_block(g, "for.cond"), body = new_block(g, "for.body"), next = new_block(g, "for.next");
-    LLVMBasicBlockRef els = new_block(g, "for.else"), done = new_block(g, "for.done");
-    LLVMBuildBr(g->b, head);
-    LLVMPositionBuilderAtEnd(g->b, head);
-    LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), counter, "");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, len, ""), body, els);
-    LLVMPositionBuilderAtEnd(g->b, body);
-    const Type *elem = n->cond->ty && n->cond->kind != ND_TUPLE ? n->cond->ty : NULL;
-    const Type *tuple = enumerate || zip ? (n->cond->kind == ND_TUPLE ? n->cond->ty : n->cond->sym->ty) : NULL;
-    LLVMValueRef value;
+    LoopState *st = &g->loops[g->loop_count++];
+    memset(st, 0, sizeof *st);
+    st->node = n;
+    return st;
+}
+
+static bool is_iter_call(const Node *it, const char *path) { return it->entity && !strcmp(it->entity->path, path); }
+
+static void loop_init(CodeGen *g, Node *n) {
+    LoopState *st = loop_state(g, n);
+    Node *it = n->iter;
+    if (it->ty->kind == TY_RANGE) {
+        st->range = true;
+        st->t = it->ty->dtype;
+        LLVMTypeRef ty = llvm_type(g, st->t);
+        LLVMValueRef start = LLVMConstNull(ty);
+        st->step = LLVMConstInt(ty, 1, false);
+        if (it->item_len == 1) st->stop = arg_cast(g, it, 0);
+        else {
+            start = arg_cast(g, it, 0);
+            st->stop = arg_cast(g, it, 1);
+            if (it->item_len == 3) st->step = arg_cast(g, it, 2);
+        }
+        st->counter = entry_alloca(g, ty, "range.i");
+        LLVMBuildStore(g->b, start, st->counter);
+        return;
+    }
+    bool enumerate = is_iter_call(it, "builtins.enumerate"), zip = is_iter_call(it, "builtins.zip");
+    Node **nodes = enumerate || zip ? it->items : &n->iter;
+    st->count = zip ? it->item_len : 1;
+    for (int k = 0; k < st->count && k < MAX_SOURCES; k++) {
+        iter_setup(g, nodes[k], &st->src[k]);
+        LLVMValueRef len = st->src[k].len;
+        st->len = st->len ? LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, len, st->len, ""), len, st->len, "") : len;
+    }
+    st->first = enumerate && it->item_len == 2 ? gen_cast(g, it->items[1], &ty_int64) : i64c(g, 0);
+    st->counter = entry_alloca(g, i64(g), "iter.i");
+    LLVMBuildStore(g->b, i64c(g, 0), st->counter);
+}
+
+/* FOR_ITER: whether the loop has another element. */
+static LLVMValueRef loop_more(CodeGen *g, Node *n) {
+    LoopState *st = loop_state(g, n);
+    if (!st->range) {
+        LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), st->counter, "");
+        return LLVMBuildICmp(g->b, LLVMIntSLT, i, st->len, "");
+    }
+    LLVMTypeRef ty = llvm_type(g, st->t);
+    LLVMValueRef i = LLVMBuildLoad2(g->b, ty, st->counter, ""), step = st->step;
+    bool sgn = st->t->is_signed;
+    if (LLVMIsAConstantInt(step) && LLVMConstIntGetSExtValue(step) > 0)
+        return LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, st->stop, "");
+    if (LLVMIsAConstantInt(step) && sgn) return LLVMBuildICmp(g->b, LLVMIntSGT, i, st->stop, "");
+    LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, LLVMConstNull(ty), "");
+    return LLVMBuildSelect(g->b, up, LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, st->stop, ""),
+                           LLVMBuildICmp(g->b, sgn ? LLVMIntSGT : LLVMIntUGT, i, st->stop, ""), "");
+}
+
+/* The top of the body: the element to the target, the counter on. */
+static void loop_target(CodeGen *g, Node *n) {
+    LoopState *st = loop_state(g, n);
+    if (st->range) {
+        LLVMTypeRef ty = llvm_type(g, st->t);
+        LLVMValueRef i = LLVMBuildLoad2(g->b, ty, st->counter, "");
+        store_target(g, n->cond, i, st->t);
+        LLVMBuildStore(g->b, LLVMBuildAdd(g->b, i, st->step, ""), st->counter);
+        return;
+    }
+    Node *it = n->iter;
+    bool enumerate = is_iter_call(it, "builtins.enumerate"), zip = is_iter_call(it, "builtins.zip");
+    LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), st->counter, "");
+    const Type *tuple = enumerate || zip ? n->cond->ty : NULL;
     if (tuple) {
-        value = LLVMGetUndef(llvm_type(g, tuple));
+        LLVMValueRef value = LLVMGetUndef(llvm_type(g, tuple));
         int slot = 0;
-        if (enumerate) value = LLVMBuildInsertValue(g->b, value, LLVMBuildAdd(g->b, first, i, ""), (unsigned)slot++, "");
-        for (int k = 0; k < count; k++, slot++)
-            value = LLVMBuildInsertValue(g->b, value, iter_element(g, &src[k], i, tuple->elems[slot]), (unsigned)slot, "");
+        if (enumerate) value = LLVMBuildInsertValue(g->b, value, LLVMBuildAdd(g->b, st->first, i, ""), (unsigned)slot++, "");
+        for (int k = 0; k < st->count; k++, slot++)
+            value = LLVMBuildInsertValue(g->b, value, iter_element(g, &st->src[k], i, tuple->elems[slot]), (unsigned)slot, "");
         store_target(g, n->cond, value, tuple);
     } else {
-        const Type *t = src[0].ty->kind == TY_ARRAY && src[0].ty->ndim == 1 ? src[0].ty->dtype : elem;
-        store_target(g, n->cond, iter_element(g, &src[0], i, t), t);
+        const IterSource *src = &st->src[0];
+        const Type *t = src->ty->kind == TY_ARRAY && src->ty->ndim == 1 ? src->ty->dtype : n->cond->ty;
+        store_target(g, n->cond, iter_element(g, src, i, t), t);
     }
-    push_loop(g, n, done, next);
-    gen_block(g, n->body, n->body_len);
-    g->loops--;
-    branch(g, next);
-    LLVMPositionBuilderAtEnd(g->b, next);
-    LLVMBuildStore(g->b, LLVMBuildAdd(g->b, LLVMBuildLoad2(g->b, i64(g), counter, ""), i64c(g, 1), ""), counter);
-    LLVMBuildBr(g->b, head);
-    LLVMPositionBuilderAtEnd(g->b, els);
-    gen_block(g, n->orelse, n->orelse_len);
-    branch(g, done);
-    LLVMPositionBuilderAtEnd(g->b, done);
+    LLVMBuildStore(g->b, LLVMBuildAdd(g->b, i, i64c(g, 1), ""), st->counter);
 }
 
 static void gen_return(CodeGen *g, Node *n) {
@@ -1974,11 +1948,8 @@ static void gen_return(CodeGen *g, Node *n) {
     LLVMBuildRet(g->b, gen_cast(g, n->items[0], g->fn->ret));
 }
 
+/* A simple statement: compound ones are blocks of their own (ssa.c). */
 static void gen_statement(CodeGen *g, Node *n) {
-    if (terminated(g)) {
-        /* code after break, continue or return: give it a block of its own */
-        LLVMPositionBuilderAtEnd(g->b, new_block(g, "dead"));
-    }
     di_location(g, n);
     switch (n->kind) {
     case ND_ASSIGN: {
@@ -1991,43 +1962,121 @@ static void gen_statement(CodeGen *g, Node *n) {
         return;
     case ND_AUGASSIGN: {
         LLVMValueRef ptr = n->lhs->kind == ND_SUBSCRIPT ? subscript_ptr(g, n->lhs) : NULL;
-        LLVMValueRef cur = ptr ? load_scalar(g, n->lhs->ty, ptr) : gen_expr(g, n->lhs);
-        LLVMValueRef a = convert(g, cur, n->lhs->ty, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
+        /* x += y reads the version before it (n->sym) and assigns the next */
+        const Type *cur_ty = ptr ? n->lhs->ty : n->sym->ty;
+        LLVMValueRef cur = ptr ? load_scalar(g, cur_ty, ptr) : load_version(g, n->sym);
+        LLVMValueRef a = convert(g, cur, cur_ty, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
         LLVMValueRef r;
         if (n->op == OP_LSHIFT || n->op == OP_RSHIFT) {
             const Type *wide = type_strip(n->ty);
             r = shift(g, n->op, convert(g, a, n->casts[0], wide), convert(g, b, n->casts[1], wide), wide);
         } else {
-            r = arith(g, n, n->op, a, b, n->casts[0], n->casts[1], n->ty);
+            /* ints divide as floats; x /= y then stores the quotient as an int (sema) */
             const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
-            r = convert(g, r, rt, n->ty);
+            r = convert(g, arith(g, n, n->op, a, b, n->casts[0], n->casts[1], rt), rt, n->ty);
         }
         if (ptr) store_scalar(g, n->lhs->ty, convert(g, r, n->ty, n->lhs->ty), ptr);
         else store_target(g, n->lhs, r, n->ty);
         return;
     }
-    case ND_IF: gen_if(g, n); return;
-    case ND_WHILE: gen_while(g, n); return;
-    case ND_FOR:
-        if (n->iter->ty->kind == TY_RANGE) gen_for_range(g, n);
-        else gen_for_iter(g, n);
-        return;
-    case ND_BREAK: LLVMBuildBr(g->b, g->break_to[g->loops - 1]); return;
-    case ND_CONTINUE: LLVMBuildBr(g->b, g->continue_to[g->loops - 1]); return;
-    case ND_RETURN: gen_return(g, n); return;
     case ND_EXPR_STMT:
         if (n->rhs->kind != ND_STR) gen_expr(g, n->rhs);
         return;
-    case ND_ASSERT: case ND_RAISE:
-        /* active only under debug=True in Numba, which pykc does not build yet */
-        return;
-    case ND_PASS: return;
     default: ice("gen_statement: %s", node_kind_name(n->kind));
     }
 }
 
-static void gen_block(CodeGen *g, Node **body, int n) {
-    for (int i = 0; i < n && !g->failed; i++) gen_statement(g, body[i]);
+/* The phi versions of the block's successors, assigned before it leaves:
+ * every incoming value is read before any phi is written, as one of them
+ * may be another's incoming value around a loop. */
+static void gen_phi_moves(CodeGen *g, const CfgBlock *blk) {
+    LLVMValueRef vals[64];
+    for (int start = 0; start < blk->move_count; start += 64) {
+        int n = blk->move_count - start < 64 ? blk->move_count - start : 64;
+        for (int i = 0; i < n; i++) {
+            const PhiMove *m = &blk->moves[start + i];
+            vals[i] = NULL;
+            if (!m->phi->cg) continue; /* None holds nothing */
+            if (!m->value || !m->value->ty || (!m->value->cg && m->value->ty->kind != TY_NONE))
+                vals[i] = LLVMConstNull(llvm_type(g, m->phi->ty)); /* no version reaches: Numba's null */
+            else
+                vals[i] = convert(g, load_version(g, m->value), m->value->ty, m->phi->ty);
+        }
+        for (int i = 0; i < n; i++)
+            if (vals[i]) LLVMBuildStore(g->b, vals[i], blk->moves[start + i].phi->cg);
+    }
+}
+
+static void gen_item(CodeGen *g, const CfgItem *it) {
+    switch (it->kind) {
+    case ITEM_STMT: gen_statement(g, it->node); return;
+    case ITEM_FOR_INIT: di_location(g, it->node); loop_init(g, it->node); return;
+    case ITEM_FOR_TARGET: loop_target(g, it->node); return;
+    }
+}
+
+/* What Numba lowers a raise to without debug=True: the function returns. */
+static void gen_raise(CodeGen *g) {
+    if (g->fn->is_kernel || g->fn->ret == &ty_none) LLVMBuildRetVoid(g->b);
+    else LLVMBuildRet(g->b, LLVMConstNull(llvm_type(g, g->fn->ret)));
+}
+
+static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
+    LLVMBasicBlockRef to[2] = {blk->succ[0] ? blk->succ[0]->cg : NULL, blk->succ[1] ? blk->succ[1]->cg : NULL};
+    switch (blk->term) {
+    case TERM_JUMP:
+        gen_phi_moves(g, blk);
+        LLVMBuildBr(g->b, to[0]);
+        return;
+    case TERM_BRANCH: {
+        if (blk->node->kind == ND_ASSERT) { /* checked only under debug=True, which pykc does not build yet */
+            gen_phi_moves(g, blk);
+            LLVMBuildBr(g->b, to[0]);
+            return;
+        }
+        di_location(g, blk->node);
+        LLVMValueRef c = to_bool(g, gen_expr(g, blk->node), blk->node->ty);
+        gen_phi_moves(g, blk);
+        LLVMBuildCondBr(g->b, c, to[0], to[1]);
+        return;
+    }
+    case TERM_FOR_ITER: {
+        LLVMValueRef more = loop_more(g, blk->node);
+        gen_phi_moves(g, blk);
+        LLVMBuildCondBr(g->b, more, to[0], to[1]);
+        return;
+    }
+    case TERM_RETURN:
+        if (blk->node) {
+            di_location(g, blk->node);
+            gen_return(g, blk->node);
+        } else if (g->fn->is_kernel || g->fn->ret == &ty_none) {
+            LLVMBuildRetVoid(g->b);
+        } else {
+            LLVMBuildUnreachable(g->b); /* sema saw every path return */
+        }
+        return;
+    case TERM_RAISE:
+        if (blk->node->kind == ND_ASSERT) LLVMBuildUnreachable(g->b); /* never branched to: see above */
+        else gen_raise(g);
+        return;
+    }
+}
+
+/* The body, block by block as Numba lowers it; the first block is the
+ * entry, where the slots of the versions are. */
+static void gen_body(CodeGen *g, FuncInfo *f) {
+    static const char *const names[] = {"jump", "branch", "for.cond", "return", "raise"};
+    for (int i = 0; i < f->block_count; i++)
+        f->blocks[i]->cg = i == 0 ? LLVMGetInsertBlock(g->b) : new_block(g, f->blocks[i]->name ? f->blocks[i]->name : names[f->blocks[i]->term]);
+    for (int i = 0; i < f->block_count && !g->failed; i++) {
+        CfgBlock *blk = f->blocks[i];
+        /* after the blocks that the previous one's expressions made */
+        if (i) LLVMMoveBasicBlockAfter(blk->cg, LLVMGetLastBasicBlock(g->llfn));
+        LLVMPositionBuilderAtEnd(g->b, blk->cg);
+        for (int k = 0; k < blk->item_count && !g->failed; k++) gen_item(g, &blk->items[k]);
+        if (!g->failed) gen_terminator(g, blk);
+    }
 }
 
 /* ---- functions and the kernel ABI -------------------------------------------------------- */
@@ -2092,7 +2141,7 @@ static void define_function(CodeGen *g, FuncInfo *f) {
     g->llfn = f->cg;
     g->fastmath = f->fastmath || g->unit->opts->fastmath;
     if (g->fastmath) target_mark_fastmath(g->llfn);
-    g->loops = 0;
+    g->loop_count = 0;
     LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, g->llfn, "entry"));
     di_function(g, f);
     LLVMSetCurrentDebugLocation2(g->b, NULL);
@@ -2101,25 +2150,16 @@ static void define_function(CodeGen *g, FuncInfo *f) {
     for (int i = 0; i < f->param_count; i++) {
         Sym *p = f->params[i];
         LLVMValueRef v = f->is_kernel ? abi_unpack(g, p->ty, g->llfn, &next) : LLVMGetParam(g->llfn, next++);
-        if (!p->rebound) { /* never assigned: its value, with no storage to promote */
-            LLVMSetValueName2(v, p->name, strlen(p->name));
-            p->cg = v;
-            p->cg_is_value = true;
-            continue;
-        }
-        p->cg_is_value = false;
-        p->cg = entry_alloca(g, llvm_type(g, p->ty), p->name);
-        LLVMBuildStore(g->b, v, p->cg);
+        /* a parameter is its first version, never assigned again */
+        LLVMSetValueName2(v, p->name, strlen(p->name));
+        p->cg = v;
+        p->cg_is_value = true;
     }
     for (int i = 0; i < f->local_count; i++) {
         Sym *l = f->locals[i];
         if (l->ty && is_value(l->ty) && l->ty->kind != TY_NONE) l->cg = entry_alloca(g, llvm_type(g, l->ty), l->name);
     }
-    gen_block(g, f->def->body, f->def->body_len);
-    if (!terminated(g)) {
-        if (f->is_kernel || f->ret == &ty_none) LLVMBuildRetVoid(g->b);
-        else LLVMBuildUnreachable(g->b); /* sema saw every path return */
-    }
+    gen_body(g, f);
 }
 
 /* Kernels of imported modules are not entries of this one, and a device

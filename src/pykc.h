@@ -352,6 +352,12 @@ struct Node {
                                        shared or local array */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
+    Node *retest;                   /* While, set by ssa.c: the test again at
+                                       the end of the body, where CPython 3.11
+                                       compiles it a second time */
+    bool unreached;                 /* set by ssa.c: a statement (or retest)
+                                       that CPython compiles to no reachable
+                                       code, as after return or under if False */
 
     union {
         struct { uint64_t value; bool overflow; } i; /* Int */
@@ -365,6 +371,8 @@ Node *node_new(Arena *a, NodeKind kind, Span span);
 const char *node_kind_name(NodeKind k);
 const char *op_spelling(Op op);
 const char *op_name(Op op);
+/* A fresh copy of a tree without sema's annotations (types, symbols, casts). */
+Node *node_clone(Arena *a, const Node *n);
 /* Prints the tree in the stable form that --dump-ast and the tests use. */
 void ast_dump(FILE *out, const Diag *d, const Node *n);
 
@@ -562,12 +570,19 @@ struct Sym {
     Type *ty;
     Span def;                /* first definition */
     int index;               /* PARAM: position */
-    bool pinned;             /* an annotation fixed the type */
     bool read, written;      /* PARAM arrays: inferred access */
-    bool rebound;            /* PARAM: assigned in the body */
-    bool defined_yet;        /* LOCAL: assigned earlier in the pass's walk */
-    Span conflict;           /* a later assignment that did not unify */
-    Type *conflict_ty;
+    /* A local is a name's SSA version, as Numba's ssa.py renames them: x,
+     * x.1, x.2 for each assignment in bytecode order, then one a merge
+     * point where different versions meet (a phi), typed as the unification
+     * of the versions that reach it. */
+    Sym *base;               /* LOCAL, PARAM: the name's first version */
+    Sym **incoming;          /* a phi: the version reaching it along each
+                                predecessor, NULL where none does */
+    int incoming_count;
+    bool is_phi;
+    bool typing_phi;         /* sema: its type is being computed */
+    Span assigned;           /* LOCAL: what is assigned to it, where a
+                                merge that does not unify is reported */
     ConstValue *value;       /* CONST */
     FuncInfo *func;          /* FUNC */
     struct Scope *members;   /* MODULE: an imported .pyk module's names */
@@ -584,7 +599,7 @@ struct FuncInfo {
     int param_count;
     Type *ret;               /* none for kernels */
     bool ret_declared;       /* by an annotation or a signature */
-    Sym **locals;            /* every local, parameters first */
+    Sym **locals;            /* every version of every local (ssa.c) */
     int local_count, local_cap;
     bool fastmath, debug, lineinfo, cooperative;
     int max_registers, launch_bounds;
@@ -600,6 +615,8 @@ struct FuncInfo {
     int spec_count;
     long shared_static;      /* bytes of static shared arrays */
     bool shared_dynamic;
+    struct CfgBlock **blocks; /* ssa.c: the body's blocks, entry first */
+    int block_count;
     void *cg;                /* codegen's LLVM function */
 };
 
@@ -642,6 +659,60 @@ void sema_add_shared(Sema *s, long bytes);
 bool sema_module(Unit *u);
 /* Prints --dump-types: each function's signature and each local's type. */
 void sema_dump_types(FILE *out, const Unit *u);
+
+/* ---- ssa.c ------------------------------------------------------------- */
+
+/* A function body as Numba sees it: the basic blocks of CPython 3.11's
+ * bytecode (a while loop's test compiled twice, jumps threaded, code that
+ * cannot run dropped), split where Numba splits them, loops given a single
+ * back edge, and every local renamed into SSA versions by Numba's ssa.py.
+ * Sema types the versions; codegen lowers the blocks in order. */
+typedef enum {
+    ITEM_STMT,          /* a simple statement: assignment, expression, pass */
+    ITEM_FOR_INIT,      /* a For node: evaluate its iterable, start counting */
+    ITEM_FOR_TARGET,    /* a For node: assign the next element to its target */
+} CfgItemKind;
+
+typedef struct CfgItem {
+    CfgItemKind kind;
+    Node *node;
+} CfgItem;
+
+typedef enum {
+    TERM_JUMP,          /* to succ[0] */
+    TERM_BRANCH,        /* node: a test (or an Assert); succ[0] if true, else succ[1] */
+    TERM_FOR_ITER,      /* node: a For; succ[0] the body while elements remain, else succ[1] */
+    TERM_RETURN,        /* node: the Return, or NULL falling off the end */
+    TERM_RAISE,         /* node: the Raise */
+} CfgTermKind;
+
+/* A phi version's assignment at the end of one of its predecessors:
+ * phi = value converted, or a zero where no version reaches (value NULL). */
+typedef struct PhiMove {
+    Sym *phi, *value;
+} PhiMove;
+
+typedef struct CfgBlock {
+    int index;
+    const char *name;   /* what starts it: if.then, while.body, for.cond ... */
+    CfgItem *items;
+    int item_count;
+    CfgTermKind term;
+    Node *node;
+    struct CfgBlock *succ[2];
+    PhiMove *moves;
+    int move_count;
+    void *cg;           /* codegen's basic block */
+} CfgBlock;
+
+/* Builds f's blocks and versions: binds every local name node to the
+ * version it reads or writes (an AugAssign node to the one it reads),
+ * appends the versions to f->locals and marks what CPython drops as
+ * unreached. Names reads that no assignment reaches are left without a
+ * symbol. The callback says what a module-level name holds, for tests
+ * that Numba prunes (`if DEBUG:`). */
+typedef ConstValue *(*GlobalConstFn)(void *ctx, const char *name);
+void ssa_build(Arena *a, const Diag *d, FuncInfo *f, GlobalConstFn global_const, void *ctx);
 
 /* ---- target.c ---------------------------------------------------------- */
 

@@ -76,6 +76,18 @@ const char *sema_arg_types(Sema *s, const Node *call) {
     return arena_strdup(s->arena, buf);
 }
 
+/* Whether text was said at where already; notes that it now is. */
+static bool said_before(Sema *s, Span where, const char *text) {
+    for (Reported *r = *s->reported; r; r = r->next)
+        if (r->where.file == where.file && r->where.begin == where.begin && !strcmp(r->text, text)) return true;
+    Reported *r = ARENA_NEW(s->arena, Reported);
+    r->where = where;
+    r->text = arena_strdup(s->arena, text);
+    r->next = *s->reported;
+    *s->reported = r;
+    return false;
+}
+
 void sema_error(Sema *s, Span where, const char *fmt, ...) {
     if (s->quiet || s->diag->stop) return;
     char text[512];
@@ -83,14 +95,7 @@ void sema_error(Sema *s, Span where, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    for (Reported *r = *s->reported; r; r = r->next)
-        if (r->where.file == where.file && r->where.begin == where.begin && !strcmp(r->text, text)) return;
-    Reported *r = ARENA_NEW(s->arena, Reported);
-    r->where = where;
-    r->text = arena_strdup(s->arena, text);
-    r->next = *s->reported;
-    *s->reported = r;
-    diag_error(s->diag, where, "%s", text);
+    if (!said_before(s, where, text)) diag_error(s->diag, where, "%s", text);
 }
 
 /* ---- scopes ------------------------------------------------------------------- */
@@ -148,6 +153,9 @@ static Sym *new_sym(Sema *s, SymKind kind, const char *name, Span def) {
     sym->def = def;
     return sym;
 }
+
+/* A local's SSA version (ssa.c), or a parameter, which is its first. */
+static bool is_version(const Sym *sym) { return sym && (sym->kind == SYM_LOCAL || sym->kind == SYM_PARAM); }
 
 static Sym *lookup(Sema *s, const char *name) {
     Sym *sym = s->locals ? scope_find(s->locals, name) : NULL;
@@ -434,11 +442,10 @@ bool sema_is_literal(Sema *s, Node *n) {
 }
 
 bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out) {
-    if (n->kind == ND_NAME && s->locals) { /* n = 8: Numba types n as Literal[int](8) */
-        Sym *sym = scope_find(s->locals, n->name);
-        if (sym && sym->ty && sym->ty->kind == TY_INT && sym->ty->literal) {
-            type_expr(s, n);
-            *out = sym->ty->lit_value;
+    if (n->kind == ND_NAME && is_version(n->sym)) { /* n = 8: Numba types n as Literal[int](8) */
+        Type *t = type_expr(s, n);
+        if (t->kind == TY_INT && t->literal) {
+            *out = t->lit_value;
             return true;
         }
     }
@@ -573,7 +580,53 @@ static Type *const_type(Sema *s, ConstValue *c) {
     return c->ty;
 }
 
+/* A phi version's type: the unification of the versions that reach it,
+ * kept from pass to pass as Numba's type variables keep theirs. */
+static Type *phi_type(Sema *s, Sym *phi, Node *at) {
+    if (phi->typing_phi) return phi->ty;
+    phi->typing_phi = true;
+    Type *t = phi->ty;
+    Sym *first = NULL; /* the first assignment that reaches it, for the note */
+    for (int i = 0; i < phi->incoming_count && (!t || t->kind != TY_ERROR); i++) {
+        Sym *v = phi->incoming[i];
+        Type *vt = !v ? NULL : v->is_phi ? phi_type(s, v, at) : v->ty;
+        if (!vt) continue;
+        Type *u = t ? type_unify(s->arena, t, vt) : vt;
+        if (!u) {
+            const char *name = phi->base ? phi->base->name : phi->name;
+            if (v->is_phi || !first) {
+                sema_error(s, at->span, "cannot unify %s and %s for '%s' where its assignments meet", sema_type_name(s, t),
+                           sema_type_name(s, vt), name);
+            } else if (!s->quiet && !s->diag->stop) {
+                int errors = s->diag->error_count;
+                sema_error(s, v->assigned, "cannot unify %s and %s for '%s'", sema_type_name(s, t), sema_type_name(s, vt), name);
+                if (s->diag->error_count != errors) diag_note(s->diag, first->def, "'%s' is first assigned here", name);
+            }
+            phi->typing_phi = false;
+            return &ty_error;
+        }
+        if (!first && !v->is_phi) first = v;
+        t = u;
+    }
+    phi->typing_phi = false;
+    if (t && (!phi->ty || !type_equal(t, phi->ty))) {
+        phi->ty = t;
+        s->changed = true;
+    }
+    return t;
+}
+
+/* The type of a read of a version; no version (or no type yet) means no
+ * assignment reaches the read. */
+static Type *read_version(Sema *s, Sym *v, Node *at) {
+    Type *t = v->is_phi ? phi_type(s, v, at) : v->ty;
+    if (t) return t;
+    if (!s->quiet) sema_error(s, at->span, "local variable '%s' is read before it is assigned", at->name ? at->name : v->name);
+    return &ty_error;
+}
+
 static Type *type_name_ref(Sema *s, Node *n) {
+    if (is_version(n->sym)) return read_version(s, n->sym, n);
     Sym *sym = lookup(s, n->name);
     if (!sym) {
         const Entity *e = NULL;
@@ -586,11 +639,6 @@ static Type *type_name_ref(Sema *s, Node *n) {
     }
     n->sym = sym;
     if (sym->kind == SYM_CONST) return const_type(s, sym->value);
-    if (sym->kind == SYM_LOCAL && (!sym->ty || (!sym->defined_yet && !sym->pinned))) {
-        /* nothing assigns it before this read: no definition reaches it */
-        if (!s->quiet) sema_error(s, n->span, "local variable '%s' is read before it is assigned", n->name);
-        return sym->ty && !s->quiet ? &ty_error : sym->ty ? sym->ty : &ty_error;
-    }
     return sym->ty ? sym->ty : &ty_error;
 }
 
@@ -1015,37 +1063,6 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
 static FuncInfo *type_function(Sema *s, FuncInfo *f);
 static FuncInfo *declare_function(Sema *s, Node *def);
 
-static Node *clone_node(Arena *a, const Node *n);
-
-static Node **clone_list(Arena *a, Node *const *list, int n) {
-    if (!list || n == 0) return NULL;
-    Node **out = ARENA_ARRAY(a, Node *, n);
-    for (int i = 0; i < n; i++) out[i] = clone_node(a, list[i]);
-    return out;
-}
-
-/* A fresh copy of a tree for a specialisation: sema's annotations (types,
- * symbols, casts) live in the nodes, so each specialisation needs its own. */
-static Node *clone_node(Arena *a, const Node *n) {
-    if (!n) return NULL;
-    Node *c = ARENA_NEW(a, Node);
-    *c = *n;
-    c->ty = NULL;
-    c->sym = NULL;
-    c->casts = NULL;
-    c->entity = NULL;
-    c->dims = NULL;
-    Node **kids[] = {&c->lhs, &c->rhs, &c->cond, &c->iter, &c->then, &c->els, &c->annotation,
-                     &c->lower, &c->upper, &c->step, &c->func};
-    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) *kids[i] = clone_node(a, *kids[i]);
-    c->body = clone_list(a, n->body, n->body_len);
-    c->orelse = clone_list(a, n->orelse, n->orelse_len);
-    c->items = clone_list(a, n->items, n->item_len);
-    c->kwargs = clone_list(a, n->kwargs, n->kwarg_len);
-    c->decorators = clone_list(a, n->decorators, n->decorator_len);
-    return c;
-}
-
 /* Numba compiles a device function without a signature for the argument
  * types of each call, ignoring its annotations: find or make that copy. */
 static FuncInfo *specialise(Sema *s, FuncInfo *f, Node *call) {
@@ -1055,7 +1072,7 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Node *call) {
         for (int i = 0; i < call->item_len && same; i++) same = type_equal(sp->params[i]->ty, type_strip(call->items[i]->ty));
         if (same) return sp;
     }
-    FuncInfo *sp = declare_function(s, clone_node(s->arena, f->def));
+    FuncInfo *sp = declare_function(s, node_clone(s->arena, f->def));
     sp->generic = f;
     sp->globals = f->globals;
     sp->imported = f->imported;
@@ -1249,22 +1266,10 @@ static Type *type_expr(Sema *s, Node *n) {
 
 /* ---- statements ------------------------------------------------------------------ */
 
-static void add_local(Sema *s, Sym *sym) {
-    FuncInfo *f = s->fn;
-    if (f->local_count == f->local_cap) {
-        int cap = f->local_cap ? f->local_cap * 2 : 16;
-        Sym **grown = ARENA_ARRAY(s->arena, Sym *, cap);
-        if (f->local_count) memcpy(grown, f->locals, sizeof(Sym *) * (size_t)f->local_count);
-        f->locals = grown;
-        f->local_cap = cap;
-    }
-    f->locals[f->local_count++] = sym;
-    scope_add(s, s->locals, sym);
-}
-
 void sema_note_access(Sema *s, Node *array_arg, bool read, bool write) {
     Sym *sym = array_arg->kind == ND_NAME ? array_arg->sym : NULL;
     if (array_arg->kind == ND_SUBSCRIPT && array_arg->lhs->kind == ND_NAME) sym = array_arg->lhs->sym;
+    if (sym && sym->base) sym = sym->base; /* a later version of a parameter: a = a[1:] */
     if (!sym || sym->kind != SYM_PARAM) return;
     sym->read |= read;
     sym->written |= write;
@@ -1280,21 +1285,12 @@ void sema_add_shared(Sema *s, long bytes) {
     s->fn->shared_static += bytes;
 }
 
-/* Binds a name to a value: a new local, or the unification with what the
- * local held, as Numba unifies a variable's definitions. */
+/* Gives a version the type of the value assigned to it (unified with what
+ * earlier passes gave it, as a Numba type variable accumulates). */
 static void assign_name(Sema *s, Node *target, Type *value, Span where) {
-    Sym *sym = lookup(s, target->name);
-    if (sym && (sym->kind == SYM_CONST || sym->kind == SYM_FUNC || sym->kind == SYM_ENTITY) &&
-        !scope_find(s->locals, target->name)) {
-        sym = NULL; /* a local shadows a global */
-    }
-    if (!sym) {
-        sym = new_sym(s, SYM_LOCAL, target->name, target->span);
-        add_local(s, sym);
-    }
-    target->sym = sym;
+    Sym *sym = target->sym;
+    if (!is_version(sym)) ice("assignment to '%s' has no version", target->name);
     target->ty = value;
-    sym->defined_yet = true;
     if (value->kind == TY_ERROR) {
         if (!sym->ty && !s->quiet) sym->ty = &ty_error; /* later reads stay silent */
         return;
@@ -1307,14 +1303,6 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
         sema_error(s, where, "cannot assign %s to a variable", sema_type_name(s, value));
         return;
     }
-    if (sym->kind == SYM_PARAM) sym->rebound = true;
-    if (sym->pinned) {
-        if (type_conversion(value, sym->ty) == CONV_NONE)
-            sema_error(s, where, "cannot assign %s to '%s', declared %s", sema_type_name(s, value), sym->name,
-                       sema_type_name(s, sym->ty));
-        target->ty = sym->ty;
-        return;
-    }
     if (!sym->ty) {
         sym->ty = value;
         s->changed = true;
@@ -1323,18 +1311,13 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
     if (sym->ty->kind == TY_ERROR) return;
     Type *u = type_unify(s->arena, sym->ty, value);
     if (!u) {
-        if (!s->quiet) {
-            sema_error(s, where, "cannot unify %s and %s for '%s'", sema_type_name(s, sym->ty),
-                       sema_type_name(s, value), sym->name);
-            diag_note(s->diag, sym->def, "'%s' is first assigned here", sym->name);
-        }
+        sema_error(s, where, "cannot unify %s and %s for '%s'", sema_type_name(s, sym->ty), sema_type_name(s, value), sym->name);
         return;
     }
     if (!type_equal(u, sym->ty)) {
         sym->ty = u;
         s->changed = true;
     }
-    target->ty = sym->ty;
 }
 
 static void assign_target(Sema *s, Node *target, Type *value, Span where);
@@ -1471,6 +1454,31 @@ static void type_return(Sema *s, Node *n) {
     f->ret = u;
 }
 
+/* CPython does not keep a local's annotation, so Numba never sees it: the
+ * local takes the type of what is assigned to it. Say so where that is not
+ * the annotated type. */
+static void warn_ignored_annotation(Sema *s, Node *n, Type *annotated) {
+    const char *name = n->lhs->name;
+    char text[512];
+    if (n->rhs) {
+        Type *got = is_version(n->lhs->sym) ? n->lhs->sym->ty : NULL;
+        if (!got || got->kind == TY_ERROR || type_equal(type_strip(got), annotated)) return;
+        snprintf(text, sizeof text, "numba-cuda ignores the annotation of a local variable: '%s' gets type %s, not %s",
+                 name, type_name(s->arena, got), sema_type_name(s, annotated));
+    } else {
+        bool differs = false;
+        for (int i = 0; i < s->fn->local_count && !differs; i++) {
+            Sym *v = s->fn->locals[i];
+            differs = v->base && !strcmp(v->base->name, name) && v->ty && v->ty->kind != TY_ERROR &&
+                      !type_equal(type_strip(v->ty), annotated);
+        }
+        if (!differs) return;
+        snprintf(text, sizeof text, "numba-cuda ignores the annotation of a local variable: '%s' takes the types of the values assigned to it, not %s",
+                 name, sema_type_name(s, annotated));
+    }
+    if (!s->diag->stop && !said_before(s, n->annotation->span, text)) diag_warning(s->diag, n->annotation->span, "%s", text);
+}
+
 static void type_statement(Sema *s, Node *n) {
     switch (n->kind) {
     case ND_ASSIGN: {
@@ -1484,26 +1492,19 @@ static void type_statement(Sema *s, Node *n) {
             return;
         }
         Type *t = annotation_type(s, n->annotation);
-        Sym *sym = scope_find(s->locals, n->lhs->name);
-        if (!sym) {
-            sym = new_sym(s, SYM_LOCAL, n->lhs->name, n->lhs->span);
-            add_local(s, sym);
-        }
-        if (sym->pinned && !type_equal(sym->ty, t))
-            sema_error(s, n->span, "'%s' is declared %s here but %s before", sym->name, sema_type_name(s, t),
-                       sema_type_name(s, sym->ty));
-        sym->pinned = true;
-        sym->ty = t;
-        n->lhs->sym = sym;
-        n->lhs->ty = t;
         if (n->rhs) assign_target(s, n->lhs, type_expr(s, n->rhs), n->rhs->span);
+        if (!s->quiet && t->kind != TY_ERROR) warn_ignored_annotation(s, n, t);
         return;
     }
     case ND_AUGASSIGN: {
-        Type *cur = type_expr(s, n->lhs);
+        Type *cur = n->lhs->kind == ND_NAME ? set_type(n->lhs, read_version(s, n->sym, n->lhs)) : type_expr(s, n->lhs);
         type_expr(s, n->rhs);
         n->casts = new_casts(s, 2);
         Type *r = cur->kind == TY_ERROR ? cur : resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+        Type *a = type_strip(cur), *b = type_strip(n->rhs->ty);
+        if (n->op == OP_DIV && r == &ty_float64 && (is_integer(a) || a == &ty_bool) && (is_integer(b) || b == &ty_bool))
+            /* Numba stores the quotient of x /= y on ints as an int: int64, or uint64 when both are unsigned */
+            r = is_integer(a) && !a->is_signed && is_integer(b) && !b->is_signed ? &ty_uint64 : &ty_int64;
         n->ty = r;
         if (n->lhs->kind == ND_NAME) assign_name(s, n->lhs, r, n->span);
         else if (n->lhs->kind == ND_SUBSCRIPT) assign_item(s, n->lhs, r, n->span), sema_note_access(s, n->lhs->lhs, true, true);
@@ -1519,6 +1520,7 @@ static void type_statement(Sema *s, Node *n) {
         type_condition(s, n->cond);
         s->loop_depth++;
         type_block(s, n->body, n->body_len);
+        if (n->retest && !n->retest->unreached) type_condition(s, n->retest);
         s->loop_depth--;
         type_block(s, n->orelse, n->orelse_len);
         return;
@@ -1544,13 +1546,24 @@ static void type_statement(Sema *s, Node *n) {
     }
 }
 
+/* Code that CPython does not compile is not typed: Numba never sees it. */
 static void type_block(Sema *s, Node **body, int n) {
-    for (int i = 0; i < n; i++) type_statement(s, body[i]);
+    for (int i = 0; i < n; i++)
+        if (!body[i]->unreached) type_statement(s, body[i]);
 }
 
 /* ---- functions ---------------------------------------------------------------- */
 
-/* Types f's body until no local's type changes, then once more to report. */
+/* What a module-level name holds, for the tests Numba decides before
+ * typing (ssa.c). */
+static ConstValue *global_constant(void *ctx, const char *name) {
+    Sema *s = ctx;
+    Sym *sym = scope_find(s->globals, name);
+    return sym && sym->kind == SYM_CONST ? sym->value : NULL;
+}
+
+/* Types f's versions of its locals (ssa.c) until no version's type changes,
+ * then once more to report. */
 static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     if (f->typed || f->typing || (f->abstract && !f->generic)) return f; /* no types to type it with */
     FuncInfo *outer_fn = s->fn;
@@ -1563,16 +1576,17 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     s->locals = &scope;
     s->loop_depth = 0;
     f->typing = true;
+    ssa_build(s->arena, s->diag, f, global_constant, s);
     for (int i = 0; i < f->param_count; i++) scope_add(s, &scope, f->params[i]);
+    for (int i = 0; i < f->local_count; i++)
+        if (f->locals[i]->base == f->locals[i]) scope_add(s, &scope, f->locals[i]); /* a name's first version */
     for (int pass = 0; pass < 16; pass++) {
         s->quiet = true;
         s->changed = false;
-        for (int i = 0; i < f->local_count; i++) f->locals[i]->defined_yet = false;
         type_block(s, f->def->body, f->def->body_len);
         if (!s->changed) break;
     }
     s->quiet = outer_quiet;
-    for (int i = 0; i < f->local_count; i++) f->locals[i]->defined_yet = false;
     f->shared_static = 0;
     f->shared_dynamic = false;
     bool outer_failed = s->return_failed;
@@ -1721,7 +1735,6 @@ static FuncInfo *declare_function(Sema *s, Node *def) {
         Node *p = def->items[i];
         Sym *sym = new_sym(s, SYM_PARAM, p->name, p->span);
         sym->index = i;
-        sym->pinned = true;
         p->sym = sym;
         f->params[i] = sym;
     }

@@ -607,6 +607,36 @@ def _(rng):
     return Run(blocks(n, 64), 64, [x, np.zeros_like(o)], {1: o})
 
 
+@case("ssa_versions", "versions", sim=False)
+def _(rng):
+    n = 300
+    a = rng.integers(-2**40, 2**40, n).astype(np.int64)
+    a[:4] = [7, -7, 3, 2**32 + 1]
+    with np.errstate(over="ignore"):
+        r = a * a                       # wraps, as int64 does on the GPU
+    y = np.trunc(a / 4).astype(np.int64)  # x /= 4 on an int keeps an int
+    return Run(blocks(n, 128), 128, [a, np.zeros(n, np.int64), np.zeros(n)], {1: r, 2: y + 0.5})
+
+
+@case("ssa_versions", "pruned")
+def _(rng):
+    n = 100
+    a = rng.integers(-1000, 1000, n).astype(np.int64)
+    return Run(blocks(n, 64), 64, [a, np.zeros(n, np.int64)], {1: 9007199254740993 + a})
+
+
+@case("ssa_versions", "loop_phis")
+def _(rng):
+    n, m = 120, 9
+    a = rng.integers(-20, 20, (n, m)).astype(np.float32)  # integers: exact in any float
+    pos = np.where(a > 0, a, 0).astype(np.float64).sum(axis=1)
+    k = (a <= 0).sum(axis=1)
+    swaps = m + np.arange(n) % 2
+    a0 = a[:, 0].astype(np.float64)
+    p = np.where(swaps % 2 == 0, a0 - 3, 3 - a0)
+    return Run(blocks(n, 64), 64, [a, np.zeros(n), np.zeros(n)], {1: pos + k, 2: p})
+
+
 # ---- tuples, indexing, attributes, layouts -------------------------------------------
 
 
