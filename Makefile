@@ -26,6 +26,8 @@ BUILD := build/san
 CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPYKC_ARENA_MALLOC
 LDFLAGS_BASE += -fsanitize=address,undefined
 endif
+# generated sources: pykc's own modules as C strings (see below)
+CFLAGS_BASE += -I$(BUILD)/gen
 
 FRONTEND_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c \
                  src/ssa.c src/codegen.c src/target.c src/split.c src/manifest.c
@@ -41,7 +43,13 @@ include mk/llvm.mk
 $(BUILD)/obj/%.o: src/%.c src/pykc.h | $(BUILD)/obj
 	$(CC) $(CFLAGS_BASE) $(LLVM_CFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/builtins.o: src/libdevice_funcs.def
+$(BUILD)/obj/builtins.o: src/libdevice_funcs.def $(BUILD)/gen/cmath.pyk.inc
+
+# pykc's own modules in the kernel language (src/lib/NAME.pyk), as C string
+# literals that builtins.c includes
+$(BUILD)/gen/%.pyk.inc: src/lib/%.pyk
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
 $(PYKC): $(COMPILER_OBJS)
 	$(CC) $(LDFLAGS_BASE) $(LDFLAGS) $^ -o $@ $(COMPILER_LIBS)

@@ -569,6 +569,65 @@ static Type *type_libdevice(Sema *s, Node *call, const Entity *e) {
     return nresults == 1 ? results[0] : type_tuple(sema_arena(s), results, nresults);
 }
 
+/* ---- cmath ------------------------------------------------------------------------ */
+
+/* numba-cuda's cmath is cmathdecl.py's templates and cmathimpl.py's
+ * implementations; pykc's implementations are its own cmath module
+ * (src/lib/cmath.pyk), typed for each call as Numba types numba-cuda's. */
+static const Sig cmath_unary[] = {S1(complex64, complex64), S1(complex128, complex128)};
+static const Sig cmath_predicate[] = {S1(bool, complex64), S1(bool, complex128)};
+static const Sig cmath_log[] = {S1(complex64, complex64), S1(complex128, complex128),
+                                S2(complex64, complex64, complex64), S2(complex128, complex128, complex128)};
+
+/* The functions cmathdecl.py declares: a ConcreteTemplate (reals convert to
+ * complex), implemented for the case's types (cmathimpl.py's @lower), the
+ * result converted to the case's declared type. */
+static Type *type_cmath_declared(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 2)) return &ty_error;
+    Type *args[2] = {arg_type(call, 0), nargs(call) > 1 ? arg_type(call, 1) : NULL};
+    int k = resolve_overload(e->cases, e->ncases, args, nargs(call), true);
+    if (k < 0) {
+        sema_error(s, call->span, "%s takes complex numbers (or reals, converted), not (%s)", e->path,
+                   sema_arg_types(s, call));
+        return &ty_error;
+    }
+    Type *impl = sema_call_own(s, call, "cmath", e->lower_name, e->cases[k].args);
+    return impl->kind == TY_ERROR ? impl : e->cases[k].ret;
+}
+
+/* The functions cmathimpl.py gives as @overloads of a complex argument:
+ * reals are refused, and the call has the type of the implementation. */
+static Type *type_cmath_overload(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    Type *z = arg_type(call, 0);
+    if (z->kind != TY_COMPLEX) {
+        sema_error(s, call->items[0]->span, "%s takes a complex number, not %s: numba-cuda implements it for complex "
+                   "arguments only", e->path, sema_type_name(s, z));
+        return &ty_error;
+    }
+    return sema_call_own(s, call, "cmath", e->lower_name, &z);
+}
+
+/* cmath.rect(r, phi): an @overload of two floats. float16 is one for
+ * Numba, but complex() refuses it, so numba-cuda fails on it too. */
+static Type *type_cmath_rect(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2)) return &ty_error;
+    Type *args[2] = {arg_type(call, 0), arg_type(call, 1)};
+    for (int i = 0; i < 2; i++)
+        if (!type_equal(args[i], &ty_float32) && !type_equal(args[i], &ty_float64)) {
+            sema_error(s, call->items[i]->span, "%s takes two floats (float32 or float64), not %s", e->path,
+                       sema_type_name(s, args[i]));
+            return &ty_error;
+        }
+    return sema_call_own(s, call, "cmath", e->lower_name, args);
+}
+
+static const char cmath_source[] =
+#include "cmath.pyk.inc"
+    ;
+
+const char *own_module_source(const char *name) { return strcmp(name, "cmath") == 0 ? cmath_source : NULL; }
+
 /* ---- the table ------------------------------------------------------------------ */
 
 #define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, NULL}
@@ -576,6 +635,14 @@ static Type *type_libdevice(Sema *s, Node *call, const Entity *e) {
 #define CASES(path, cases, lw, name) {path, ENT_FUNCTION, NULL, cases, N_(cases), NULL, lw, name}
 #define RULE(path, fn, type, lw, name) {path, ENT_FUNCTION, fn, NULL, 0, type, lw, name}
 #define MATH(name, cases) CASES("math." name, cases, LW_MATH, name)
+#define CMATH(name, cases) {"cmath." name, ENT_FUNCTION, type_cmath_declared, cases, N_(cases), NULL, LW_OWN, name}
+#define CMATH_OVERLOAD(name, rule) RULE("cmath." name, rule, NULL, LW_OWN, name)
+#define FLOAT_CONSTANTS(module) \
+    {module ".pi", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "3.141592653589793"}, \
+    {module ".e", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "2.718281828459045"}, \
+    {module ".tau", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "6.283185307179586"}, \
+    {module ".inf", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "inf"}, \
+    {module ".nan", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "nan"}
 #define NUMPY_AND_NUMBA(t) DTYPE("numba." #t, t), DTYPE("numpy." #t, t)
 #define VECTOR(name, t) {"numba.cuda." name, ENT_FUNCTION, type_vector_ctor, NULL, 0, &ty_##t, LW_VECTOR, NULL}
 #define VECTORS(base) VECTOR(#base "x1", base##x1), VECTOR(#base "x2", base##x2), \
@@ -587,7 +654,7 @@ static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
     MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
     MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"), MODULE("numba.cuda.libdevice"),
-    MODULE("numba.cuda.cg"),
+    MODULE("numba.cuda.cg"), MODULE("cmath"),
 
     NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
     NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
@@ -714,14 +781,22 @@ static const Entity entities[] = {
     MATH("copysign", math_binary), MATH("nextafter", math_binary), MATH("pow", math_pow),
     MATH("ldexp", math_ldexp),
     MATH("frexp", math_frexp), MATH("modf", math_modf),
-    {"math.pi", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "3.141592653589793"},
-    {"math.e", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "2.718281828459045"},
-    {"math.tau", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "6.283185307179586"},
-    {"math.inf", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "inf"},
-    {"math.nan", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "nan"},
+    FLOAT_CONSTANTS("math"),
     CASES("math.isnan", math_predicate, LW_MATH_PRED, "isnan"),
     CASES("math.isinf", math_predicate, LW_MATH_PRED, "isinf"),
     CASES("math.isfinite", math_predicate, LW_MATH_PRED, "isfinite"),
+
+    /* cmath: cmathdecl.py's declarations, then cmathimpl.py's overloads */
+    CMATH("acos", cmath_unary), CMATH("asin", cmath_unary), CMATH("asinh", cmath_unary),
+    CMATH("atan", cmath_unary), CMATH("atanh", cmath_unary), CMATH("cos", cmath_unary),
+    CMATH("exp", cmath_unary), CMATH("sin", cmath_unary), CMATH("sqrt", cmath_unary),
+    CMATH("tan", cmath_unary), CMATH("log", cmath_log),
+    CMATH("isnan", cmath_predicate), CMATH("isinf", cmath_predicate), CMATH("isfinite", cmath_predicate),
+    CMATH_OVERLOAD("acosh", type_cmath_overload), CMATH_OVERLOAD("cosh", type_cmath_overload),
+    CMATH_OVERLOAD("sinh", type_cmath_overload), CMATH_OVERLOAD("tanh", type_cmath_overload),
+    CMATH_OVERLOAD("log10", type_cmath_overload), CMATH_OVERLOAD("phase", type_cmath_overload),
+    CMATH_OVERLOAD("polar", type_cmath_overload), CMATH_OVERLOAD("rect", type_cmath_rect),
+    FLOAT_CONSTANTS("cmath"),
 
     /* methods of scalars; sema types them from the receiver */
     {"method.conjugate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, "conjugate"},
@@ -780,7 +855,7 @@ const Entity *entity_lookup(const char *path) {
 
 const char *entity_module_path(const char *import_name) {
     static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.libdevice", "numba.types",
-                                        "math", "numpy"};
+                                        "math", "cmath", "numpy"};
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];
     return NULL;

@@ -1372,8 +1372,11 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
     if (!strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool"))
         return gen_cast(g, call->items[0], t);
     if (!strcmp(name, "complex")) {
-        LLVMValueRef re = gen_cast(g, call->items[0], &ty_float64);
-        LLVMValueRef im = call->item_len > 1 ? gen_cast(g, call->items[1], &ty_float64) : LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 0);
+        /* each part converted to the result's float type; complex(z) widens z */
+        if (call->item_len == 1 && call->items[0]->ty->kind == TY_COMPLEX) return gen_cast(g, call->items[0], t);
+        Type *part = type_float(t->bits / 2);
+        LLVMValueRef re = gen_cast(g, call->items[0], part);
+        LLVMValueRef im = call->item_len > 1 ? gen_cast(g, call->items[1], part) : LLVMConstReal(float_type(g, part->bits), 0);
         return complex_make(g, llvm_type(g, t), re, im);
     }
     if (!strcmp(name, "divmod")) {
@@ -1670,6 +1673,7 @@ static LLVMValueRef gen_call(CodeGen *g, Node *n) {
         gpu_grid_sync(g, gen_expr(g, n->func->lhs));
         return const_int(g, i32(g), 0); /* cudaCGSynchronize's cudaSuccess */
     case LW_LIBDEVICE: return gen_libdevice(g, n, e);
+    case LW_OWN: return convert(g, gen_device_call(g, n, n->sym->func), n->sym->func->ret, n->ty);
     case LW_CACHE_STORE: {
         LLVMValueRef p = call_element_ptr(g, n);
         gpu_cache_store(g, e->lower_name, p, arg_cast(g, n, 2), n->casts[2]);

@@ -516,6 +516,8 @@ typedef enum {
     LW_LIBDEVICE,       /* numba.cuda.libdevice.<f>, a call of __nv_<f>;
                            name: its signature, as libdevice_funcs.def
                            spells it */
+    LW_OWN,             /* a call of a function of pykc's own modules
+                           (src/lib/), which sema gives as the call's sym */
 } Lowering;
 
 typedef enum {
@@ -543,6 +545,9 @@ struct Entity {
 };
 
 const Entity *entity_lookup(const char *path);
+/* The source of pykc's own module `name`, in the kernel language
+ * (src/lib/NAME.pyk), or NULL. */
+const char *own_module_source(const char *name);
 /* Canonical path of `import X` for a module pykc knows, else NULL. */
 const char *entity_module_path(const char *import_name);
 
@@ -654,6 +659,11 @@ void sema_note_access(Sema *s, Node *array_arg, bool read, bool write);
 void sema_note_cooperative(Sema *s);
 /* Adds shared memory to the current kernel (0 bytes: dynamic). */
 void sema_add_shared(Sema *s, long bytes);
+/* Types call as a call of the function `name` of pykc's own module
+ * `module`, specialised for the argument types args (converted to at the
+ * call): its return type. The module's function NAME_T1[_T2...], named
+ * after the types (sqrt_complex64), is taken before NAME where it exists. */
+Type *sema_call_own(Sema *s, Node *call, const char *module, const char *name, Type *const *args);
 
 /* Resolves names and types the module as Numba would; false on errors. */
 bool sema_module(Unit *u);

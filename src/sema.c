@@ -1064,12 +1064,13 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f);
 static FuncInfo *declare_function(Sema *s, Node *def);
 
 /* Numba compiles a device function without a signature for the argument
- * types of each call, ignoring its annotations: find or make that copy. */
-static FuncInfo *specialise(Sema *s, FuncInfo *f, Node *call) {
+ * types of each call, ignoring its annotations: find or make the copy for
+ * the types args (literals stripped). */
+static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
     for (int k = 0; k < f->spec_count; k++) {
         FuncInfo *sp = f->specs[k];
         bool same = true;
-        for (int i = 0; i < call->item_len && same; i++) same = type_equal(sp->params[i]->ty, type_strip(call->items[i]->ty));
+        for (int i = 0; i < f->param_count && same; i++) same = type_equal(sp->params[i]->ty, args[i]);
         if (same) return sp;
     }
     FuncInfo *sp = declare_function(s, node_clone(s->arena, f->def));
@@ -1081,7 +1082,7 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Node *call) {
     sp->debug = f->debug;
     sp->lineinfo = f->lineinfo;
     sp->inline_mode = f->inline_mode;
-    for (int i = 0; i < call->item_len; i++) sp->params[i]->ty = type_strip(call->items[i]->ty);
+    for (int i = 0; i < f->param_count; i++) sp->params[i]->ty = args[i];
     FuncInfo **grown = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
     if (f->spec_count) memcpy(grown, f->specs, sizeof(FuncInfo *) * (size_t)f->spec_count);
     grown[f->spec_count++] = sp;
@@ -1093,6 +1094,8 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Node *call) {
     u->funcs = funcs;
     return sp;
 }
+
+static Type *type_callee(Sema *s, Node *call, FuncInfo *f);
 
 static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
     if (f->is_kernel) {
@@ -1116,7 +1119,9 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
                            sema_type_name(s, call->items[i]->ty));
                 return &ty_error;
             }
-        f = specialise(s, f, call);
+        Type **args = new_casts(s, call->item_len);
+        for (int i = 0; i < call->item_len; i++) args[i] = type_strip(call->items[i]->ty);
+        f = specialise(s, f, args);
     }
     call->sym = f->sym;
     call->casts = new_casts(s, call->item_len);
@@ -1130,6 +1135,11 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
         call->casts[i] = want;
         if (want->kind == TY_ARRAY) sema_note_access(s, call->items[i], true, true);
     }
+    return type_callee(s, call, f);
+}
+
+/* The type of a call of f, typing f first if it is not yet. */
+static Type *type_callee(Sema *s, Node *call, FuncInfo *f) {
     if (f->typing && !f->ret) {
         sema_error(s, call->span, "recursive call to '%s' needs its return type annotated", f->def->name);
         return &ty_error;
@@ -1834,12 +1844,34 @@ static char *find_module_file(Sema *s, const char *dotted) {
     return NULL;
 }
 
+/* Parses file, the source at path, and declares it as an imported module:
+ * its device functions and constants in the module's globals. */
+static LoadedModule *declare_source(Sema *s, const char *path, int file) {
+    LoadedModule *m = ARENA_NEW(s->arena, LoadedModule);
+    m->path = path;
+    m->globals = ARENA_NEW(s->arena, Scope);
+    m->loading = true;
+    vec_push(s->arena, s->modules, m);
+    int errors = s->diag->error_count;
+    TokenArray toks = lex_file(s->arena, s->diag, file);
+    Node *module = parse_module(s->arena, s->diag, file, &toks);
+    if (s->diag->error_count == errors) {
+        Sema sub = {.unit = s->unit, .arena = s->arena, .diag = s->diag, .globals = m->globals, .imported = true,
+                    .modules = s->modules, .reported = s->reported};
+        Vec funcs = {0};
+        declare_module(&sub, module, &funcs);
+        prepare_functions(&sub, (FuncInfo **)funcs.items, funcs.len);
+    }
+    m->loading = false;
+    return m;
+}
+
 /* Loads, parses and declares an imported .pyk module once; its device
  * functions and constants become available to the importer. */
 static Scope *load_module(Sema *s, const char *dotted, Span at) {
     char *path = find_module_file(s, dotted);
     if (!path) {
-        sema_error(s, at, "cannot import '%s': no %s.pyk beside the input or in the -I directories, and pykc knows numba, numba.cuda, math and numpy",
+        sema_error(s, at, "cannot import '%s': no %s.pyk beside the input or in the -I directories, and pykc knows numba, numba.cuda, math, cmath and numpy",
                    dotted, dotted);
         return NULL;
     }
@@ -1859,27 +1891,49 @@ static Scope *load_module(Sema *s, const char *dotted, Span at) {
         sema_error(s, at, "cannot read '%s': %s", path, why);
         return NULL;
     }
-    LoadedModule *m = ARENA_NEW(s->arena, LoadedModule);
-    m->path = path;
-    m->globals = ARENA_NEW(s->arena, Scope);
-    m->loading = true;
-    vec_push(s->arena, s->modules, m);
     Unit *u = s->unit;
     const char **deps = ARENA_ARRAY(s->arena, const char *, u->dep_count + 1);
     if (u->dep_count) memcpy(deps, u->deps, sizeof(char *) * (size_t)u->dep_count);
     deps[u->dep_count++] = path;
     u->deps = deps;
-    TokenArray toks = lex_file(s->arena, s->diag, file);
-    Node *module = parse_module(s->arena, s->diag, file, &toks);
-    if (s->diag->error_count == errors) {
-        Sema sub = {.unit = u, .arena = s->arena, .diag = s->diag, .globals = m->globals, .imported = true,
-                    .modules = s->modules, .reported = s->reported};
-        Vec funcs = {0};
-        declare_module(&sub, module, &funcs);
-        prepare_functions(&sub, (FuncInfo **)funcs.items, funcs.len);
-    }
-    m->loading = false;
+    LoadedModule *m = declare_source(s, path, file);
     return s->diag->error_count == errors ? m->globals : NULL;
+}
+
+/* pykc's own module `name` (builtins.c holds its source), loaded once. Its
+ * functions are named module.function in the output: no kernel's name can
+ * clash with them. */
+static Scope *load_own_module(Sema *s, const char *name) {
+    const char *path = arena_printf(s->arena, "<pykc>/%s.pyk", name);
+    for (int i = 0; i < s->modules->len; i++) {
+        LoadedModule *m = s->modules->items[i];
+        if (strcmp(m->path, path) == 0) return m->globals;
+    }
+    const char *text = own_module_source(name);
+    if (!text) return NULL;
+    int errors = s->diag->error_count;
+    LoadedModule *m = declare_source(s, path, diag_add_source(s->diag, path, text, strlen(text)));
+    if (s->diag->error_count != errors) ice("pykc's own module %s does not compile", name);
+    for (int i = 0; i < m->globals->count; i++) {
+        Sym *sym = m->globals->syms[i];
+        if (sym->kind == SYM_FUNC) sym->func->def->name = arena_printf(s->arena, "%s.%s", name, sym->name);
+    }
+    return m->globals;
+}
+
+Type *sema_call_own(Sema *s, Node *call, const char *module, const char *name, Type *const *args) {
+    Scope *members = load_own_module(s, module);
+    const char *typed = name;
+    for (int i = 0; i < call->item_len; i++) typed = arena_printf(s->arena, "%s_%s", typed, type_name(s->arena, args[i]));
+    Sym *sym = members ? scope_find(members, typed) : NULL;
+    if (!sym && members) sym = scope_find(members, name);
+    if (!sym || sym->kind != SYM_FUNC || sym->func->param_count != call->item_len)
+        ice("pykc's own module %s has no function %s of %d arguments", module, name, call->item_len);
+    FuncInfo *f = specialise(s, sym->func, args);
+    call->sym = f->sym;
+    call->casts = new_casts(s, call->item_len);
+    memcpy(call->casts, args, sizeof(Type *) * (size_t)call->item_len);
+    return type_callee(s, call, f);
 }
 
 static void import_module(Sema *s, Node *alias) {
@@ -1926,7 +1980,7 @@ static void import_from(Sema *s, Node *n) {
         return;
     }
     if (!mod) {
-        sema_error(s, n->lhs ? n->lhs->span : n->span, "cannot import from '%s': pykc knows numba, numba.cuda, math and numpy",
+        sema_error(s, n->lhs ? n->lhs->span : n->span, "cannot import from '%s': pykc knows numba, numba.cuda, math, cmath and numpy",
                    n->name ? n->name : ".");
         return;
     }

@@ -18,7 +18,7 @@ FUZZ_FE := $(FUZZ_DIR)/fuzz_frontend
 FUZZ_FE_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c src/ssa.c
 FUZZ_FE_OBJS := $(FUZZ_FE_SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_CFLAGS := $(CSTD) -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
-  -fno-sanitize-recover=all -DPYKC_ARENA_MALLOC -Isrc
+  -fno-sanitize-recover=all -DPYKC_ARENA_MALLOC -Isrc -I$(BUILD)/gen
 FUZZ_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=8192 -dict=tests/fuzz/fuzz_frontend.dict \
   -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/
 
@@ -28,6 +28,8 @@ TEST_SUITES += test-fuzz
 $(FUZZ_DIR)/obj/%.o: src/%.c src/pykc.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_DIR)/obj/builtins.o: src/libdevice_funcs.def $(BUILD)/gen/cmath.pyk.inc
 
 $(FUZZ_FE): tests/fuzz/fuzz_frontend.c $(FUZZ_FE_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ -lm

@@ -776,6 +776,107 @@ def _(rng):
                numba_tol=EXACT)
 
 
+# ---- cmath ------------------------------------------------------------------------------
+
+# The complex columns of cmath128 and cmath64, as CPython's cmath computes
+# them: numba-cuda's formulas are CPython's (c_acos, c_tanh, ...) and NumPy's
+# npy_csqrt, so away from special values the two differ only by rounding.
+_CMATH128 = ["sqrt", "exp", "log", "log10", "log_base", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+             "tanh", "asinh", "acosh", "atanh", "rect"]
+_CMATH64 = ["sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh",
+            "rect"]
+
+
+def _cmath_columns(z, w, names):
+    import cmath
+
+    def one(name, v, base):
+        v = complex(v)
+        if name == "log_base":
+            return cmath.log(v, complex(base))
+        if name == "rect":
+            return cmath.rect(v.real, v.imag)
+        return getattr(cmath, name)(v)
+    return np.array([[one(name, v, b) for name in names] for v, b in zip(z, w)], np.complex128)
+
+
+def _cmath_reals(z):
+    import cmath
+    f = np.array([[*cmath.polar(complex(v)), cmath.phase(complex(v))] for v in z])
+    p = np.stack([np.isnan(z), np.isinf(z), np.isfinite(z)], axis=1)
+    return f, p
+
+
+def _cmath128_run(z, w, tol, numba_tol):
+    n = z.size
+    o, f, p = np.zeros((n, 18), np.complex128), np.zeros((n, 3)), np.zeros((n, 3), np.bool_)
+    want_f, want_p = _cmath_reals(z)
+    return Run(blocks(n, 64), 64, [z, w, o, f, p], {2: _cmath_columns(z, w, _CMATH128), 3: want_f, 4: want_p},
+               tol=tol, numba_tol=numba_tol)
+
+
+@case("cmath_c128", "cmath128")
+def _(rng):
+    z = _complex(rng, 300) * 2
+    w = _complex(rng, 300) + 3
+    # libdevice's functions are within 2 ulp of the exact ones, and a few
+    # roundings compound in the longer formulas (acos, atanh); against
+    # numba-cuda, which calls the same libdevice functions, an fma
+    # contracted differently may move the last bit
+    return _cmath128_run(z, w, Tol(rtol=1e-12, atol=1e-13), Tol(rtol=1e-15, atol=1e-15))
+
+
+# Zeros of either sign, tiny and large parts, infinities with NaNs: inputs on
+# which numba-cuda's special cases give what CPython's cmath gives for every
+# function (it raises for overflowing ones, and some NaN signs differ).
+_CMATH_SPECIALS = [complex(r, i) for r, i in [
+    (0.0, 0.5), (0.0, -2.0), (0.0, 1e-300), (-0.0, 0.5), (-0.0, -2.0), (-0.0, 1e-300), (1.0, 1.0), (1.0, -1.0),
+    (1.0, -2.0), (1.0, 1e-300), (-1.0, 1.0), (-1.0, -1.0), (-1.0, -2.0), (-1.0, 1e-300), (0.5, 0.0), (0.5, -0.0),
+    (0.5, 0.5), (0.5, -2.0), (0.5, 1e-300), (-2.0, 0.0), (-2.0, -0.0), (-2.0, 1.0), (-2.0, -1.0), (-2.0, 0.5),
+    (-2.0, -2.0), (-2.0, 1e-300), (1e-300, 0.0), (1e-300, -0.0), (1e-300, 1.0), (1e-300, -1.0), (1e-300, 0.5),
+    (1e-300, -2.0), (1e-300, 1e-300), (np.inf, np.nan), (-np.inf, np.nan), (np.nan, np.inf), (np.nan, -np.inf),
+    (np.nan, np.nan)]]
+
+
+@case("cmath_c128", "cmath128", "special values")
+def _(rng):
+    z = np.array(_CMATH_SPECIALS, np.complex128)
+    w = np.full(z.size, 2 + 1j, np.complex128)
+    # numba-cuda and pykc run the same special cases: equal bits
+    return _cmath128_run(z, w, Tol(rtol=1e-13, atol=1e-300), BITS)
+
+
+@case("cmath_c64", "cmath64")
+def _(rng):
+    n = 300
+    z = _complex(rng, n, np.complex64) * 2
+    want_o = _cmath_columns(z, z, _CMATH64).astype(np.complex64)
+    want_d = _cmath_columns(z, z, ["acosh", "log10", "tanh"])
+    want_f = _cmath_reals(z)[0].astype(np.float32)
+    o, d, f = np.zeros((n, 14), np.complex64), np.zeros((n, 3), np.complex128), np.zeros((n, 3), np.float32)
+    # float32 libdevice functions (2 ulp) in formulas of a few steps, some
+    # of them in double; against numba-cuda, which computes in the same
+    # precisions, a last bit of float32
+    return Run(blocks(n, 64), 64, [z, o, d, f], {1: want_o, 2: want_d, 3: want_f},
+               tol=Tol(rtol=2e-5, atol=2e-6), numba_tol=Tol(rtol=5e-7, atol=1e-7))
+
+
+@case("cmath_c64", "cmath_reals")
+def _(rng):
+    import cmath
+    n = 200
+    x = rng.standard_normal(n).astype(np.float32)
+    x[:3] = [np.nan, np.inf, -0.0]
+    k = rng.integers(-50, 50, n).astype(np.int32)
+    want_o = np.array([[cmath.sqrt(complex(v)), cmath.exp(complex(v))] for v in x.astype(np.float64)],
+                      np.complex128).astype(np.complex64)
+    want_d = np.array([[cmath.sqrt(complex(v)), cmath.atan(complex(v))] for v in k.astype(np.float64)])
+    want_p = np.stack([np.isnan(x), np.ones(n, np.bool_)], axis=1)
+    o, d, p = np.zeros((n, 2), np.complex64), np.zeros((n, 2), np.complex128), np.zeros((n, 2), np.bool_)
+    return Run(blocks(n, 64), 64, [x, k, o, d, p], {2: want_o, 3: want_d, 4: want_p},
+               tol=Tol(rtol=2e-6, atol=1e-6), numba_tol=Tol(rtol=5e-7, atol=1e-7))
+
+
 # ---- the CUDA API ------------------------------------------------------------------------
 
 
@@ -1130,6 +1231,28 @@ def _(rng):
                       math.pow(v, 2.5) + math.floor(v * 3.3), math.pi * v + math.e] for v in x])
     return Run(blocks(300, 128), 128, [x, np.zeros_like(want)], {1: want},
                tol=Tol(rtol=1e-13, atol=1e-12), numba_tol=ULP64)
+
+
+@case("math_ties", "ties", sim=False)  # the simulator's math.ldexp wants an int exponent
+def _(rng):
+    n = 256
+    h = (rng.standard_normal(n) * 4).astype(np.float16)
+    h[:4] = [0.0, -0.0, 1.0, 0.0]
+    i8 = rng.integers(-128, 128, n).astype(np.int8)
+    b = rng.random(n) < 0.5
+    x = rng.uniform(0.5, 2.0, n).astype(np.float32)
+    k = rng.integers(-6, 7, n).astype(np.int32)
+    h32, prev = h.astype(np.float32), np.roll(h, 1).astype(np.float32)   # h[i - 1] wraps at i = 0
+    m_h, e_h = np.frexp(h32)
+    m_i, e_i = np.frexp(i8.astype(np.float32))
+    m_b, e_b = np.frexp(b.astype(np.float32))
+    f = np.stack([m_h, m_i, m_b, np.nextafter(h32, prev), np.ldexp(h32, np.trunc(prev).astype(np.int32))], axis=1)
+    e = np.stack([e_h, e_i, e_b], axis=1).astype(np.int32)
+    pw = (x.astype(np.float64) ** k).astype(np.float32)
+    out = [np.zeros((n, 5), np.float32), np.zeros((n, 3), np.int32), np.zeros(n, np.float32)]
+    # frexp, nextafter and ldexp are exact; libdevice's powif within 2 ulp
+    return Run(blocks(n, 64), 64, [h, i8, b, x, k, *out], {5: f, 6: e, 7: pw},
+               tol={7: Tol(rtol=2.4e-7)}, numba_tol=EXACT)
 
 
 @case("math_predicates", "preds")
