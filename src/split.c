@@ -19,10 +19,12 @@
  * codegen compiles the whole module on one thread, as it does for -j1, one
  * kernel, or debug information (whose DWARF sections do not join as text).
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "pykc.h"
 
 #include <llvm-c/Core.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,8 +43,16 @@ typedef struct Piece {
 
 /* ---- which kernels go where --------------------------------------------- */
 
+/* The cores this process may run on (taskset and cgroup cpusets narrow
+ * them), else the cores online. */
+static long usable_cores(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int split_threads(int jobs) {
-    long n = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    long n = jobs > 0 ? jobs : usable_cores();
     return n < 1 ? 1 : n > SPLIT_MAX_PIECES ? SPLIT_MAX_PIECES : (int)n;
 }
 
