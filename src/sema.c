@@ -246,6 +246,9 @@ static __int128 wide(const ConstValue *c) {
     return c->ty == &ty_uint64 ? (__int128)(uint64_t)c->v.i : (__int128)c->v.i;
 }
 
+/* bool(c), as Python takes it */
+static bool const_truth(const ConstValue *c) { return c->ty == &ty_float64 ? c->v.f != 0 : wide(c) != 0; }
+
 static __int128 mul_pinned(__int128 p, __int128 q) {
     __int128 r;
     if (__builtin_mul_overflow(p, q, &r)) return (p < 0) != (q < 0) ? -FOLD_LIMIT : FOLD_LIMIT;
@@ -353,12 +356,15 @@ static ConstValue *fold(Sema *s, Node *n) {
     case ND_UNARY: {
         ConstValue *a = fold(s, n->rhs);
         if (!a || a->ty->kind == TY_TUPLE) return NULL;
+        bool is_int = a->ty != &ty_float64;
+        /* Python's ints: -(-2**63) is 2**63, a uint64 to Numba */
+        if (is_int && n->op == OP_NEG) return pinned_at_limit(a) ? a : int_result(s, -wide(a));
+        if (is_int && n->op == OP_POS) return int_result(s, wide(a));
+        if (is_int && n->op == OP_INVERT) return pinned_at_limit(a) ? a : int_result(s, ~wide(a));
         c = new_const(s, a->ty == &ty_bool ? &ty_int64 : a->ty);
-        /* ints wrap as int64 arithmetic does: -(-2**63) is -2**63 */
-        if (n->op == OP_NEG) { if (a->ty == &ty_float64) c->v.f = -a->v.f; else c->v.i = (int64_t)(0 - (uint64_t)a->v.i); }
+        if (n->op == OP_NEG) c->v.f = -a->v.f;
         else if (n->op == OP_POS) c->v = a->v;
-        else if (n->op == OP_INVERT && a->ty != &ty_float64) c->v.i = ~a->v.i;
-        else if (n->op == OP_NOT) { c->ty = &ty_bool; c->v.i = c->v.b = a->ty == &ty_float64 ? a->v.f == 0 : a->v.i == 0; }
+        else if (n->op == OP_NOT) { c->ty = &ty_bool; c->v.i = c->v.b = !const_truth(a); }
         else return NULL;
         return c;
     }
@@ -388,7 +394,7 @@ static ConstValue *fold(Sema *s, Node *n) {
         for (int i = 0; i < n->item_len; i++) {
             last = fold(s, n->items[i]);
             if (!last || last->ty->kind == TY_TUPLE) return NULL;
-            bool truth = last->ty == &ty_float64 ? last->v.f != 0 : last->v.i != 0;
+            bool truth = const_truth(last);
             if (truth == (n->op == OP_OR)) return last;
         }
         return last;
@@ -396,7 +402,7 @@ static ConstValue *fold(Sema *s, Node *n) {
     case ND_IFEXP: {
         ConstValue *cond = fold(s, n->cond);
         if (!cond || cond->ty->kind == TY_TUPLE) return NULL;
-        bool truth = cond->ty == &ty_float64 ? cond->v.f != 0 : cond->v.i != 0;
+        bool truth = const_truth(cond);
         return fold(s, truth ? n->then : n->els);
     }
     case ND_SUBSCRIPT: {
@@ -414,7 +420,7 @@ static ConstValue *fold(Sema *s, Node *n) {
             callee->dtype->kind == TY_COMPLEX)
             return NULL;
         c = new_const(s, callee->dtype);
-        double f = a->ty == &ty_float64 ? a->v.f : (double)a->v.i;
+        double f = a->ty == &ty_float64 ? a->v.f : (double)wide(a);
         if (callee->dtype->kind == TY_FLOAT) c->v.f = f;
         else c->v.i = a->ty == &ty_float64 ? (int64_t)a->v.f : a->v.i;
         if (callee->dtype->kind == TY_BOOL) c->v.i = c->v.b = (f != 0);
@@ -625,6 +631,12 @@ static Type *read_version(Sema *s, Sym *v, Node *at) {
     return &ty_error;
 }
 
+static bool holds_too_big(const ConstValue *c) {
+    for (int i = 0; i < c->elem_count; i++)
+        if (holds_too_big(c->elems[i])) return true;
+    return c->too_big;
+}
+
 static Type *type_name_ref(Sema *s, Node *n) {
     if (is_version(n->sym)) return read_version(s, n->sym, n);
     Sym *sym = lookup(s, n->name);
@@ -638,6 +650,12 @@ static Type *type_name_ref(Sema *s, Node *n) {
         return &ty_error;
     }
     n->sym = sym;
+    if (sym->kind == SYM_CONST && holds_too_big(sym->value)) {
+        /* Numba types a global where a function reads it, and refuses it there */
+        sema_error(s, n->span, "module constant '%s' is an integer too large for uint64: Numba types ints as int64 or uint64%s",
+                   n->name, pinned_at_limit(sym->value) ? " (and pykc folds none beyond 2 ** 100, even in between)" : "");
+        return &ty_error;
+    }
     if (sym->kind == SYM_CONST) return const_type(s, sym->value);
     return sym->ty ? sym->ty : &ty_error;
 }
@@ -2164,12 +2182,6 @@ static void define_constant(Sema *s, Node *n) {
     ConstValue *c = fold(s, n->rhs);
     if (!c && s->fold_error) {
         sema_error(s, n->rhs->span, "%s in the value of module constant '%s'", s->fold_error, target->name);
-        bind_silent_error(s, target);
-        return;
-    }
-    if (c && c->too_big) {
-        sema_error(s, n->rhs->span, "integer constant too large for uint64: Numba types ints as int64 or uint64%s",
-                   pinned_at_limit(c) ? " (and pykc folds none beyond 2 ** 100, even in between)" : "");
         bind_silent_error(s, target);
         return;
     }
