@@ -1922,6 +1922,7 @@ static Scope *load_module(Sema *s, const char *dotted, Span at) {
  * functions are named module.function in the output: no kernel's name can
  * clash with them. */
 static Scope *load_own_module(Sema *s, const char *name) {
+    if (s->diag->stop) return NULL; /* past the error limit the parser reads nothing */
     const char *path = arena_printf(s->arena, "<pykc>/%s.pyk", name);
     for (int i = 0; i < s->modules->len; i++) {
         LoadedModule *m = s->modules->items[i];
@@ -1941,6 +1942,7 @@ static Scope *load_own_module(Sema *s, const char *name) {
 
 Type *sema_call_own(Sema *s, Node *call, const char *module, const char *name, Type *const *args) {
     Scope *members = load_own_module(s, module);
+    if (!members && s->diag->stop) return &ty_error;
     const char *typed = name;
     for (int i = 0; i < call->item_len; i++) typed = arena_printf(s->arena, "%s_%s", typed, type_name(s->arena, args[i]));
     Sym *sym = members ? scope_find(members, typed) : NULL;
