@@ -609,6 +609,7 @@ struct FuncInfo {
     bool fastmath, debug, lineinfo, cooperative;
     int max_registers, launch_bounds;
     const char *inline_mode; /* "never", "always" or NULL */
+    bool prepared;           /* decorators and parameters read */
     bool typing, typed;      /* in progress (recursion), finished */
     bool has_signature;      /* an eager signature fixed the types */
     bool typed_quietly;      /* typed inside a silent pass: type again to report */

@@ -1092,6 +1092,7 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
         if (same) return sp;
     }
     FuncInfo *sp = declare_function(s, node_clone(s->arena, f->def));
+    sp->prepared = true; /* its types are the call's; its decorators were read on f */
     sp->generic = f;
     sp->globals = f->globals;
     sp->imported = f->imported;
@@ -1115,7 +1116,10 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
 
 static Type *type_callee(Sema *s, Node *call, FuncInfo *f);
 
+static void prepare_function(Sema *s, FuncInfo *f);
+
 static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
+    prepare_function(s, f);
     if (f->is_kernel) {
         sema_error(s, call->span, "kernel '%s' cannot be called like a function (dynamic parallelism is not supported yet)",
                    f->def->name);
@@ -1836,7 +1840,7 @@ static void bind_entity(Sema *s, const char *name, const Entity *e, Span at) {
 }
 
 static void declare_module(Sema *s, Node *module, Vec *funcs);
-static void prepare_functions(Sema *s, FuncInfo **funcs, int n);
+static void prepare_functions(Sema *s, FuncInfo **funcs, int n, bool now);
 
 static bool readable(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -1878,7 +1882,7 @@ static LoadedModule *declare_source(Sema *s, const char *path, int file) {
                     .modules = s->modules, .reported = s->reported};
         Vec funcs = {0};
         declare_module(&sub, module, &funcs);
-        prepare_functions(&sub, (FuncInfo **)funcs.items, funcs.len);
+        prepare_functions(&sub, (FuncInfo **)funcs.items, funcs.len, true);
     }
     m->loading = false;
     return m;
@@ -2268,26 +2272,40 @@ static void declare_module(Sema *s, Node *module, Vec *funcs) {
     for (int i = 0; i < module->body_len; i++) module_statement(s, module->body[i], funcs);
 }
 
-static void prepare_functions(Sema *s, FuncInfo **funcs, int n) {
+/* Reads f's decorators and parameter types, at module level, once: just
+ * before f is typed or called, so that errors come about in source order. */
+static void prepare_function(Sema *s, FuncInfo *f) {
+    if (f->prepared) return;
+    f->prepared = true;
+    Sema outer = *s;
+    s->fn = NULL;
+    s->locals = NULL;
+    s->quiet = false; /* said once, whatever pass of a caller gets here */
+    s->globals = f->globals;
+    s->loop_depth = 0;
+    for (int k = 0; k < f->def->decorator_len; k++) {
+        Node *d = f->def->decorators[k];
+        type_expr(s, d->kind == ND_CALL ? d->func : d);
+    }
+    if (!apply_decorators(s, f)) {
+        /* a decorator that is not cuda.jit was reported as such */
+        if (!f->def->decorator_len) sema_error(s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
+        f->abstract = true;
+    } else {
+        type_parameters(s, f);
+    }
+    *s = outer;
+}
+
+/* Adds funcs to the unit; an imported module's are prepared at once, the
+ * input's as sema_module reaches them. */
+static void prepare_functions(Sema *s, FuncInfo **funcs, int n, bool now) {
     Unit *u = s->unit;
     FuncInfo **all = ARENA_ARRAY(s->arena, FuncInfo *, u->func_count + n + 1);
     if (u->func_count) memcpy(all, u->funcs, sizeof(FuncInfo *) * (size_t)u->func_count);
-    for (int i = 0; i < n; i++) {
-        FuncInfo *f = funcs[i];
-        all[u->func_count++] = f;
-        for (int k = 0; k < f->def->decorator_len; k++) {
-            Node *d = f->def->decorators[k];
-            type_expr(s, d->kind == ND_CALL ? d->func : d);
-        }
-        if (!apply_decorators(s, f)) {
-            /* a decorator that is not cuda.jit was reported as such */
-            if (!f->def->decorator_len) sema_error(s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
-            f->abstract = true;
-            continue;
-        }
-        type_parameters(s, f);
-    }
+    for (int i = 0; i < n; i++) all[u->func_count++] = funcs[i];
     u->funcs = all;
+    for (int i = 0; now && i < n; i++) prepare_function(s, funcs[i]);
 }
 
 bool sema_module(Unit *u) {
@@ -2301,9 +2319,10 @@ bool sema_module(Unit *u) {
     diag_hold(u->diag); /* errors come as the functions are typed; they print in source order */
     declare_module(&s, u->module, &funcs);
     check_defines_exist(&s);
-    prepare_functions(&s, (FuncInfo **)funcs.items, funcs.len);
+    prepare_functions(&s, (FuncInfo **)funcs.items, funcs.len, false);
     int kernels = 0;
     for (int i = 0; i < u->func_count; i++) {
+        prepare_function(&s, u->funcs[i]);
         type_function(&s, u->funcs[i]);
         kernels += u->funcs[i]->is_kernel && !u->funcs[i]->imported;
     }
