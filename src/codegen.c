@@ -112,6 +112,7 @@ static LLVMValueRef i64c(CodeGen *g, long long v) { return const_int(g, i64(g), 
 /* ---- conversions ------------------------------------------------------------------- */
 
 static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t);
+static LLVMValueRef intrinsic(CodeGen *g, const char *name, LLVMTypeRef *overloads, int no, LLVMValueRef *args, int n);
 
 /* Converts v of type from to type to, as Numba's context.cast does. */
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to) {
@@ -130,8 +131,14 @@ static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const 
     }
     if (from->kind == TY_INT && to->kind == TY_FLOAT)
         return from->is_signed ? LLVMBuildSIToFP(b, v, dst, "") : LLVMBuildUIToFP(b, v, dst, "");
-    if (from->kind == TY_FLOAT && to->kind == TY_INT)
+    if (from->kind == TY_FLOAT && to->kind == TY_INT) {
+        /* numba-cuda casts float16 with cvt.rni: to the nearest, ties to even */
+        if (from->bits == 16) {
+            LLVMTypeRef half = LLVMTypeOf(v);
+            v = intrinsic(g, "llvm.roundeven", &half, 1, &v, 1);
+        }
         return to->is_signed ? LLVMBuildFPToSI(b, v, dst, "") : LLVMBuildFPToUI(b, v, dst, "");
+    }
     if (from->kind == TY_FLOAT && to->kind == TY_FLOAT)
         return to->bits > from->bits ? LLVMBuildFPExt(b, v, dst, "") : LLVMBuildFPTrunc(b, v, dst, "");
     if (to->kind == TY_COMPLEX) {

@@ -607,7 +607,9 @@ def _(rng):
     return Run(blocks(n, 64), 64, [x, np.zeros_like(o)], {1: o})
 
 
-@case("ssa_versions", "versions", sim=False)
+@case("ssa_versions", "versions", sim=False,
+      xfail="int /= int: numba-cuda's typemap makes y.1 int64, as pykc does, but its code keeps the float64 "
+            "quotient (f = 1.75 + 0.5 for a = 7 on an H100); pykc stores the int64")
 def _(rng):
     n = 300
     a = rng.integers(-2**40, 2**40, n).astype(np.int64)
@@ -842,8 +844,10 @@ _CMATH_SPECIALS = [complex(r, i) for r, i in [
 def _(rng):
     z = np.array(_CMATH_SPECIALS, np.complex128)
     w = np.full(z.size, 2 + 1j, np.complex128)
-    # numba-cuda and pykc run the same special cases: equal bits
-    return _cmath128_run(z, w, Tol(rtol=1e-13, atol=1e-300), BITS)
+    # numba-cuda and pykc run the same special cases; NVVM and LLVM contract
+    # a*b+c into fma at different places, which moves a last bit (22 of 684
+    # values on an H100)
+    return _cmath128_run(z, w, Tol(rtol=1e-13, atol=1e-300), ULP64)
 
 
 @case("cmath_c64", "cmath64")
@@ -1246,7 +1250,7 @@ def _(rng):
     m_h, e_h = np.frexp(h32)
     m_i, e_i = np.frexp(i8.astype(np.float32))
     m_b, e_b = np.frexp(b.astype(np.float32))
-    f = np.stack([m_h, m_i, m_b, np.nextafter(h32, prev), np.ldexp(h32, np.trunc(prev).astype(np.int32))], axis=1)
+    f = np.stack([m_h, m_i, m_b, np.nextafter(h32, prev), np.ldexp(h32, np.rint(prev).astype(np.int32))], axis=1)
     e = np.stack([e_h, e_i, e_b], axis=1).astype(np.int32)
     pw = (x.astype(np.float64) ** k).astype(np.float32)
     out = [np.zeros((n, 5), np.float32), np.zeros((n, 3), np.int32), np.zeros(n, np.float32)]
