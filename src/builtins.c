@@ -380,6 +380,8 @@ static Type *type_shfl(Sema *s, Node *call, const Entity *e) {
     return as;
 }
 
+static Type *value_type(Type *t) { return t->kind == TY_OPTIONAL ? t->dtype : t; }
+
 /* min and max: Numba unifies the arguments (MinMaxBase). */
 static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
     if (nargs(call) < 2 || call->kwarg_len) {
@@ -395,8 +397,9 @@ static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
                    e->path + 9, sema_arg_types(s, call), e->path + 9);
         return &ty_error;
     }
-    Type *t = arg_type(call, 0);
-    for (int i = 1; i < nargs(call) && t; i++) t = type_unify(sema_arena(s), t, arg_type(call, i));
+    /* no Optional is a number: Numba's retry with their values is the match */
+    Type *t = value_type(arg_type(call, 0));
+    for (int i = 1; i < nargs(call) && t; i++) t = type_unify(sema_arena(s), t, value_type(arg_type(call, i)));
     if (!t || !is_scalar(t) || t->kind == TY_COMPLEX) {
         sema_error(s, call->span, "%s needs scalar arguments that unify", e->path + 9);
         return &ty_error;
@@ -860,3 +863,5 @@ const char *entity_module_path(const char *import_name) {
         if (strcmp(known[i], import_name) == 0) return known[i];
     return NULL;
 }
+
+bool entity_takes_optionals(const Entity *e) { return e->type_call == type_minmax; }

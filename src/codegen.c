@@ -97,6 +97,10 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
         for (int i = 0; i < t->elem_count; i++) fields[i] = llvm_type(g, t->dtype);
         return LLVMStructTypeInContext(g->ctx, fields, (unsigned)t->elem_count, false);
     }
+    case TY_OPTIONAL: { /* numba's OptionalModel: the value and whether there is one */
+        LLVMTypeRef fields[] = {llvm_type(g, t->dtype), i1(g)};
+        return LLVMStructTypeInContext(g->ctx, fields, 2, false);
+    }
     case TY_GRID_GROUP: return i64(g); /* the grid workspace's address */
     case TY_NONE: return LLVMVoidTypeInContext(g->ctx);
     default: return i8(g);
@@ -113,10 +117,38 @@ static LLVMValueRef i64c(CodeGen *g, long long v) { return const_int(g, i64(g), 
 
 static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t);
 static LLVMValueRef intrinsic(CodeGen *g, const char *name, LLVMTypeRef *overloads, int no, LLVMValueRef *args, int n);
+static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to);
+static LLVMBasicBlockRef new_block(CodeGen *g, const char *name);
+static void gen_raise(CodeGen *g);
+
+static LLVMValueRef make_optional(CodeGen *g, const Type *opt, LLVMValueRef value, LLVMValueRef valid) {
+    LLVMValueRef o = LLVMBuildInsertValue(g->b, LLVMGetUndef(llvm_type(g, opt)), value, 0, "");
+    return LLVMBuildInsertValue(g->b, o, valid, 1, "");
+}
+
+/* optional.py's casts: None is an Optional without a value (a null one),
+ * a value one with it, Optional to Optional keeps None; Optional(T) to
+ * anything else is its value, and where there is none the function
+ * returns, as numba-cuda's TypeError does without debug=True. */
+static LLVMValueRef convert_optional(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to) {
+    if (to->kind == TY_OPTIONAL) {
+        if (from->kind == TY_NONE) return LLVMConstNull(llvm_type(g, to));
+        if (from->kind != TY_OPTIONAL) return make_optional(g, to, convert(g, v, from, to->dtype), LLVMConstInt(i1(g), 1, false));
+        LLVMValueRef data = convert(g, LLVMBuildExtractValue(g->b, v, 0, ""), from->dtype, to->dtype);
+        return make_optional(g, to, data, LLVMBuildExtractValue(g->b, v, 1, ""));
+    }
+    LLVMBasicBlockRef none = new_block(g, "optional.none"), some = new_block(g, "optional.some");
+    LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, v, 1, ""), some, none);
+    LLVMPositionBuilderAtEnd(g->b, none);
+    gen_raise(g);
+    LLVMPositionBuilderAtEnd(g->b, some);
+    return convert(g, LLVMBuildExtractValue(g->b, v, 0, ""), from->dtype, to);
+}
 
 /* Converts v of type from to type to, as Numba's context.cast does. */
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to) {
     if (type_equal(from, to) || to->kind == TY_ERROR) return v;
+    if (from->kind == TY_OPTIONAL || to->kind == TY_OPTIONAL) return convert_optional(g, v, from, to);
     LLVMBuilderRef b = g->b;
     LLVMTypeRef dst = llvm_type(g, to);
     if (to->kind == TY_BOOL) return to_bool(g, v, from);
@@ -1096,7 +1128,7 @@ static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
 }
 
 static LLVMValueRef gen_unary(CodeGen *g, Node *n) {
-    if (n->op == OP_NOT) return LLVMBuildNot(g->b, to_bool(g, gen_expr(g, n->rhs), n->rhs->ty), "");
+    if (n->op == OP_NOT) return LLVMBuildNot(g->b, to_bool(g, gen_cast(g, n->rhs, n->casts[0]), n->casts[0]), "");
     const Type *t = n->casts[0];
     LLVMValueRef v = gen_cast(g, n->rhs, t);
     LLVMValueRef r = v;
@@ -1114,6 +1146,22 @@ static LLVMValueRef gen_unary(CodeGen *g, Node *n) {
     return convert(g, r, t, n->ty);
 }
 
+/* `is`: None is None, an Optional is None where it has no value
+ * (optional.py); values of other types are never identical. */
+static LLVMValueRef identity(CodeGen *g, Op op, LLVMValueRef a, const Type *ta, LLVMValueRef b, const Type *tb) {
+    if (tb->kind == TY_OPTIONAL) {
+        LLVMValueRef v = a;
+        const Type *t = ta;
+        a = b, ta = tb, b = v, tb = t;
+    }
+    if (ta->kind == TY_OPTIONAL && tb->kind == TY_NONE) {
+        LLVMValueRef valid = LLVMBuildExtractValue(g->b, a, 1, "");
+        return op == OP_ISNOT ? valid : LLVMBuildNot(g->b, valid, "");
+    }
+    bool same = type_equal(ta, tb) && ta->kind == TY_NONE;
+    return LLVMConstInt(i1(g), same == (op == OP_IS), false);
+}
+
 /* a < b < c: each operand evaluated once, stopping at the first false. */
 static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
     LLVMBasicBlockRef done = new_block(g, "cmp.done");
@@ -1127,8 +1175,7 @@ static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
         const Type *ta = n->casts[2 * i], *tb = n->casts[2 * i + 1];
         Op op = n->ops[i];
         if (op == OP_IS || op == OP_ISNOT) {
-            bool same = type_equal(n->items[i]->ty, n->items[i + 1]->ty) && n->items[i]->ty->kind == TY_NONE;
-            result = LLVMConstInt(i1(g), same == (op == OP_IS), false);
+            result = identity(g, op, left, n->items[i]->ty, right, n->items[i + 1]->ty);
         } else if (ta->kind == TY_TUPLE) {
             result = compare_tuples(g, op, left, right, ta, tb);
         } else {

@@ -397,6 +397,7 @@ typedef enum {
     TY_ERROR,    /* after an error: silences cascades */
     TY_NONE, TY_BOOL, TY_INT, TY_FLOAT, TY_COMPLEX,
     TY_ARRAY, TY_TUPLE,
+    TY_OPTIONAL, /* Numba's OptionalType(T): a T or None; dtype is T */
     TY_VECTOR,   /* a CUDA vector type: float32x4, int2 (vector_types.py) */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
@@ -440,6 +441,8 @@ Type *type_tuple(Arena *a, Type **elems, int n);
 Type *type_unituple(Arena *a, Type *elem, int n);
 Type *type_dtype(Arena *a, Type *t);
 Type *type_range(Arena *a, Type *elem);
+/* OptionalType(of), of without its literal value. */
+Type *type_optional(Arena *a, Type *of);
 Type *type_entity(Arena *a, const Entity *e);
 Type *type_func(Arena *a, Node *def);
 /* Numba's literal types: what a constant or a name bound to one types as
@@ -545,6 +548,9 @@ struct Entity {
 };
 
 const Entity *entity_lookup(const char *path);
+/* Whether the entity's typing rule takes OptionalType arguments as their
+ * values, as Numba's template retries them. */
+bool entity_takes_optionals(const Entity *e);
 /* The source of pykc's own module `name`, in the kernel language
  * (src/lib/NAME.pyk), or NULL. */
 const char *own_module_source(const char *name);

@@ -973,7 +973,7 @@ static Type *type_unary(Sema *s, Node *n) {
         n->casts[0] = &ty_int64;
         return lit;
     }
-    if (n->op == OP_NOT && n->rhs->ty->kind != TY_ERROR) {
+    if (n->op == OP_NOT && n->rhs->ty->kind != TY_ERROR && n->rhs->ty->kind != TY_OPTIONAL) {
         /* numba-cuda has no truth value for arrays or vectors */
         if (n->rhs->ty->kind == TY_ARRAY || n->rhs->ty->kind == TY_VECTOR) {
             sema_error(s, n->span, "operator 'not' is not supported for %s", sema_type_name(s, n->rhs->ty));
@@ -992,6 +992,13 @@ static Type *type_compare(Sema *s, Node *n) {
         if (resolve_op(s, n, n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i])->kind == TY_ERROR)
             return &ty_error;
     return &ty_bool;
+}
+
+/* A condition's truth value: numba-cuda has none for arrays, vectors or an
+ * Optional (bool() of OptionalType(T) finds no match). */
+static void check_truth(Sema *s, Node *cond, Type *t) {
+    if (t->kind != TY_ERROR && !is_scalar(t) && t->kind != TY_NONE && t->kind != TY_TUPLE)
+        sema_error(s, cond->span, "%s cannot be used as a condition", sema_type_name(s, t));
 }
 
 /* `a and b` and `a if c else b` are joins: their type unifies the arms. */
@@ -1016,6 +1023,10 @@ static Type *type_boolop(Sema *s, Node *n) {
         Type *it = type_expr(s, n->items[i]);
         if (decided) continue; /* typed for codegen's sake, never the result */
         bool last = i + 1 == n->item_len;
+        if (!last && it->kind == TY_OPTIONAL) { /* its truth decides where to go */
+            check_truth(s, n->items[i], it);
+            return &ty_error;
+        }
         if (it->literal && !last && (it->lit_value != 0) != (n->op == OP_OR)) continue;
         decided = it->literal && !last;
         if (decided && !t) { /* the result is this constant */
@@ -1206,6 +1217,19 @@ static bool is_scalar_method(const Node *func) {
     return func->kind == ND_ATTR && (!strcmp(func->name, "conjugate") || !strcmp(func->name, "bit_count"));
 }
 
+/* Numba retries a template that finds no match with each Optional argument
+ * as its value; pykc's typing rules take that path where entity_takes_optionals
+ * says so (cases resolve it through the conversions), and refuse the rest. */
+static bool check_no_optionals(Sema *s, Node *call, const Entity *e) {
+    for (int i = 0; i < call->item_len; i++)
+        if (call->items[i]->ty->kind == TY_OPTIONAL) {
+            sema_error(s, call->items[i]->span, "%s of %s is not supported: test it with `is not None` first",
+                       e->path, sema_type_name(s, call->items[i]->ty));
+            return false;
+        }
+    return true;
+}
+
 static Type *type_call(Sema *s, Node *n) {
     if (is_scalar_method(n->func)) {
         Sym *mod = n->func->lhs->kind == ND_NAME ? lookup(s, n->func->lhs->name) : NULL;
@@ -1218,6 +1242,11 @@ static Type *type_call(Sema *s, Node *n) {
     if (callee->kind == TY_FUNC) return call_device_function(s, n, callee->func->sym->func);
     if (callee->kind == TY_DTYPE) {
         Type *arg = n->item_len == 1 ? n->items[0]->ty : NULL;
+        if (arg && arg->kind == TY_OPTIONAL) { /* numba-cuda's cast typer refuses it */
+            sema_error(s, n->span, "casting %s to %s directly is unsupported: test it with `is not None` first",
+                       sema_type_name(s, arg), sema_type_name(s, callee->dtype));
+            return &ty_error;
+        }
         if (n->item_len != 1 || n->kwarg_len || !is_scalar(arg)) {
             sema_error(s, n->span, "%s() takes one scalar argument", sema_type_name(s, callee->dtype));
             return &ty_error;
@@ -1237,6 +1266,7 @@ static Type *type_call(Sema *s, Node *n) {
     }
     const Entity *e = callee->entity;
     n->entity = e;
+    if (e->type_call && !entity_takes_optionals(e) && !check_no_optionals(s, n, e)) return &ty_error;
     return e->type_call ? e->type_call(s, n, e) : call_cases(s, n, e);
 }
 
@@ -1369,7 +1399,8 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
         sema_error(s, target->span, "cannot store into a module constant array: it lives in constant memory");
         return;
     }
-    if (!is_scalar(value) || type_conversion(value, elem) == CONV_NONE)
+    /* an Optional stores its value, converted (the function returns on None) */
+    if (!is_scalar(value->kind == TY_OPTIONAL ? value->dtype : value) || type_conversion(value, elem) == CONV_NONE)
         sema_error(s, where, "cannot store %s into an array of %s", sema_type_name(s, value), sema_type_name(s, elem));
     sema_note_access(s, target->lhs, false, true);
 }
@@ -1398,11 +1429,7 @@ static void assign_target(Sema *s, Node *target, Type *value, Span where) {
 
 static void type_block(Sema *s, Node **body, int n);
 
-static void type_condition(Sema *s, Node *cond) {
-    Type *t = type_expr(s, cond);
-    if (t->kind != TY_ERROR && !is_scalar(t) && t->kind != TY_NONE && t->kind != TY_TUPLE)
-        sema_error(s, cond->span, "%s cannot be used as a condition", sema_type_name(s, t));
-}
+static void type_condition(Sema *s, Node *cond) { check_truth(s, cond, type_expr(s, cond)); }
 
 /* What iterating over a typed iterable yields: range its ints, an array
  * its elements (a view of a row for several dimensions). */

@@ -105,6 +105,12 @@ Type *type_range(Arena *a, Type *elem) {
     return t;
 }
 
+Type *type_optional(Arena *a, Type *of) {
+    Type *t = new_type(a, TY_OPTIONAL);
+    t->dtype = type_strip(of);
+    return t;
+}
+
 Type *type_entity(Arena *a, const Entity *e) {
     Type *t = new_type(a, TY_ENTITY);
     t->entity = e;
@@ -160,7 +166,7 @@ bool type_equal(const Type *a, const Type *b) {
         for (int i = 0; i < a->elem_count; i++)
             if (!type_equal(a->elems[i], b->elems[i])) return false;
         return true;
-    case TY_DTYPE: case TY_RANGE: return type_equal(a->dtype, b->dtype);
+    case TY_DTYPE: case TY_RANGE: case TY_OPTIONAL: return type_equal(a->dtype, b->dtype);
     case TY_VECTOR: return a->elem_count == b->elem_count && type_equal(a->dtype, b->dtype);
     case TY_ENTITY: return a->entity == b->entity;
     case TY_FUNC: return a->func == b->func;
@@ -243,6 +249,11 @@ static void name_into(const Type *t, char *buf, size_t cap, size_t *len) {
         name_into(t->dtype, buf, cap, len);
         snprintf(tmp, sizeof tmp, "x%d", t->elem_count);
         append(buf, cap, len, tmp);
+        break;
+    case TY_OPTIONAL:
+        append(buf, cap, len, "OptionalType(");
+        name_into(t->dtype, buf, cap, len);
+        append(buf, cap, len, ")");
         break;
     case TY_GRID_GROUP: append(buf, cap, len, "GridGroup"); break;
     case TY_STRING: append(buf, cap, len, "unicode_type"); break;
@@ -334,11 +345,25 @@ static void init_conversions(void) {
     conv_ready = true;
 }
 
+static Conversion at_least(Conversion c, Conversion floor) { return c == CONV_NONE || c >= floor ? c : floor; }
+
+/* Optional's can_convert_to and can_convert_from (types/misc.py): None
+ * promotes to any Optional, a T converts to Optional(U) as T to U but no
+ * better than a promotion, and Optional(T) to U as T to U but no better
+ * than safe, as the conversion may find None (the function then returns). */
+static Conversion optional_conversion(const Type *from, const Type *to) {
+    if (from->kind == TY_OPTIONAL && to->kind == TY_OPTIONAL) return type_conversion(from->dtype, to->dtype);
+    if (from->kind == TY_OPTIONAL) return at_least(type_conversion(from->dtype, to), CONV_SAFE);
+    if (from->kind == TY_NONE) return CONV_PROMOTE;
+    return at_least(type_conversion(from, to->dtype), CONV_PROMOTE);
+}
+
 Conversion type_conversion(const Type *from, const Type *to) {
     if (type_equal(from, to)) return CONV_EXACT;
     from = type_strip((Type *)from);
     to = type_strip((Type *)to);
     if (type_equal(from, to)) return CONV_EXACT;
+    if (from->kind == TY_OPTIONAL || to->kind == TY_OPTIONAL) return optional_conversion(from, to);
     if (!conv_ready) init_conversions();
     int i = scalar_index(from), j = scalar_index(to);
     if (i >= 0 && j >= 0) return conv_matrix[i][j];
@@ -550,12 +575,31 @@ static Type *promote_numbers(Type *x, Type *y) {
     return type_float(bits);
 }
 
+/* NoneType.unify and Optional.unify: None with T is OptionalType(T), and
+ * an Optional with T or Optional(U) is Optional(T unified with U). */
+static Type *unify_optional(Arena *a, Type *x, Type *y) {
+    if (y->kind == TY_NONE) {
+        Type *t = x;
+        x = y;
+        y = t;
+    }
+    if (x->kind == TY_NONE) {
+        if (y->kind == TY_OPTIONAL) return y;
+        return is_value(y) && y->kind != TY_GRID_GROUP ? type_optional(a, y) : NULL;
+    }
+    Type *inner = type_unify(a, x->kind == TY_OPTIONAL ? x->dtype : x, y->kind == TY_OPTIONAL ? y->dtype : y);
+    if (!inner || inner->kind == TY_ERROR) return inner;
+    return inner->kind == TY_OPTIONAL ? inner : type_optional(a, inner);
+}
+
 Type *type_unify(Arena *a, Type *x, Type *y) {
     if (type_equal(x, y)) return x;
     x = type_strip(x);
     y = type_strip(y);
     if (type_equal(x, y)) return x;
     if (x->kind == TY_ERROR || y->kind == TY_ERROR) return &ty_error;
+    if (x->kind == TY_NONE || y->kind == TY_NONE || x->kind == TY_OPTIONAL || y->kind == TY_OPTIONAL)
+        return unify_optional(a, x, y);
     if (is_number(x) && is_number(y)) return promote_numbers(x, y);
     if (x->kind == TY_TUPLE && y->kind == TY_TUPLE && x->elem_count == y->elem_count) {
         Type **elems = ARENA_ARRAY(a, Type *, x->elem_count);

@@ -494,6 +494,27 @@ def _(rng):
                {2: np.where(a > 0, f, a.astype(np.float64)), 3: np.sign(a)})
 
 
+@case("optional", "values")
+def _(rng):
+    n = 300
+    a = rng.integers(-4, 9, n).astype(np.int32)
+    f = rng.standard_normal(n).astype(np.float32)
+    s = np.array([k * (k - 1) // 2 for k in a], np.int64)
+    o = np.where(a > 0, s + np.minimum(a, 5) + 3 * np.abs(a), 0).astype(np.int64)
+    g = np.where(f > 0, f.astype(np.float64) * 2.0, -1.0)
+    return Run(blocks(n, 128), 128, [a, f, np.zeros(n, np.bool_), np.zeros(n, np.int64), np.zeros(n)],
+               {2: a <= 0, 3: o, 4: g})
+
+
+# the simulator raises numba-cuda's TypeError where the kernel returns
+@case("optional", "none_returns", sim=False)
+def _(rng):
+    n = 300
+    a = rng.integers(-4, 9, n).astype(np.int32)
+    return Run(blocks(n, 128), 128, [a, np.full(n, -7, np.int64), np.zeros(n, np.int32)],
+               {1: np.where(a > 0, 2 * a.astype(np.int64), -7), 2: (a > 0).astype(np.int32)})
+
+
 # ---- conversions and builtins ---------------------------------------------------
 
 
