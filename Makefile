@@ -89,9 +89,11 @@ demo-run:
 	  if [ $$status -eq 2 ]; then echo "demo: compiled and linked; no GPU here to run it (exit status 2)"; \
 	  else exit $$status; fi
 
-## bench: compile times of pykc, nvcc and numba-cuda on the anchor kernels
+## bench: compile times of pykc, nvcc and numba-cuda on the anchor kernels, and the run-time bundle
 bench: all
 	sh bench/compile_time.sh
+	sh bench/run-time-bundle.sh $(BUILD)/bench
+	@echo "bench: on the GPU machine, from the repository root: python3 bench/run_time.py $(BUILD)/bench"
 
 ## install: pykc, libpykrt, pykrt.h and pykrt.pc under PREFIX (default /usr/local)
 install: all install-runtime
