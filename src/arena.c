@@ -134,13 +134,16 @@ void arena_release(Arena *a) {
     a->used_bytes = 0;
 }
 
+void *arena_grow(Arena *a, void *items, int count, int *cap, size_t item_size, int first) {
+    if (count < *cap) return items;
+    int grown_cap = *cap ? *cap * 2 : first;
+    void *grown = arena_alloc(a, item_size * (size_t)grown_cap);
+    if (count) memcpy(grown, items, item_size * (size_t)count);
+    *cap = grown_cap;
+    return grown;
+}
+
 void vec_push(Arena *a, Vec *v, void *item) {
-    if (v->len == v->cap) {
-        int cap = v->cap ? v->cap * 2 : 4;
-        void **items = ARENA_ARRAY(a, void *, cap);
-        if (v->len) memcpy(items, v->items, sizeof(void *) * (size_t)v->len);
-        v->items = items;
-        v->cap = cap;
-    }
+    ARENA_GROW(a, v->items, v->len, v->cap, 4);
     v->items[v->len++] = item;
 }

@@ -1903,13 +1903,7 @@ struct LoopState {
 static LoopState *loop_state(CodeGen *g, Node *n) {
     for (int i = 0; i < g->loop_count; i++)
         if (g->loops[i].node == n) return &g->loops[i];
-    if (g->loop_count == g->loop_cap) {
-        int cap = g->loop_cap ? g->loop_cap * 2 : 8;
-        LoopState *grown = ARENA_ARRAY(g->arena, LoopState, cap);
-        if (g->loop_count) memcpy(grown, g->loops, sizeof(LoopState) * (size_t)g->loop_count);
-        g->loops = grown;
-        g->loop_cap = cap;
-    }
+    ARENA_GROW(g->arena, g->loops, g->loop_count, g->loop_cap, 8);
     LoopState *st = &g->loops[g->loop_count++];
     memset(st, 0, sizeof *st);
     st->node = n;
@@ -2194,10 +2188,15 @@ static void declare_function(CodeGen *g, FuncInfo *f) {
     f->cg = fn;
 }
 
+/* A function's floating-point model: @cuda.jit(fastmath=True) or
+ * --fastmath. Numba compiles each kernel with its own, fastmath giving
+ * libdevice ftz=1 and prec_sqrt=0. */
+static bool fastmath_of(const Unit *u, const FuncInfo *f) { return f->fastmath || u->opts->fastmath; }
+
 static void define_function(CodeGen *g, FuncInfo *f) {
     g->fn = f;
     g->llfn = f->cg;
-    g->fastmath = f->fastmath || g->unit->opts->fastmath;
+    g->fastmath = fastmath_of(g->unit, f);
     if (g->fastmath) target_mark_fastmath(g->llfn);
     g->loop_count = 0;
     LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, g->llfn, "entry"));
@@ -2224,10 +2223,6 @@ static void define_function(CodeGen *g, FuncInfo *f) {
  * function without types exists only as its specialisations. */
 static bool emitted(const FuncInfo *f) { return !f->abstract && !(f->imported && f->is_kernel); }
 
-/* A kernel's floating-point model: Numba compiles each kernel with its
- * own, fastmath=True giving libdevice ftz=1 and prec_sqrt=0. */
-static bool kernel_fastmath(const Unit *u, const FuncInfo *f) { return f->fastmath || u->opts->fastmath; }
-
 /* Which functions of the unit a module in `kernels` holds, into wanted. */
 static void select_functions(const Unit *u, KernelRange kernels, bool *wanted) {
     int kernel = 0;
@@ -2235,7 +2230,7 @@ static void select_functions(const Unit *u, KernelRange kernels, bool *wanted) {
         const FuncInfo *f = u->funcs[i];
         wanted[i] = emitted(f);
         if (!wanted[i] || !f->is_kernel) continue;
-        if (kernels.fastmath >= 0 && kernel_fastmath(u, f) != (kernels.fastmath == 1)) {
+        if (kernels.fastmath >= 0 && fastmath_of(u, f) != (kernels.fastmath == 1)) {
             wanted[i] = false;
             continue;
         }
@@ -2297,7 +2292,7 @@ static const KernelRange all_kernels = {0, -1, -1};
 static bool all_fastmath(const Unit *u) {
     bool all = true;
     for (int i = 0; i < u->func_count; i++)
-        if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) all = all && kernel_fastmath(u, u->funcs[i]);
+        if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) all = all && fastmath_of(u, u->funcs[i]);
     return all;
 }
 
@@ -2322,7 +2317,7 @@ static int cut_class(const Unit *u, bool fastmath, int pieces, KernelRange *runs
     int *sizes = ARENA_ARRAY(u->arena, int, u->func_count ? u->func_count : 1);
     for (int i = 0; i < u->func_count; i++) {
         const FuncInfo *f = u->funcs[i];
-        if (emitted(f) && f->is_kernel && kernel_fastmath(u, f) == fastmath)
+        if (emitted(f) && f->is_kernel && fastmath_of(u, f) == fastmath)
             sizes[n++] = (int)(f->def->span.end - f->def->span.begin);
     }
     if (n == 0) return at;
@@ -2341,7 +2336,7 @@ static int cut_kernels(const Unit *u, int threads, KernelRange *runs) {
     for (int i = 0; i < u->func_count; i++)
         if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) {
             kernels++;
-            fast += kernel_fastmath(u, u->funcs[i]);
+            fast += fastmath_of(u, u->funcs[i]);
         }
     if (fast == 0 || fast == kernels) return cut_class(u, fast > 0, threads, runs, 0);
     int fast_pieces = threads * fast / kernels;

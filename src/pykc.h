@@ -51,6 +51,12 @@ void arena_fail_after(long n);
 
 #define ARENA_NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+/* Room for one more item in an arena array of `count` items and capacity
+ * *cap: the array itself, or a copy twice as large (`first` items the first
+ * time) when it is full; the old copy stays in the arena. */
+void *arena_grow(Arena *a, void *items, int count, int *cap, size_t item_size, int first);
+#define ARENA_GROW(a, items, count, cap, first) \
+    ((items) = arena_grow((a), (items), (count), &(cap), sizeof *(items), (first)))
 
 /* A growable array of pointers that grows inside the arena, so that a parse
  * abandoned half way (the parser recovers with longjmp) leaks nothing. */

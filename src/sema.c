@@ -134,13 +134,7 @@ static void scope_add(Sema *s, Scope *sc, Sym *sym) {
         sc->syms[*scope_slot(sc, sym->name) - 1] = sym;
         return;
     }
-    if (sc->count == sc->cap) {
-        int cap = sc->cap ? sc->cap * 2 : 16;
-        Sym **grown = ARENA_ARRAY(s->arena, Sym *, cap);
-        if (sc->count) memcpy(grown, sc->syms, sizeof(Sym *) * (size_t)sc->count);
-        sc->syms = grown;
-        sc->cap = cap;
-    }
+    ARENA_GROW(s->arena, sc->syms, sc->count, sc->cap, 16);
     sc->syms[sc->count++] = sym;
     if (2 * sc->count > sc->slot_cap) scope_reindex(s, sc, sc->slot_cap ? sc->slot_cap * 2 : 32);
     else *scope_slot(sc, sym->name) = sc->count;

@@ -128,13 +128,7 @@ static int find_local(Builder *b, const char *name) {
 static int add_local(Builder *b, const char *name) {
     int k = find_local(b, name);
     if (k >= 0) return k;
-    if (b->local_count == b->local_cap) {
-        int cap = b->local_cap ? b->local_cap * 2 : 16;
-        Local *grown = ARENA_ARRAY(b->a, Local, cap);
-        if (b->local_count) memcpy(grown, b->locals, sizeof(Local) * (size_t)b->local_count);
-        b->locals = grown;
-        b->local_cap = cap;
-    }
+    ARENA_GROW(b->a, b->locals, b->local_count, b->local_cap, 16);
     if (2 * (b->local_count + 1) > b->slot_cap) {
         b->slot_cap = b->slot_cap ? b->slot_cap * 2 : 32;
         b->slots = ARENA_ARRAY(b->a, int, b->slot_cap);
@@ -478,13 +472,7 @@ static void mark_reachable(Builder *b) {
 /* ---- Numba's blocks --------------------------------------------------------------- */
 
 static NBlock *new_nblock(Builder *b) {
-    if (b->block_count == b->block_cap) {
-        int cap = b->block_cap ? b->block_cap * 2 : 16;
-        NBlock **grown = ARENA_ARRAY(b->a, NBlock *, cap);
-        if (b->block_count) memcpy(grown, b->blocks, sizeof(NBlock *) * (size_t)b->block_count);
-        b->blocks = grown;
-        b->block_cap = cap;
-    }
+    ARENA_GROW(b->a, b->blocks, b->block_count, b->block_cap, 16);
     NBlock *nb = ARENA_NEW(b->a, NBlock);
     nb->index = b->block_count;
     b->blocks[b->block_count++] = nb;
@@ -541,13 +529,7 @@ static void split_blocks(Builder *b) {
 static void add_pred(Builder *b, NBlock *to, NBlock *from) {
     for (int i = 0; i < to->pred_count; i++)
         if (to->preds[i] == from) return;
-    if (to->pred_count == to->pred_cap) {
-        int cap = to->pred_cap ? to->pred_cap * 2 : 4;
-        NBlock **grown = ARENA_ARRAY(b->a, NBlock *, cap);
-        if (to->pred_count) memcpy(grown, to->preds, sizeof(NBlock *) * (size_t)to->pred_count);
-        to->preds = grown;
-        to->pred_cap = cap;
-    }
+    ARENA_GROW(b->a, to->preds, to->pred_count, to->pred_cap, 4);
     to->preds[to->pred_count++] = from;
 }
 
@@ -733,13 +715,7 @@ static void dominance(Builder *b) {
 /* ---- uses and definitions, in bytecode order -------------------------------------- */
 
 static void add_event(Builder *b, NBlock *nb, EventKind kind, int name, Node *node) {
-    if (nb->event_count == nb->event_cap) {
-        int cap = nb->event_cap ? nb->event_cap * 2 : 8;
-        Event *grown = ARENA_ARRAY(b->a, Event, cap);
-        if (nb->event_count) memcpy(grown, nb->events, sizeof(Event) * (size_t)nb->event_count);
-        nb->events = grown;
-        nb->event_cap = cap;
-    }
+    ARENA_GROW(b->a, nb->events, nb->event_count, nb->event_cap, 8);
     nb->events[nb->event_count++] = (Event){.kind = kind, .name = name, .node = node};
 }
 
@@ -854,13 +830,7 @@ static Sym *new_version(Renaming *r, Span at) {
     v->base = r->first ? r->first : v;
     r->counter++;
     FuncInfo *f = r->b->f;
-    if (f->local_count == f->local_cap) {
-        int cap = f->local_cap ? f->local_cap * 2 : 16;
-        Sym **grown = ARENA_ARRAY(r->b->a, Sym *, cap);
-        if (f->local_count) memcpy(grown, f->locals, sizeof(Sym *) * (size_t)f->local_count);
-        f->locals = grown;
-        f->local_cap = cap;
-    }
+    ARENA_GROW(r->b->a, f->locals, f->local_count, f->local_cap, 16);
     f->locals[f->local_count++] = v;
     return v;
 }

@@ -4,8 +4,28 @@
 
 #include <stdint.h>
 
+/* ARENA_GROW keeps the items, doubles from `first`, and leaves a
+ * non-full array where it is. */
+static void test_grow(Arena *a) {
+    long *items = NULL;
+    int count = 0, cap = 0;
+    for (long i = 0; i < 100; i++) {
+        ARENA_GROW(a, items, count, cap, 4);
+        items[count++] = i * i;
+    }
+    bool kept = true;
+    for (int i = 0; i < count; i++) kept = kept && items[i] == (long)i * i;
+    ASSERT(kept);
+    ASSERT(cap == 128);
+    long *before = items;
+    count = 50;
+    ARENA_GROW(a, items, count, cap, 4);
+    ASSERT(items == before && cap == 128);
+}
+
 void test_arena(void) {
     Arena a = {0};
+    test_grow(&a);
     unsigned char *p = arena_alloc(&a, 10);
     ASSERT(p != NULL);
     ASSERT(((uintptr_t)p & 15) == 0);
