@@ -2309,84 +2309,164 @@ static bool emit_whole(Unit *u, const TargetConfig *cfg, bool ir_only, char **te
     return ok;
 }
 
-/* Cuts the kernels of one floating-point model into at most `pieces` runs
- * (split.c), sized by their source text, after the `at` runs already in
- * runs; returns the new count. */
-static int cut_class(const Unit *u, bool fastmath, int pieces, KernelRange *runs, int at) {
-    int n = 0;
-    int *sizes = ARENA_ARRAY(u->arena, int, u->func_count ? u->func_count : 1);
+/* A kernel of the unit as the split sees it: its floating-point model, its
+ * place among the kernels of that model, its function in the module built
+ * whole, and how much work compiling it is. */
+typedef struct SplitKernel {
+    bool fastmath;
+    int index;
+    LLVMValueRef fn;
+    int size;
+} SplitKernel;
+
+/* The unit's kernels, in source order, into ks (room for func_count);
+ * returns their count. fn and size are left for the whole module. */
+static int list_kernels(const Unit *u, SplitKernel *ks) {
+    int n = 0, per_model[2] = {0, 0};
     for (int i = 0; i < u->func_count; i++) {
         const FuncInfo *f = u->funcs[i];
-        if (emitted(f) && f->is_kernel && fastmath_of(u, f) == fastmath)
-            sizes[n++] = (int)(f->def->span.end - f->def->span.begin);
+        if (!emitted(f) || !f->is_kernel) continue;
+        bool fast = fastmath_of(u, f);
+        ks[n++] = (SplitKernel){fast, per_model[fast]++, f->cg, 0};
     }
-    if (n == 0) return at;
-    int firsts[SPLIT_MAX_PIECES];
-    int count = split_kernels(sizes, n, pieces, firsts);
-    for (int r = 0; r < count; r++)
-        runs[at + r] = (KernelRange){firsts[r], (r + 1 < count ? firsts[r + 1] : n) - firsts[r], fastmath};
-    return at + count;
+    return n;
 }
 
-/* The unit's kernels cut into runs for `threads` threads: never a run of
- * kernels with different floating-point models. Returns the count; 0 or 1
- * means one module of them all. */
-static int cut_kernels(const Unit *u, int threads, KernelRange *runs) {
-    int kernels = 0, fast = 0;
-    for (int i = 0; i < u->func_count; i++)
-        if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) {
-            kernels++;
-            fast += fastmath_of(u, u->funcs[i]);
-        }
-    if (fast == 0 || fast == kernels) return cut_class(u, fast > 0, threads, runs, 0);
-    int fast_pieces = threads * fast / kernels;
+/* Cuts the kernels of one floating-point model into at most `pieces` runs
+ * (split.c) of about equal work, after the `at` runs already in runs;
+ * returns the new count. */
+static int cut_class(Arena *a, const SplitKernel *ks, int n, bool fastmath, int pieces, KernelRange *runs, int at) {
+    int count = 0;
+    int *sizes = ARENA_ARRAY(a, int, n);
+    for (int k = 0; k < n; k++)
+        if (ks[k].fastmath == fastmath) sizes[count++] = ks[k].size;
+    if (count == 0) return at;
+    int firsts[SPLIT_MAX_PIECES];
+    int runs_made = split_kernels(sizes, count, pieces, firsts);
+    for (int r = 0; r < runs_made; r++)
+        runs[at + r] = (KernelRange){firsts[r], (r + 1 < runs_made ? firsts[r + 1] : count) - firsts[r], fastmath};
+    return at + runs_made;
+}
+
+/* The kernels cut into runs for `threads` threads: never a run of kernels
+ * with different floating-point models. Returns the count: at least 2 where
+ * there are two kernels and two threads or two models. */
+static int cut_kernels(Arena *a, const SplitKernel *ks, int n, int threads, KernelRange *runs) {
+    int fast = 0;
+    for (int k = 0; k < n; k++) fast += ks[k].fastmath;
+    if (fast == 0 || fast == n) return cut_class(a, ks, n, fast > 0, threads, runs, 0);
+    int fast_pieces = threads * fast / n;
     if (fast_pieces < 1) fast_pieces = 1;
     if (fast_pieces > SPLIT_MAX_PIECES - 1) fast_pieces = SPLIT_MAX_PIECES - 1;
     int plain_pieces = threads - fast_pieces < 1 ? 1 : threads - fast_pieces;
-    return cut_class(u, true, fast_pieces, runs, cut_class(u, false, plain_pieces, runs, 0));
+    return cut_class(a, ks, n, true, fast_pieces, runs, cut_class(a, ks, n, false, plain_pieces, runs, 0));
 }
 
-/* One module a run of kernels, each in a context of its own, compiled on
- * threads; false with *clash when their PTX does not join. */
-static bool emit_split(Unit *u, const TargetConfig *cfg, const KernelRange *runs, int count, int threads, char **text,
-                       size_t *len, char ptx_version[8], bool *clash) {
-    LLVMModuleRef modules[SPLIT_MAX_PIECES];
-    TargetConfig cfgs[SPLIT_MAX_PIECES];
-    int built = 0;
-    while (built < count) {
-        cfgs[built] = *cfg;
-        cfgs[built].fastmath = runs[built].fastmath == 1;
-        LLVMContextRef ctx = LLVMContextCreate();
-        if (!(modules[built] = cg_module(u, ctx, u->opts->input, &cfgs[built], runs[built]))) {
-            LLVMContextDispose(ctx);
-            break;
-        }
-        built++;
+static bool in_run(const SplitKernel *k, KernelRange run) {
+    return k->fastmath == (run.fastmath == 1) && k->index >= run.first && k->index < run.first + run.count;
+}
+
+/* The run with the most work, which keeps the module built whole. */
+static int largest_run(const SplitKernel *ks, int n, const KernelRange *runs, int count) {
+    int best = 0;
+    long best_size = -1;
+    for (int r = 0; r < count; r++) {
+        long size = 0;
+        for (int k = 0; k < n; k++)
+            if (in_run(&ks[k], runs[r])) size += ks[k].size;
+        if (size > best_size) best = r, best_size = size;
     }
-    if (built < count) {
-        for (int p = 0; p < built; p++) {
-            LLVMContextRef ctx = LLVMGetModuleContext(modules[p]);
-            LLVMDisposeModule(modules[p]);
+    return best;
+}
+
+static void dispose_modules(LLVMModuleRef *modules, int count) {
+    for (int p = 0; p < count; p++) {
+        if (!modules[p]) continue;
+        LLVMContextRef ctx = LLVMGetModuleContext(modules[p]);
+        LLVMDisposeModule(modules[p]);
+        LLVMContextDispose(ctx);
+    }
+}
+
+/* The module of each run: `whole`, cut down to its kernels, for the run
+ * with the most work, a module built anew in a context of its own for
+ * each other. False (the modules disposed) after errors. */
+static bool build_runs(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, const SplitKernel *ks, int n,
+                       const KernelRange *runs, int count, LLVMModuleRef *modules, TargetConfig *cfgs) {
+    int keep = largest_run(ks, n, runs, count);
+    for (int r = 0; r < count; r++) {
+        cfgs[r] = *cfg;
+        cfgs[r].fastmath = runs[r].fastmath == 1;
+        modules[r] = NULL;
+    }
+    LLVMValueRef *dropped = ARENA_ARRAY(u->arena, LLVMValueRef, n);
+    int drop_count = 0;
+    for (int k = 0; k < n; k++)
+        if (!in_run(&ks[k], runs[keep])) dropped[drop_count++] = ks[k].fn;
+    split_drop_kernels(whole, dropped, drop_count);
+    modules[keep] = whole;
+    for (int r = 0; r < count; r++) {
+        if (r == keep) continue;
+        LLVMContextRef ctx = LLVMContextCreate();
+        if (!(modules[r] = cg_module(u, ctx, u->opts->input, &cfgs[r], runs[r]))) {
             LLVMContextDispose(ctx);
+            dispose_modules(modules, count);
+            return false;
         }
+    }
+    return true;
+}
+
+/* The kernels in runs of about equal work, one module a run, compiled on
+ * threads; false with *clash when their PTX does not join. The work is
+ * measured on the module of all the kernels, which then serves the
+ * largest run: the IR a kernel makes, with what it calls, foretells its
+ * compile time far better than its source text does. */
+static bool emit_split(Unit *u, const TargetConfig *cfg, int threads, char **text, size_t *len, char ptx_version[8],
+                       bool *clash) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef whole = cg_module(u, ctx, u->opts->input, cfg, all_kernels);
+    if (!whole) {
+        LLVMContextDispose(ctx);
         return false;
     }
+    SplitKernel *ks = ARENA_ARRAY(u->arena, SplitKernel, u->func_count);
+    int n = list_kernels(u, ks);
+    for (int k = 0; k < n; k++) ks[k].size = split_kernel_size(ks[k].fn);
+    KernelRange runs[SPLIT_MAX_PIECES];
+    int count = cut_kernels(u->arena, ks, n, threads, runs);
+    LLVMModuleRef modules[SPLIT_MAX_PIECES];
+    TargetConfig cfgs[SPLIT_MAX_PIECES];
+    if (!build_runs(u, cfg, whole, ks, n, runs, count, modules, cfgs)) return false;
     SplitResult r = split_compile(modules, cfgs, count, threads, text, len, ptx_version, u->diag);
     *clash = r == SPLIT_CLASH;
     return r == SPLIT_OK;
 }
 
+/* Whether the kernels to compile are more than one, and whether they mix
+ * floating-point models. */
+static void count_kernels(const Unit *u, bool *several, bool *mixed) {
+    int n = 0, fast = 0;
+    for (int i = 0; i < u->func_count; i++)
+        if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) {
+            n++;
+            fast += fastmath_of(u, u->funcs[i]);
+        }
+    *several = n > 1;
+    *mixed = fast > 0 && fast < n;
+}
+
 /* Debug information and IR take the whole module at once; else the kernels
- * go in runs to split.c, which also keeps fastmath kernels in modules of
- * their own. */
+ * go in runs to split.c, on several threads, and fastmath kernels in
+ * modules of their own even on one. */
 bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
-    KernelRange runs[SPLIT_MAX_PIECES];
     int threads = split_threads(cfg->jobs);
-    int count = ir_only || cfg->debug_info ? 0 : cut_kernels(u, threads, runs);
-    bool clash = false;
-    if (count > 1 && emit_split(u, cfg, runs, count, threads, text, len, ptx_version, &clash)) return true;
-    if (count > 1 && !clash) return false;
-    return emit_whole(u, cfg, ir_only, text, len, ptx_version);
+    bool several, mixed, clash = false;
+    count_kernels(u, &several, &mixed);
+    if (ir_only || cfg->debug_info || !several || (threads < 2 && !mixed))
+        return emit_whole(u, cfg, ir_only, text, len, ptx_version);
+    if (emit_split(u, cfg, threads, text, len, ptx_version, &clash)) return true;
+    return clash && emit_whole(u, cfg, ir_only, text, len, ptx_version);
 }
 
 /* ---- the manifest's view of the ABI ------------------------------------------------------ */

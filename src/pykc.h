@@ -787,6 +787,13 @@ int split_threads(int jobs);
 /* Cuts n kernels of the given sizes into at most `pieces` runs, in order;
  * firsts[r] is where run r starts. Returns the count. */
 int split_kernels(const int *sizes, int n, int pieces, int firsts[SPLIT_MAX_PIECES]);
+/* How much work compiling a kernel is: the LLVM instructions of the kernel
+ * and of every function it calls, each once, a libdevice call counted as a
+ * typical libdevice function. */
+int split_kernel_size(struct LLVMOpaqueValue *kernel);
+/* Deletes the given kernels from m (but a kernel something calls), and the
+ * internal functions and declarations that only they used. */
+void split_drop_kernels(struct LLVMOpaqueModule *m, struct LLVMOpaqueValue **kernels, int n);
 /* Links libdevice into each module (each in a context of its own, compiled
  * as cfgs[i] says), optimises and emits them on `threads` threads, and
  * joins their PTX (malloc'd). Disposes the modules and their contexts.

@@ -3,9 +3,12 @@
  *
  * Kernels share nothing but module globals and the device functions they
  * call, so the middle and back ends, nine tenths of a compilation, can work
- * on a few kernels at a time. codegen cuts the kernels into runs of about
- * equal size, in source order (split_kernels), and builds one module a run,
- * each in its own LLVMContext; split_compile links libdevice into each,
+ * on a few kernels at a time. codegen builds the module of all kernels,
+ * measures each kernel's work in it (split_kernel_size), cuts the kernels
+ * into runs of about equal work, in source order (split_kernels), and gives
+ * each run a module in its own LLVMContext: the whole one cut down to the
+ * largest run (split_drop_kernels), new ones for the others. split_compile
+ * links libdevice into each,
  * optimises and emits it, the pieces shared among a few threads (each with
  * its own target machine), and joins their PTX: one header, then each piece's top-level
  * items in order, an item that an earlier piece already wrote (an extern
@@ -19,10 +22,11 @@
  * codegen compiles the whole module on one thread, as it does for -j1, one
  * kernel, or debug information (whose DWARF sections do not join as text).
  */
-#define _GNU_SOURCE /* sched_getaffinity */
+#define _GNU_SOURCE /* sched_getaffinity, sched_getcpu, pthread_attr_setaffinity_np */
 #include "pykc.h"
 
 #include <llvm-c/Core.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -73,6 +77,87 @@ int split_kernels(const int *sizes, int n, int pieces, int firsts[SPLIT_MAX_PIEC
         left -= filled;
     }
     return runs;
+}
+
+/* What a call of a libdevice function adds to a kernel's size: its body is
+ * linked and inlined later, unseen here; a typical one is this big. */
+enum { LIBDEVICE_CALL_SIZE = 100 };
+
+static int instruction_count(LLVMValueRef fn) {
+    int n = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) n++;
+    return n;
+}
+
+/* A growable list of functions, each in it once. */
+typedef struct FnSet {
+    LLVMValueRef *items;
+    int count, cap;
+} FnSet;
+
+static bool fnset_add(FnSet *s, LLVMValueRef fn) {
+    for (int i = 0; i < s->count; i++)
+        if (s->items[i] == fn) return false;
+    if (s->count == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->items = realloc(s->items, sizeof *s->items * (size_t)s->cap);
+        if (!s->items) ice("out of memory measuring a kernel");
+    }
+    s->items[s->count++] = fn;
+    return true;
+}
+
+/* The functions that fn calls. */
+static void add_callees(FnSet *s, LLVMValueRef fn) {
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+            LLVMValueRef callee = LLVMIsACallInst(i) ? LLVMGetCalledValue(i) : NULL;
+            if (callee && LLVMIsAFunction(callee)) fnset_add(s, callee);
+        }
+}
+
+int split_kernel_size(LLVMValueRef kernel) {
+    FnSet reached = {0};
+    fnset_add(&reached, kernel);
+    long size = 0;
+    /* reached grows as it is walked: each function's callees join it once */
+    for (int i = 0; i < reached.count; i++) {
+        LLVMValueRef fn = reached.items[i];
+        size_t len;
+        if (!LLVMIsDeclaration(fn)) {
+            size += instruction_count(fn);
+            add_callees(&reached, fn);
+        } else if (strncmp(LLVMGetValueName2(fn, &len), "__nv_", 5) == 0) {
+            size += LIBDEVICE_CALL_SIZE;
+        }
+    }
+    free(reached.items);
+    return size > INT_MAX ? INT_MAX : (int)size;
+}
+
+/* Whether fn may go once nothing uses it: a declaration, or a definition
+ * that no other module sees. */
+static bool is_droppable(LLVMValueRef fn) {
+    LLVMLinkage l = LLVMGetLinkage(fn);
+    return LLVMIsDeclaration(fn) || l == LLVMInternalLinkage || l == LLVMPrivateLinkage;
+}
+
+void split_drop_kernels(LLVMModuleRef m, LLVMValueRef *kernels, int n) {
+    for (int k = 0; k < n; k++)
+        if (!LLVMGetFirstUse(kernels[k])) LLVMDeleteFunction(kernels[k]);
+    /* Then what only they used, so that a libdevice function they alone
+     * called does not bring libdevice in. */
+    for (bool dropped = true; dropped;) {
+        dropped = false;
+        for (LLVMValueRef fn = LLVMGetFirstFunction(m), next; fn; fn = next) {
+            next = LLVMGetNextFunction(fn);
+            if (!LLVMGetFirstUse(fn) && is_droppable(fn)) {
+                LLVMDeleteFunction(fn);
+                dropped = true;
+            }
+        }
+    }
 }
 
 /* ---- one piece ------------------------------------------------------------ */
@@ -275,6 +360,7 @@ typedef struct Queue {
     Piece *pieces;
     int count, next;
     pthread_mutex_t lock;
+    cpu_set_t cores;            /* where the process may run, workers included */
 } Queue;
 
 /* The next piece to compile, or -1 when none is left. */
@@ -287,19 +373,36 @@ static int take(Queue *q) {
 
 static void *work(void *arg) {
     Queue *q = arg;
+    if (CPU_COUNT(&q->cores) > 0) sched_setaffinity(0, sizeof q->cores, &q->cores);
     for (int p; (p = take(q)) >= 0;) compile_piece(&q->pieces[p]);
     target_release_machine();
     return NULL;
 }
 
+/* Starts a worker on a core other than this thread's. Left to itself, the
+ * scheduler puts a new thread on its creator's core, busy here, and moves it
+ * to an idle one only at its next balancing, a few ms later: as long as
+ * compiling a piece takes. Once running, the worker may go anywhere. */
+static bool start_worker(pthread_t *worker, Queue *q) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return false;
+    cpu_set_t others = q->cores;
+    int here = sched_getcpu();
+    if (here >= 0 && here < CPU_SETSIZE) CPU_CLR(here, &others);
+    if (CPU_COUNT(&others) > 0) pthread_attr_setaffinity_np(&attr, sizeof others, &others);
+    bool started = pthread_create(worker, &attr, work, q) == 0;
+    pthread_attr_destroy(&attr);
+    return started;
+}
+
 /* Runs the pieces on `threads` threads, this one among them; true when all
  * succeeded. Their diagnostics go to d in piece order. */
 static bool run_pieces(Piece *pieces, int n, int threads, Diag *d) {
-    Queue q = {pieces, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    Queue q = {pieces, n, 0, PTHREAD_MUTEX_INITIALIZER, {{0}}};
+    if (sched_getaffinity(0, sizeof q.cores, &q.cores) != 0) CPU_ZERO(&q.cores);
     pthread_t workers[SPLIT_MAX_PIECES];
     int started = 0;
-    while (started + 1 < threads && started < SPLIT_MAX_PIECES && pthread_create(&workers[started], NULL, work, &q) == 0)
-        started++;
+    while (started + 1 < threads && started < SPLIT_MAX_PIECES && start_worker(&workers[started], &q)) started++;
     for (int p; (p = take(&q)) >= 0;) compile_piece(&pieces[p]);
     for (int w = 0; w < started; w++) pthread_join(workers[w], NULL);
     bool ok = true;

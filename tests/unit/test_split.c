@@ -2,10 +2,12 @@
  * runs, and split_compile joining the PTX of modules built here (a module
  * constant that two pieces share is written once; internal names of later
  * pieces get their suffix; two different definitions of one external name
- * are refused as a clash, for the caller to compile the module whole). */
+ * are refused as a clash, for the caller to compile the module whole);
+ * how much work a kernel is, and cutting a module down to some kernels. */
 #include "pykc.h"
 #include "unit.h"
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 
 #include <stdlib.h>
@@ -109,7 +111,54 @@ static void test_join(void) {
     ASSERT(ptx == NULL);
 }
 
+/* fn's entry block, with `adds` additions of its first parameter, then a
+ * call of each callee with that value, then the return. */
+static void fill(LLVMContextRef ctx, LLVMValueRef fn, int adds, LLVMValueRef *callees, int n) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+    LLVMTypeRef callee_type = LLVMFunctionType(i32, &i32, 1, false);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "entry"));
+    LLVMValueRef v = LLVMGetParam(fn, 0);
+    for (int i = 0; i < adds; i++) v = LLVMBuildAdd(b, v, LLVMGetParam(fn, 0), "");
+    for (int i = 0; i < n; i++) v = LLVMBuildCall2(b, callee_type, callees[i], &v, 1, "");
+    if (LLVMGetReturnType(LLVMGlobalGetValueType(fn)) == i32) LLVMBuildRet(b, v);
+    else LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+}
+
+/* How big a kernel is, with what it calls, and cutting a module down to
+ * some of its kernels: a kernel `small` that calls device function `helper`
+ * twice over and libdevice's __nv_sinf, beside a kernel `big`. */
+static void test_sizes_and_drops(void) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("sizes", ctx);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+    LLVMTypeRef fn_type = LLVMFunctionType(i32, &i32, 1, false);
+    LLVMTypeRef kernel_type = LLVMFunctionType(LLVMVoidTypeInContext(ctx), &i32, 1, false);
+    LLVMValueRef sinf = LLVMAddFunction(m, "__nv_sinf", fn_type);
+    LLVMValueRef helper = LLVMAddFunction(m, "helper", fn_type);
+    LLVMSetLinkage(helper, LLVMInternalLinkage);
+    fill(ctx, helper, 3, &sinf, 1); /* 3 adds, a call, a ret */
+    LLVMValueRef small = LLVMAddFunction(m, "small", kernel_type);
+    fill(ctx, small, 1, (LLVMValueRef[]){helper, helper}, 2); /* 1 add, 2 calls, a ret */
+    LLVMValueRef big = LLVMAddFunction(m, "big", kernel_type);
+    fill(ctx, big, 40, NULL, 0);
+    ASSERT(split_kernel_size(small) == 4 + 5 + 100); /* helper once, libdevice as a typical function */
+    ASSERT(split_kernel_size(big) == 41);
+    split_drop_kernels(m, &small, 1);
+    ASSERT(LLVMGetNamedFunction(m, "small") == NULL);
+    ASSERT(LLVMGetNamedFunction(m, "helper") == NULL);
+    ASSERT(LLVMGetNamedFunction(m, "__nv_sinf") == NULL); /* libdevice is not linked for nothing */
+    ASSERT(LLVMGetNamedFunction(m, "big") == big);
+    char *msg = NULL;
+    ASSERT(!LLVMVerifyModule(m, LLVMReturnStatusAction, &msg));
+    LLVMDisposeMessage(msg);
+    LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
+}
+
 void test_split(void) {
     test_cuts();
     test_join();
+    test_sizes_and_drops();
 }
