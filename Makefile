@@ -52,7 +52,8 @@ $(BUILD)/gen/%.pyk.inc: src/lib/%.pyk
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
 $(PYKC): $(COMPILER_OBJS)
-	$(CC) $(LDFLAGS_BASE) $(LDFLAGS) $^ -o $@ $(COMPILER_LIBS)
+	$(CC) $(LDFLAGS_BASE) $(LDFLAGS) $^ -o $@ $(PYKC_LIBS) 2>$@.ld; status=$$?; \
+	  grep -v $(NSS_WARNING) $@.ld >&2; rm -f $@.ld; exit $$status
 
 $(BUILD)/obj $(BUILD)/results:
 	mkdir -p $@
