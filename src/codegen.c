@@ -2296,10 +2296,19 @@ static bool all_fastmath(const Unit *u) {
     return all;
 }
 
+/* A context for a module of the unit. Names of values (not of functions and
+ * globals) matter only in IR that someone reads: PTX names its registers
+ * itself, and naming every value costs a seventh of building the IR. */
+static LLVMContextRef new_context(bool ir_only) {
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMContextSetDiscardValueNames(ctx, !ir_only);
+    return ctx;
+}
+
 static bool emit_whole(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
     TargetConfig whole = *cfg;
     whole.fastmath = all_fastmath(u);
-    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMContextRef ctx = new_context(ir_only);
     LLVMModuleRef m = cg_module(u, ctx, u->opts->input, &whole, all_kernels);
     bool ok = m && target_link_libdevice(m, &whole, u->diag) && target_optimize(m, &whole, u->diag);
     if (ok && ir_only) ok = print_module(m, text, len);
@@ -2407,7 +2416,7 @@ static bool build_runs(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, co
     modules[keep] = whole;
     for (int r = 0; r < count; r++) {
         if (r == keep) continue;
-        LLVMContextRef ctx = LLVMContextCreate();
+        LLVMContextRef ctx = new_context(false);
         if (!(modules[r] = cg_module(u, ctx, u->opts->input, &cfgs[r], runs[r]))) {
             LLVMContextDispose(ctx);
             dispose_modules(modules, count);
@@ -2424,7 +2433,7 @@ static bool build_runs(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, co
  * compile time far better than its source text does. */
 static bool emit_split(Unit *u, const TargetConfig *cfg, int threads, char **text, size_t *len, char ptx_version[8],
                        bool *clash) {
-    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMContextRef ctx = new_context(false);
     LLVMModuleRef whole = cg_module(u, ctx, u->opts->input, cfg, all_kernels);
     if (!whole) {
         LLVMContextDispose(ctx);

@@ -288,10 +288,19 @@ const char *type_name(Arena *a, const Type *t) {
 
 /* ---- conversions ------------------------------------------------------------ */
 
+/* A scalar type's place in `scalars` (and in conv_matrix), found from its
+ * kind and width rather than by comparing it with each: overload
+ * resolution asks this for every argument of every case it tries. */
 static int scalar_index(const Type *t) {
-    for (int i = 0; i < NSCALARS; i++)
-        if (type_equal(scalars[i], t)) return i;
-    return -1;
+    if (t->literal) return -1;
+    int w = t->bits == 8 ? 0 : t->bits == 16 ? 1 : t->bits == 32 ? 2 : t->bits == 64 ? 3 : -1;
+    switch (t->kind) {
+    case TY_BOOL: return 0;
+    case TY_INT: return w < 0 ? -1 : (t->is_signed ? 1 : 5) + w;
+    case TY_FLOAT: return w < 1 ? -1 : 8 + w;
+    case TY_COMPLEX: return t->bits == 64 ? 12 : t->bits == 128 ? 13 : -1;
+    default: return -1;
+    }
 }
 
 static Conversion conv_matrix[NSCALARS][NSCALARS];
@@ -309,8 +318,10 @@ static void rule(Type *a, Type *b, Conversion forward, Conversion backward) {
 }
 
 static void init_conversions(void) {
-    for (int i = 0; i < NSCALARS; i++)
+    for (int i = 0; i < NSCALARS; i++) {
+        if (scalar_index(scalars[i]) != i) ice("scalar_index does not follow the order of `scalars` at %d", i);
         for (int j = 0; j < NSCALARS; j++) conv_matrix[i][j] = i == j ? CONV_EXACT : CONV_NONE;
+    }
     rule(&ty_bool, &ty_int8, CONV_SAFE, CONV_UNSAFE);
     rule(&ty_bool, &ty_uint8, CONV_SAFE, CONV_UNSAFE);
     rule(&ty_int8, &ty_int16, CONV_PROMOTE, CONV_UNSAFE);
@@ -359,14 +370,16 @@ static Conversion optional_conversion(const Type *from, const Type *to) {
 }
 
 Conversion type_conversion(const Type *from, const Type *to) {
-    if (type_equal(from, to)) return CONV_EXACT;
+    if (from == to) return CONV_EXACT;
+    /* a literal converts as its type; two scalars, as the matrix says (whose
+     * diagonal is exact) */
     from = type_strip((Type *)from);
     to = type_strip((Type *)to);
-    if (type_equal(from, to)) return CONV_EXACT;
-    if (from->kind == TY_OPTIONAL || to->kind == TY_OPTIONAL) return optional_conversion(from, to);
     if (!conv_ready) init_conversions();
     int i = scalar_index(from), j = scalar_index(to);
     if (i >= 0 && j >= 0) return conv_matrix[i][j];
+    if (type_equal(from, to)) return CONV_EXACT;
+    if (from->kind == TY_OPTIONAL || to->kind == TY_OPTIONAL) return optional_conversion(from, to);
     if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->elem_count == to->elem_count) {
         Conversion worst = CONV_EXACT;
         for (int k = 0; k < from->elem_count; k++) {
