@@ -23,7 +23,7 @@ LDFLAGS_BASE :=
 # of the arena its own malloc so overruns are seen.
 ifeq ($(SAN),1)
 BUILD := build/san
-CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPYKC_ARENA_MALLOC
+CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPYKC_ARENA_MALLOC -DPYKC_FREE_AT_EXIT
 LDFLAGS_BASE += -fsanitize=address,undefined
 endif
 # generated sources: pykc's own modules as C strings (see below)

@@ -2313,8 +2313,10 @@ static bool emit_whole(Unit *u, const TargetConfig *cfg, bool ir_only, char **te
     bool ok = m && target_link_libdevice(m, &whole, u->diag) && target_optimize(m, &whole, u->diag);
     if (ok && ir_only) ok = print_module(m, text, len);
     else if (ok) ok = target_emit_ptx(m, &whole, text, len, ptx_version, u->diag);
-    if (m) LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
+    if (FREE_AT_EXIT) {
+        if (m) LLVMDisposeModule(m);
+        LLVMContextDispose(ctx);
+    }
     return ok;
 }
 

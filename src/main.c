@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage_text[] =
     "usage: pykc [options] FILE.pyk -o OUT\n"
@@ -356,5 +357,11 @@ int main(int argc, char **argv) {
     }
     int status = compile(&opts);
     options_free(&opts);
+    if (!FREE_AT_EXIT) {
+        /* LLVM's static destructors have nothing to do that the end of the
+         * process does not do at once */
+        fflush(NULL);
+        _exit(status);
+    }
     return status;
 }

@@ -777,6 +777,17 @@ bool target_emit_ptx(struct LLVMOpaqueModule *m, const TargetConfig *cfg, char *
  * messages; the path of ptxas comes from $CUDA_HOME or /usr/local/cuda. */
 bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, const char *out_path, Diag *d);
 
+/* Whether pykc gives its memory back before it exits. Only sanitizer builds
+ * do (SAN=1 defines PYKC_FREE_AT_EXIT), so that a leak shows; otherwise the
+ * end of the process frees it all at once, and disposing of LLVM's contexts
+ * and running its destructors first would only delay the exit (as clang's
+ * -disable-free says). */
+#ifdef PYKC_FREE_AT_EXIT
+enum { FREE_AT_EXIT = 1 };
+#else
+enum { FREE_AT_EXIT = 0 };
+#endif
+
 /* ---- split.c: kernels compiled on several threads --------------------- */
 
 enum { SPLIT_MAX_PIECES = 16 };

@@ -196,8 +196,10 @@ static void *compile_piece(void *arg) {
     if (p->ok && p->index > 0) suffix_local_names(p->module, p->index);
     p->ok = p->ok && target_optimize(p->module, p->cfg, &d) &&
             target_emit_ptx(p->module, p->cfg, &p->ptx, &p->len, p->version, &d) && d.error_count == 0;
-    LLVMDisposeModule(p->module);
-    LLVMContextDispose(ctx);
+    if (FREE_AT_EXIT) {
+        LLVMDisposeModule(p->module);
+        LLVMContextDispose(ctx);
+    }
     diag_free(&d);
     fclose(out);
     return NULL;
