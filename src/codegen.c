@@ -2321,9 +2321,10 @@ static bool emit_whole(Unit *u, const TargetConfig *cfg, bool ir_only, char **te
 }
 
 /* A kernel of the unit as the split sees it: its floating-point model, its
- * place among the kernels of that model, its function in the module built
- * whole, and how much work compiling it is. */
+ * place among the kernels of that model, and, once the module of all the
+ * kernels is built, its function there and how much work compiling it is. */
 typedef struct SplitKernel {
+    const FuncInfo *f;
     bool fastmath;
     int index;
     LLVMValueRef fn;
@@ -2331,14 +2332,14 @@ typedef struct SplitKernel {
 } SplitKernel;
 
 /* The unit's kernels, in source order, into ks (room for func_count);
- * returns their count. fn and size are left for the whole module. */
+ * returns their count. */
 static int list_kernels(const Unit *u, SplitKernel *ks) {
     int n = 0, per_model[2] = {0, 0};
     for (int i = 0; i < u->func_count; i++) {
         const FuncInfo *f = u->funcs[i];
         if (!emitted(f) || !f->is_kernel) continue;
         bool fast = fastmath_of(u, f);
-        ks[n++] = (SplitKernel){fast, per_model[fast]++, f->cg, 0};
+        ks[n++] = (SplitKernel){f, fast, per_model[fast]++, NULL, 0};
     }
     return n;
 }
@@ -2433,17 +2434,18 @@ static bool build_runs(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, co
  * measured on the module of all the kernels, which then serves the
  * largest run: the IR a kernel makes, with what it calls, foretells its
  * compile time far better than its source text does. */
-static bool emit_split(Unit *u, const TargetConfig *cfg, int threads, char **text, size_t *len, char ptx_version[8],
-                       bool *clash) {
+static bool emit_split(Unit *u, const TargetConfig *cfg, SplitKernel *ks, int n, int threads, char **text, size_t *len,
+                       char ptx_version[8], bool *clash) {
     LLVMContextRef ctx = new_context(false);
     LLVMModuleRef whole = cg_module(u, ctx, u->opts->input, cfg, all_kernels);
     if (!whole) {
         LLVMContextDispose(ctx);
         return false;
     }
-    SplitKernel *ks = ARENA_ARRAY(u->arena, SplitKernel, u->func_count);
-    int n = list_kernels(u, ks);
-    for (int k = 0; k < n; k++) ks[k].size = split_kernel_size(ks[k].fn);
+    for (int k = 0; k < n; k++) {
+        ks[k].fn = ks[k].f->cg;
+        ks[k].size = split_kernel_size(ks[k].fn);
+    }
     KernelRange runs[SPLIT_MAX_PIECES];
     int count = cut_kernels(u->arena, ks, n, threads, runs);
     LLVMModuleRef modules[SPLIT_MAX_PIECES];
@@ -2454,29 +2456,18 @@ static bool emit_split(Unit *u, const TargetConfig *cfg, int threads, char **tex
     return r == SPLIT_OK;
 }
 
-/* Whether the kernels to compile are more than one, and whether they mix
- * floating-point models. */
-static void count_kernels(const Unit *u, bool *several, bool *mixed) {
-    int n = 0, fast = 0;
-    for (int i = 0; i < u->func_count; i++)
-        if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) {
-            n++;
-            fast += fastmath_of(u, u->funcs[i]);
-        }
-    *several = n > 1;
-    *mixed = fast > 0 && fast < n;
-}
-
 /* Debug information and IR take the whole module at once; else the kernels
  * go in runs to split.c, on several threads, and fastmath kernels in
  * modules of their own even on one. */
 bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
     int threads = split_threads(cfg->jobs);
-    bool several, mixed, clash = false;
-    count_kernels(u, &several, &mixed);
-    if (ir_only || cfg->debug_info || !several || (threads < 2 && !mixed))
+    SplitKernel *ks = ARENA_ARRAY(u->arena, SplitKernel, u->func_count ? u->func_count : 1);
+    int n = list_kernels(u, ks), fast = 0;
+    for (int k = 0; k < n; k++) fast += ks[k].fastmath;
+    bool mixed = fast > 0 && fast < n, clash = false;
+    if (ir_only || cfg->debug_info || n < 2 || (threads < 2 && !mixed))
         return emit_whole(u, cfg, ir_only, text, len, ptx_version);
-    if (emit_split(u, cfg, threads, text, len, ptx_version, &clash)) return true;
+    if (emit_split(u, cfg, ks, n, threads, text, len, ptx_version, &clash)) return true;
     return clash && emit_whole(u, cfg, ir_only, text, len, ptx_version);
 }
 

@@ -25,10 +25,10 @@
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
-#include <llvm-c/Support.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Linker.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
