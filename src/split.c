@@ -324,6 +324,23 @@ static bool add_items(Items *items, const char *body, int piece) {
     return true;
 }
 
+/* Copies n bytes of PTX to out without the ` // callseq N` comments that
+ * the back end puts around each call: it numbers them with one counter
+ * for the whole process, which the threads share, so the numbers (and the
+ * PTX's digest) would change from run to run. Returns the bytes written. */
+static size_t copy_without_callseq(char *out, const char *text, size_t n) {
+    static const char mark[] = " // callseq ";
+    size_t at = 0;
+    for (size_t i = 0; i < n;) {
+        if (text[i] == ' ' && n - i >= sizeof mark - 1 && memcmp(text + i, mark, sizeof mark - 1) == 0) {
+            while (i < n && text[i] != '\n') i++;
+            continue;
+        }
+        out[at++] = text[i++];
+    }
+    return at;
+}
+
 /* One PTX text from the pieces' (malloc'd), or NULL if they do not join. */
 static char *join_ptx(const Piece *pieces, int n, size_t *len) {
     const char *head_end = header_end(pieces[0].ptx);
@@ -345,8 +362,7 @@ static char *join_ptx(const Piece *pieces, int n, size_t *len) {
         size_t at = head;
         for (int i = 0; i < items.count; i++) {
             out[at++] = '\n';
-            memcpy(out + at, items.v[i].text, items.v[i].len);
-            at += items.v[i].len;
+            at += copy_without_callseq(out + at, items.v[i].text, items.v[i].len);
         }
         out[at] = '\0';
         *len = at;
