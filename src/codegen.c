@@ -2378,16 +2378,20 @@ static bool in_run(const SplitKernel *k, KernelRange run) {
     return k->fastmath == (run.fastmath == 1) && k->index >= run.first && k->index < run.first + run.count;
 }
 
-/* The run with the most work, which keeps the module built whole. */
-static int largest_run(const SplitKernel *ks, int n, const KernelRange *runs, int count) {
-    int best = 0;
-    long best_size = -1;
+/* The work of each run: the sizes of its kernels. */
+static void measure_runs(const SplitKernel *ks, int n, const KernelRange *runs, int count, long *work) {
     for (int r = 0; r < count; r++) {
-        long size = 0;
+        work[r] = 0;
         for (int k = 0; k < n; k++)
-            if (in_run(&ks[k], runs[r])) size += ks[k].size;
-        if (size > best_size) best = r, best_size = size;
+            if (in_run(&ks[k], runs[r])) work[r] += ks[k].size;
     }
+}
+
+/* The run with the most work, which keeps the module built whole. */
+static int largest_run(const long *work, int count) {
+    int best = 0;
+    for (int r = 1; r < count; r++)
+        if (work[r] > work[best]) best = r;
     return best;
 }
 
@@ -2404,8 +2408,9 @@ static void dispose_modules(LLVMModuleRef *modules, int count) {
  * with the most work, a module built anew in a context of its own for
  * each other. False (the modules disposed) after errors. */
 static bool build_runs(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, const SplitKernel *ks, int n,
-                       const KernelRange *runs, int count, LLVMModuleRef *modules, TargetConfig *cfgs) {
-    int keep = largest_run(ks, n, runs, count);
+                       const KernelRange *runs, const long *work, int count, LLVMModuleRef *modules,
+                       TargetConfig *cfgs) {
+    int keep = largest_run(work, count);
     for (int r = 0; r < count; r++) {
         cfgs[r] = *cfg;
         cfgs[r].fastmath = runs[r].fastmath == 1;
@@ -2450,8 +2455,10 @@ static bool emit_split(Unit *u, const TargetConfig *cfg, SplitKernel *ks, int n,
     int count = cut_kernels(u->arena, ks, n, threads, runs);
     LLVMModuleRef modules[SPLIT_MAX_PIECES];
     TargetConfig cfgs[SPLIT_MAX_PIECES];
-    if (!build_runs(u, cfg, whole, ks, n, runs, count, modules, cfgs)) return false;
-    SplitResult r = split_compile(modules, cfgs, count, threads, text, len, ptx_version, u->diag);
+    long work[SPLIT_MAX_PIECES];
+    measure_runs(ks, n, runs, count, work);
+    if (!build_runs(u, cfg, whole, ks, n, runs, work, count, modules, cfgs)) return false;
+    SplitResult r = split_compile(modules, cfgs, work, count, threads, text, len, ptx_version, u->diag);
     *clash = r == SPLIT_CLASH;
     return r == SPLIT_OK;
 }

@@ -805,13 +805,17 @@ int split_kernel_size(struct LLVMOpaqueValue *kernel);
 /* Deletes the given kernels from m (but a kernel something calls), and the
  * internal functions and declarations that only they used. */
 void split_drop_kernels(struct LLVMOpaqueModule *m, struct LLVMOpaqueValue **kernels, int n);
+/* The order in which n pieces of the given work are compiled: the most
+ * work first, ties in index order. */
+void split_order(const long *work, int n, int *order);
 /* Links libdevice into each module (each in a context of its own, compiled
- * as cfgs[i] says), optimises and emits them on `threads` threads, and
- * joins their PTX (malloc'd). Disposes the modules and their contexts.
+ * as cfgs[i] says), optimises and emits them on `threads` threads, the most
+ * work (work[i], in split_kernel_size's units) first, and joins their PTX
+ * (malloc'd) in module order. Disposes the modules and their contexts.
  * SPLIT_FAILED: diagnostics were given; SPLIT_CLASH: the pieces' PTX does
  * not join, compile them whole. */
-SplitResult split_compile(struct LLVMOpaqueModule **modules, const TargetConfig *cfgs, int n, int threads, char **ptx,
-                          size_t *len, char ptx_version[8], Diag *d);
+SplitResult split_compile(struct LLVMOpaqueModule **modules, const TargetConfig *cfgs, const long *work, int n,
+                          int threads, char **ptx, size_t *len, char ptx_version[8], Diag *d);
 
 /* ---- manifest.c -------------------------------------------------------- */
 

@@ -373,9 +373,21 @@ static char *join_ptx(const Piece *pieces, int n, size_t *len) {
 
 /* ---- the whole -------------------------------------------------------------- */
 
-/* The pieces, and the next one a worker takes. */
+void split_order(const long *work, int n, int *order) {
+    for (int i = 0; i < n; i++) {
+        int at = i;
+        while (at > 0 && work[order[at - 1]] < work[i]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = i;
+    }
+}
+
+/* The pieces, in the order they are handed out, and the next one to go. */
 typedef struct Queue {
     Piece *pieces;
+    int order[SPLIT_MAX_PIECES];
     int count, next;
     pthread_mutex_t lock;
     cpu_set_t cores;            /* where the process may run, workers included */
@@ -384,7 +396,7 @@ typedef struct Queue {
 /* The next piece to compile, or -1 when none is left. */
 static int take(Queue *q) {
     pthread_mutex_lock(&q->lock);
-    int p = q->next < q->count ? q->next++ : -1;
+    int p = q->next < q->count ? q->order[q->next++] : -1;
     pthread_mutex_unlock(&q->lock);
     return p;
 }
@@ -413,10 +425,13 @@ static bool start_worker(pthread_t *worker, Queue *q) {
     return started;
 }
 
-/* Runs the pieces on `threads` threads, this one among them; true when all
+/* Runs the pieces on `threads` threads, this one among them, the most work
+ * first: this thread takes it while the workers start, and a worker's
+ * first piece also pays for making its target machine. True when all
  * succeeded. Their diagnostics go to d in piece order. */
-static bool run_pieces(Piece *pieces, int n, int threads, Diag *d) {
-    Queue q = {pieces, n, 0, PTHREAD_MUTEX_INITIALIZER, {{0}}};
+static bool run_pieces(Piece *pieces, const long *work, int n, int threads, Diag *d) {
+    Queue q = {.pieces = pieces, .count = n, .lock = PTHREAD_MUTEX_INITIALIZER};
+    split_order(work, n, q.order);
     if (sched_getaffinity(0, sizeof q.cores, &q.cores) != 0) CPU_ZERO(&q.cores);
     pthread_t workers[SPLIT_MAX_PIECES];
     int started = 0;
@@ -435,11 +450,11 @@ static bool run_pieces(Piece *pieces, int n, int threads, Diag *d) {
     return ok;
 }
 
-SplitResult split_compile(LLVMModuleRef *modules, const TargetConfig *cfgs, int n, int threads, char **ptx,
-                          size_t *len, char version[8], Diag *d) {
+SplitResult split_compile(LLVMModuleRef *modules, const TargetConfig *cfgs, const long *work, int n, int threads,
+                          char **ptx, size_t *len, char version[8], Diag *d) {
     Piece pieces[SPLIT_MAX_PIECES];
     for (int p = 0; p < n; p++) pieces[p] = (Piece){.index = p, .module = modules[p], .cfg = &cfgs[p]};
-    bool ok = run_pieces(pieces, n, threads, d);
+    bool ok = run_pieces(pieces, work, n, threads, d);
     char *joined = ok ? join_ptx(pieces, n, len) : NULL;
     for (int p = 0; p < n; p++) free(pieces[p].ptx);
     if (!ok) return SPLIT_FAILED;

@@ -80,7 +80,8 @@ static SplitResult compile_pieces(int table0, int table1, char **ptx) {
     char version[8];
     *ptx = NULL;
     TargetConfig cfgs[2] = {cfg, cfg};
-    SplitResult r = split_compile(modules, cfgs, 2, 2, ptx, &ptx_len, version, &d);
+    /* the second goes first: the join keeps module order all the same */
+    SplitResult r = split_compile(modules, cfgs, (long[]){1, 2}, 2, 2, ptx, &ptx_len, version, &d);
     diag_free(&d);
     fclose(out);
     ASSERT(len == 0); /* no diagnostics */
@@ -93,6 +94,15 @@ static int count_of(const char *text, const char *s) {
     int n = 0;
     for (const char *p = text; (p = strstr(p, s)); p += strlen(s)) n++;
     return n;
+}
+
+/* The pieces go out the most work first, ties in index order. */
+static void test_order(void) {
+    int order[5];
+    split_order((long[]){3, 9, 3, 12, 1}, 5, order);
+    ASSERT(order[0] == 3 && order[1] == 1 && order[2] == 0 && order[3] == 2 && order[4] == 4);
+    split_order((long[]){4}, 1, order);
+    ASSERT(order[0] == 0);
 }
 
 static void test_join(void) {
@@ -159,6 +169,7 @@ static void test_sizes_and_drops(void) {
 
 void test_split(void) {
     test_cuts();
+    test_order();
     test_join();
     test_sizes_and_drops();
 }
