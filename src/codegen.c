@@ -2439,8 +2439,8 @@ static bool build_runs(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, co
  * measured on the module of all the kernels, which then serves the
  * largest run: the IR a kernel makes, with what it calls, foretells its
  * compile time far better than its source text does. */
-static bool emit_split(Unit *u, const TargetConfig *cfg, SplitKernel *ks, int n, int threads, char **text, size_t *len,
-                       char ptx_version[8], bool *clash) {
+static bool emit_split(Unit *u, const TargetConfig *cfg, SplitKernel *ks, int n, int threads, IdleTask *idle,
+                       char **text, size_t *len, char ptx_version[8], bool *clash) {
     LLVMContextRef ctx = new_context(false);
     LLVMModuleRef whole = cg_module(u, ctx, u->opts->input, cfg, all_kernels);
     if (!whole) {
@@ -2458,7 +2458,7 @@ static bool emit_split(Unit *u, const TargetConfig *cfg, SplitKernel *ks, int n,
     long work[SPLIT_MAX_PIECES];
     measure_runs(ks, n, runs, count, work);
     if (!build_runs(u, cfg, whole, ks, n, runs, work, count, modules, cfgs)) return false;
-    SplitResult r = split_compile(modules, cfgs, work, count, threads, text, len, ptx_version, u->diag);
+    SplitResult r = split_compile(modules, cfgs, work, count, threads, idle, text, len, ptx_version, u->diag);
     *clash = r == SPLIT_CLASH;
     return r == SPLIT_OK;
 }
@@ -2466,7 +2466,8 @@ static bool emit_split(Unit *u, const TargetConfig *cfg, SplitKernel *ks, int n,
 /* Debug information and IR take the whole module at once; else the kernels
  * go in runs to split.c, on several threads, and fastmath kernels in
  * modules of their own even on one. */
-bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
+bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, IdleTask *idle, char **text, size_t *len,
+             char ptx_version[8]) {
     int threads = split_threads(cfg->jobs);
     SplitKernel *ks = ARENA_ARRAY(u->arena, SplitKernel, u->func_count ? u->func_count : 1);
     int n = list_kernels(u, ks), fast = 0;
@@ -2474,7 +2475,7 @@ bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t
     bool mixed = fast > 0 && fast < n, clash = false;
     if (ir_only || cfg->debug_info || n < 2 || (threads < 2 && !mixed))
         return emit_whole(u, cfg, ir_only, text, len, ptx_version);
-    if (emit_split(u, cfg, ks, n, threads, text, len, ptx_version, &clash)) return true;
+    if (emit_split(u, cfg, ks, n, threads, idle, text, len, ptx_version, &clash)) return true;
     return clash && emit_whole(u, cfg, ir_only, text, len, ptx_version);
 }
 

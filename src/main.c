@@ -228,7 +228,7 @@ static const char *base_name(const char *path) {
 }
 
 /* One arch: IR, libdevice, passes, then PTX (or IR, or a cubin) on disk. */
-static bool compile_arch(Unit *u, const Options *o, int arch, ManifestTarget *t) {
+static bool compile_arch(Unit *u, const Options *o, int arch, IdleTask *idle, ManifestTarget *t) {
     TargetConfig cfg = {.arch = o->archs[arch], .opt_level = o->opt_level, .fastmath = o->fastmath,
                         .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice, .jobs = o->jobs};
     const char *out = o->output ? o->output : "-";
@@ -237,7 +237,7 @@ static bool compile_arch(Unit *u, const Options *o, int arch, ManifestTarget *t)
     char *text = NULL;
     size_t len = 0;
     char version[8] = "";
-    bool ok = cg_emit(u, &cfg, o->emit == EMIT_LLVM, &text, &len, version);
+    bool ok = cg_emit(u, &cfg, o->emit == EMIT_LLVM, idle, &text, &len, version);
     if (ok && o->emit == EMIT_LLVM) {
         ok = write_file(path, text, len, u->diag);
     } else if (ok) {
@@ -270,32 +270,53 @@ static bool compile_arch(Unit *u, const Options *o, int arch, ManifestTarget *t)
     return ok;
 }
 
-static bool write_manifest(Unit *u, const Options *o, ManifestTarget *targets) {
-    const SourceFile *src = diag_file(u->diag, u->module->span.file);
-    char digest[25];
-    digest_fnv1a64(src->text, src->size, digest);
-    Manifest m = {.source_path = base_name(o->input), .source_digest = digest, .targets = targets,
-                  .target_count = o->arch_count};
-    cg_describe_kernels(u, &m);
+/* Where the manifest goes, malloc'd: NULL when none is written (IR, or
+ * PTX on stdout), "-" for stdout. */
+static char *manifest_path(const Options *o) {
     const char *out = o->output ? o->output : "-";
-    if (o->emit == EMIT_MANIFEST) return manifest_write(&m, out, u->diag);
-    if (!strcmp(out, "-")) return true;
-    char *path = sibling(out, NULL, "yaml");
-    bool ok = manifest_write(&m, path, u->diag);
-    free(path);
-    return ok;
+    if (o->emit == EMIT_MANIFEST) return strdup(out);
+    if (o->emit == EMIT_LLVM || !strcmp(out, "-")) return NULL;
+    return sibling(out, NULL, "yaml");
 }
 
+/* The manifest's kernels as text, rendered on a thread that the kernels'
+ * compilation leaves idle. */
+typedef struct KernelsText {
+    const Manifest *m;
+    char *text;
+    size_t len;
+} KernelsText;
+
+static void render_kernels(void *arg) {
+    KernelsText *k = arg;
+    k->text = manifest_render_kernels(k->m, &k->len);
+}
+
+/* Each arch's code, then the manifest, whose kernels (all known after
+ * typing) are rendered while the kernels compile; only the targets wait
+ * for the code. */
 static bool generate(Unit *u, const Options *o) {
     if (o->emit == EMIT_HEADER || o->emit == EMIT_C) {
         diag_plain(u->diag, DIAG_ERROR, "--emit %s is not implemented yet", o->emit == EMIT_HEADER ? "header" : "c");
         return false;
     }
+    const SourceFile *src = diag_file(u->diag, u->module->span.file);
+    char digest[25];
+    digest_fnv1a64(src->text, src->size, digest);
     ManifestTarget targets[PYKC_MAX_ARCHS] = {{0}};
-    for (int i = 0; i < o->arch_count; i++)
-        if (!compile_arch(u, o, i, &targets[i])) return false;
-    if (o->emit == EMIT_LLVM) return true;
-    return write_manifest(u, o, targets);
+    Manifest m = {.source_path = base_name(o->input), .source_digest = digest, .targets = targets,
+                  .target_count = o->arch_count};
+    char *path = manifest_path(o);
+    if (path) cg_describe_kernels(u, &m);
+    KernelsText kernels = {.m = &m};
+    IdleTask render = {render_kernels, &kernels, false};
+    bool ok = true;
+    for (int i = 0; i < o->arch_count && ok; i++) ok = compile_arch(u, o, i, path ? &render : NULL, &targets[i]);
+    /* without an idle thread, manifest_write renders the kernels itself */
+    if (ok && path) ok = manifest_write(&m, kernels.text, kernels.len, path, u->diag);
+    free(kernels.text);
+    free(path);
+    return ok;
 }
 
 /* -M, -MD: a make rule naming what the outputs depend on. */

@@ -3,7 +3,9 @@
  *
  * Takes a Manifest (filled by main from sema's kernels and target's PTX);
  * gives the YAML document that docs/manifest.md describes, format 1, in a
- * file or on stdout for "-". Keys come in the documented order; each list
+ * file or on stdout for "-". Keys come in the documented order: the
+ * kernels and constants, rendered apart (manifest_render_kernels), follow
+ * the head, which ends with the targets and so waits for the PTX. Each list
  * of small maps (parameters, PTX parameters, constants) is written one map
  * a line, in flow style, which reads like a table.
  *
@@ -18,6 +20,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <stdlib.h>
 #include <strings.h>
 #include <yaml.h>
 
@@ -204,15 +207,16 @@ static void write_const(Writer *w, const ManifestConst *c) {
     end_map(w);
 }
 
-static void write_document(Writer *w, const Manifest *m) {
-    yaml_event_t ev;
-    put(w, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING), &ev);
-    put(w, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1), &ev);
-    begin_map(w, false);
+/* The root mapping's first keys, which the targets end. */
+static void write_head(Writer *w, const Manifest *m) {
     key_int(w, "format", MANIFEST_FORMAT);
     key_str(w, "compiler", "pykc " PYKC_VERSION);
     write_source(w, m);
     write_targets(w, m);
+}
+
+/* Its last keys: what the kernels and the constants are. */
+static void write_kernels(Writer *w, const Manifest *m) {
     key(w, "kernels");
     begin_seq(w, false);
     for (int i = 0; i < m->kernel_count; i++) write_kernel(w, &m->kernels[i]);
@@ -221,32 +225,88 @@ static void write_document(Writer *w, const Manifest *m) {
     begin_seq(w, false);
     for (int i = 0; i < m->const_count; i++) write_const(w, &m->consts[i]);
     end_seq(w);
-    end_map(w);
-    put(w, yaml_document_end_event_initialize(&ev, 1), &ev);
-    put(w, yaml_stream_end_event_initialize(&ev), &ev);
+}
+
+/* ---- the text ----------------------------------------------------------- */
+
+typedef struct Text {
+    char *data;
+    size_t len, cap;
+} Text;
+
+/* libyaml's output handler: appends to a Text; 0 when out of memory. */
+static int append_text(void *data, unsigned char *bytes, size_t size) {
+    Text *t = data;
+    if (t->len + size > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->len + size) cap *= 2;
+        char *grown = realloc(t->data, cap);
+        if (!grown) return 0;
+        t->data = grown;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, bytes, size);
+    t->len += size;
+    return 1;
+}
+
+/* Some keys of the root mapping as YAML text appended to out, in a document
+ * of their own: without markers (the first document of a stream has none),
+ * at the root mapping's indentation, so that two parts put one after the
+ * other read as one mapping. False, with libyaml's problem, on failure. */
+static bool render(Text *out, void (*part)(Writer *, const Manifest *), const Manifest *m, const char **problem) {
+    Writer w = {.ok = true};
+    if (!yaml_emitter_initialize(&w.em)) ice("out of memory starting the YAML emitter");
+    yaml_emitter_set_output(&w.em, append_text, out);
+    yaml_emitter_set_unicode(&w.em, 1); /* Python names may be any letters */
+    yaml_emitter_set_width(&w.em, -1);  /* a flow map stays on its line */
+    yaml_event_t ev;
+    put(&w, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING), &ev);
+    put(&w, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1), &ev);
+    begin_map(&w, false);
+    part(&w, m);
+    end_map(&w);
+    put(&w, yaml_document_end_event_initialize(&ev, 1), &ev);
+    put(&w, yaml_stream_end_event_initialize(&ev), &ev);
+    *problem = w.ok ? NULL : w.em.problem ? w.em.problem : "out of memory";
+    yaml_emitter_delete(&w.em);
+    return w.ok;
+}
+
+char *manifest_render_kernels(const Manifest *m, size_t *len) {
+    Text t = {0};
+    const char *problem;
+    if (!render(&t, write_kernels, m, &problem) || !append_text(&t, (unsigned char *)"", 1)) {
+        free(t.data);
+        return NULL;
+    }
+    *len = t.len - 1;
+    return t.data;
 }
 
 /* ---- the file --------------------------------------------------------- */
 
-bool manifest_write(const Manifest *m, const char *path, Diag *d) {
+static bool write_text(const char *path, const Text *head, const char *kernels, size_t kernels_len, Diag *d) {
     bool to_stdout = strcmp(path, "-") == 0;
     FILE *f = to_stdout ? stdout : fopen(path, "w");
     if (!f) {
         diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
         return false;
     }
-    Writer w = {.ok = true};
-    if (!yaml_emitter_initialize(&w.em)) ice("out of memory starting the YAML emitter");
-    yaml_emitter_set_output_file(&w.em, f);
-    yaml_emitter_set_unicode(&w.em, 1); /* Python names may be any letters */
-    yaml_emitter_set_width(&w.em, -1);  /* a flow map stays on its line */
-    write_document(&w, m);
-    if (!w.ok)
-        diag_plain(d, DIAG_ERROR, "cannot write manifest '%s': %s", path,
-                   w.em.problem ? w.em.problem : "out of memory");
-    yaml_emitter_delete(&w.em);
+    bool ok = fwrite(head->data, 1, head->len, f) == head->len && fwrite(kernels, 1, kernels_len, f) == kernels_len;
     /* A full disk shows only when the buffered bytes are written out. */
-    bool closed = to_stdout ? fflush(f) == 0 : fclose(f) == 0;
-    if (w.ok && !closed) diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
-    return w.ok && closed;
+    ok = (to_stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
+    if (!ok) diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+    return ok;
+}
+
+bool manifest_write(const Manifest *m, const char *kernels, size_t kernels_len, const char *path, Diag *d) {
+    Text head = {0}, own = {0};
+    const char *problem = NULL;
+    bool ok = render(&head, write_head, m, &problem) && (kernels || render(&own, write_kernels, m, &problem));
+    if (ok) ok = write_text(path, &head, kernels ? kernels : own.data, kernels ? kernels_len : own.len, d);
+    else diag_plain(d, DIAG_ERROR, "cannot write manifest '%s': %s", path, problem);
+    free(head.data);
+    free(own.data);
+    return ok;
 }

@@ -793,6 +793,15 @@ enum { FREE_AT_EXIT = 0 };
 enum { SPLIT_MAX_PIECES = 16 };
 typedef enum { SPLIT_OK, SPLIT_FAILED, SPLIT_CLASH } SplitResult;
 
+/* Work for the first thread that runs out of pieces to compile: it runs
+ * there, at most once, while the others still compile; `done` says whether
+ * it ran. It must not touch what compiling a piece touches. */
+typedef struct IdleTask {
+    void (*run)(void *arg);
+    void *arg;
+    bool done;
+} IdleTask;
+
 /* How many threads -j jobs means (0: one a core). */
 int split_threads(int jobs);
 /* Cuts n kernels of the given sizes into at most `pieces` runs, in order;
@@ -810,12 +819,13 @@ void split_drop_kernels(struct LLVMOpaqueModule *m, struct LLVMOpaqueValue **ker
 void split_order(const long *work, int n, int *order);
 /* Links libdevice into each module (each in a context of its own, compiled
  * as cfgs[i] says), optimises and emits them on `threads` threads, the most
- * work (work[i], in split_kernel_size's units) first, and joins their PTX
+ * work (work[i], in split_kernel_size's units) first, runs `idle` (if not
+ * NULL) on the first thread left without a piece, and joins their PTX
  * (malloc'd) in module order. Disposes the modules and their contexts.
  * SPLIT_FAILED: diagnostics were given; SPLIT_CLASH: the pieces' PTX does
  * not join, compile them whole. */
 SplitResult split_compile(struct LLVMOpaqueModule **modules, const TargetConfig *cfgs, const long *work, int n,
-                          int threads, char **ptx, size_t *len, char ptx_version[8], Diag *d);
+                          int threads, IdleTask *idle, char **ptx, size_t *len, char ptx_version[8], Diag *d);
 
 /* ---- manifest.c -------------------------------------------------------- */
 
@@ -875,8 +885,14 @@ struct Manifest {
 
 /* "fnv1a64:" and 16 lowercase hex digits into out (25 bytes). */
 void digest_fnv1a64(const void *data, size_t len, char out[25]);
-/* Writes the manifest as YAML with libyaml, to path or to stdout for "-". */
-bool manifest_write(const Manifest *m, const char *path, Diag *d);
+/* The manifest's kernels and constants, the last keys of its document, as
+ * YAML text (malloc'd, *len bytes and a NUL), or NULL if libyaml fails: rendered
+ * apart, they can be while the PTX that the targets describe is made. */
+char *manifest_render_kernels(const Manifest *m, size_t *len);
+/* Writes the manifest as YAML with libyaml, to path or to stdout for "-":
+ * its head, then `kernels`, what manifest_render_kernels gave for m (NULL:
+ * rendered here). */
+bool manifest_write(const Manifest *m, const char *kernels, size_t kernels_len, const char *path, Diag *d);
 
 /* ---- codegen.c --------------------------------------------------------- */
 
@@ -892,8 +908,11 @@ typedef struct KernelRange {
 struct LLVMOpaqueModule *cg_module(Unit *u, struct LLVMOpaqueContext *ctx, const char *name, const TargetConfig *cfg,
                                    KernelRange kernels);
 /* Builds, links and optimises the unit for one arch and gives its PTX (or
- * with ir_only its LLVM IR) as malloc'd text. */
-bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]);
+ * with ir_only its LLVM IR) as malloc'd text. `idle` (or NULL) runs on a
+ * thread that the kernels' pieces leave idle, where they are compiled on
+ * several; else it is left to the caller. */
+bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, IdleTask *idle, char **text, size_t *len,
+             char ptx_version[8]);
 /* The kernels' parameters as the manifest lists them (the ABI above). */
 void cg_describe_kernels(Unit *u, Manifest *m);
 

@@ -389,9 +389,21 @@ typedef struct Queue {
     Piece *pieces;
     int order[SPLIT_MAX_PIECES];
     int count, next;
+    IdleTask *idle;             /* NULL once taken */
     pthread_mutex_t lock;
     cpu_set_t cores;            /* where the process may run, workers included */
 } Queue;
+
+/* Runs the idle task if no other thread has taken it. */
+static void run_idle(Queue *q) {
+    pthread_mutex_lock(&q->lock);
+    IdleTask *idle = q->idle;
+    q->idle = NULL;
+    pthread_mutex_unlock(&q->lock);
+    if (!idle) return;
+    idle->run(idle->arg);
+    idle->done = true;
+}
 
 /* The next piece to compile, or -1 when none is left. */
 static int take(Queue *q) {
@@ -405,6 +417,7 @@ static void *work(void *arg) {
     Queue *q = arg;
     if (CPU_COUNT(&q->cores) > 0) sched_setaffinity(0, sizeof q->cores, &q->cores);
     for (int p; (p = take(q)) >= 0;) compile_piece(&q->pieces[p]);
+    run_idle(q);
     target_release_machine();
     return NULL;
 }
@@ -429,14 +442,15 @@ static bool start_worker(pthread_t *worker, Queue *q) {
  * first: this thread takes it while the workers start, and a worker's
  * first piece also pays for making its target machine. True when all
  * succeeded. Their diagnostics go to d in piece order. */
-static bool run_pieces(Piece *pieces, const long *work, int n, int threads, Diag *d) {
-    Queue q = {.pieces = pieces, .count = n, .lock = PTHREAD_MUTEX_INITIALIZER};
+static bool run_pieces(Piece *pieces, const long *work, int n, int threads, IdleTask *idle, Diag *d) {
+    Queue q = {.pieces = pieces, .count = n, .idle = idle && !idle->done ? idle : NULL, .lock = PTHREAD_MUTEX_INITIALIZER};
     split_order(work, n, q.order);
     if (sched_getaffinity(0, sizeof q.cores, &q.cores) != 0) CPU_ZERO(&q.cores);
     pthread_t workers[SPLIT_MAX_PIECES];
     int started = 0;
     while (started + 1 < threads && started < SPLIT_MAX_PIECES && start_worker(&workers[started], &q)) started++;
     for (int p; (p = take(&q)) >= 0;) compile_piece(&pieces[p]);
+    run_idle(&q);
     for (int w = 0; w < started; w++) pthread_join(workers[w], NULL);
     bool ok = true;
     for (int p = 0; p < n; p++) {
@@ -451,10 +465,10 @@ static bool run_pieces(Piece *pieces, const long *work, int n, int threads, Diag
 }
 
 SplitResult split_compile(LLVMModuleRef *modules, const TargetConfig *cfgs, const long *work, int n, int threads,
-                          char **ptx, size_t *len, char version[8], Diag *d) {
+                          IdleTask *idle, char **ptx, size_t *len, char version[8], Diag *d) {
     Piece pieces[SPLIT_MAX_PIECES];
     for (int p = 0; p < n; p++) pieces[p] = (Piece){.index = p, .module = modules[p], .cfg = &cfgs[p]};
-    bool ok = run_pieces(pieces, work, n, threads, d);
+    bool ok = run_pieces(pieces, work, n, threads, idle, d);
     char *joined = ok ? join_ptx(pieces, n, len) : NULL;
     for (int p = 0; p < n; p++) free(pieces[p].ptx);
     if (!ok) return SPLIT_FAILED;

@@ -67,6 +67,8 @@ static LLVMModuleRef piece_module(LLVMContextRef ctx, const char *name, int tabl
     return m;
 }
 
+static void count_run(void *arg) { ++*(int *)arg; }
+
 static SplitResult compile_pieces(int table0, int table1, char **ptx) {
     TargetConfig cfg = {.arch = "sm_75", .opt_level = 3};
     LLVMModuleRef modules[2] = {piece_module(LLVMContextCreate(), "first", table0),
@@ -81,7 +83,10 @@ static SplitResult compile_pieces(int table0, int table1, char **ptx) {
     *ptx = NULL;
     TargetConfig cfgs[2] = {cfg, cfg};
     /* the second goes first: the join keeps module order all the same */
-    SplitResult r = split_compile(modules, cfgs, (long[]){1, 2}, 2, 2, ptx, &ptx_len, version, &d);
+    int runs = 0;
+    IdleTask idle = {count_run, &runs, false};
+    SplitResult r = split_compile(modules, cfgs, (long[]){1, 2}, 2, 2, &idle, ptx, &ptx_len, version, &d);
+    ASSERT(runs == 1 && idle.done); /* the idle task ran, once */
     diag_free(&d);
     fclose(out);
     ASSERT(len == 0); /* no diagnostics */
