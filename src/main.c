@@ -211,7 +211,7 @@ static char *sibling(const char *path, const char *arch, const char *ext) {
 }
 
 static bool write_file(const char *path, const char *data, size_t len, Diag *d) {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+    FILE *f = open_output(path);
     if (!f) {
         diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
         return false;
@@ -326,7 +326,7 @@ static bool write_deps(const Unit *u, const Options *o) {
     const char *path = o->dep_output;
     char *owned = NULL;
     if (!path) path = o->dep_only ? "-" : (owned = sibling(out, NULL, "d"));
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    FILE *f = open_output(path);
     bool ok = f != NULL;
     if (f) {
         fprintf(f, "%s %s: %s", out, yaml, o->input);

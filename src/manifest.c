@@ -288,7 +288,7 @@ char *manifest_render_kernels(const Manifest *m, size_t *len) {
 
 static bool write_text(const char *path, const Text *head, const char *kernels, size_t kernels_len, Diag *d) {
     bool to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "w");
+    FILE *f = open_output(path);
     if (!f) {
         diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
         return false;

@@ -133,6 +133,13 @@ void diag_release_all(Diag *d);
 void diag_free(Diag *d);
 /* Reads path whole; returns its file index, or -1 with *err set. */
 int diag_load_file(Diag *d, const char *path, const char **err);
+/* Opens path for writing ("-": stdout). A regular file already there under
+ * that one name is removed and made anew, as GNU ld does with its output:
+ * on ext4, truncating a file that holds data costs 0.3 to 0.5 ms (a journal
+ * transaction), replacing it a tenth of that, and a program still reading
+ * the old file keeps it whole. A symlink, a device or a file with other
+ * names is written in place. */
+FILE *open_output(const char *path);
 int diag_add_source(Diag *d, const char *path, const char *text, size_t size);
 /* A source that lies inside a file already added (a signature string in a
  * decorator, within = the string's contents there): what is reported in it
