@@ -19,8 +19,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 #include <yaml.h>
 

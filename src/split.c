@@ -443,7 +443,8 @@ static bool start_worker(pthread_t *worker, Queue *q) {
  * first piece also pays for making its target machine. True when all
  * succeeded. Their diagnostics go to d in piece order. */
 static bool run_pieces(Piece *pieces, const long *work, int n, int threads, IdleTask *idle, Diag *d) {
-    Queue q = {.pieces = pieces, .count = n, .idle = idle && !idle->done ? idle : NULL, .lock = PTHREAD_MUTEX_INITIALIZER};
+    Queue q = {.pieces = pieces, .count = n, .lock = PTHREAD_MUTEX_INITIALIZER};
+    q.idle = idle && !idle->done ? idle : NULL;
     split_order(work, n, q.order);
     if (sched_getaffinity(0, sizeof q.cores, &q.cores) != 0) CPU_ZERO(&q.cores);
     pthread_t workers[SPLIT_MAX_PIECES];
