@@ -2,11 +2,11 @@
  * diag.c - source files, output files and diagnostics.
  *
  * Holds every source file of a compilation, opens the files it writes, and
- * prints messages in clang's
- * form: `file:line:col: error: message`, the source line, and a caret with
- * `~` under the rest of the range. Columns count UTF-8 characters, not bytes.
- * After error_limit errors it says so once and sets `stop`, which the passes
- * read to end early. ice() is for pykc's own bugs, never for bad input.
+ * prints messages in clang's form: `file:line:col: error: message`, the
+ * source line, and a caret with `~` under the rest of the range. Columns
+ * count UTF-8 characters, not bytes. After error_limit errors it says so
+ * once and sets `stop`, which the passes read to end early. ice() is for
+ * pykc's own bugs, never for bad input.
  */
 #include "pykc.h"
 
