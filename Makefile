@@ -51,8 +51,8 @@ $(BUILD)/gen/%.pyk.inc: src/lib/%.pyk
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(PYKC): $(COMPILER_OBJS)
-	$(CC) $(LDFLAGS_BASE) $(LDFLAGS) $^ -o $@ $(PYKC_LIBS) 2>$@.ld; status=$$?; \
+$(PYKC): $(COMPILER_OBJS) $(LINK_ORDER)
+	$(CC) $(LDFLAGS_BASE) $(PYKC_LDFLAGS) $(LDFLAGS) $(COMPILER_OBJS) -o $@ $(PYKC_LIBS) 2>$@.ld; status=$$?; \
 	  grep -v $(NSS_WARNING) $@.ld >&2; rm -f $@.ld; exit $$status
 
 $(BUILD)/obj $(BUILD)/results:

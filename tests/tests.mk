@@ -16,4 +16,5 @@ test-unit: $(UNIT_BIN)
 
 ## test-lit: the compile tests (lit + FileCheck) under tests/lit
 test-lit: $(PYKC)
-	@sh tests/run-lit.sh $(RESULTS) $(LIT) $(abspath $(PYKC)) $(LLVM_BINDIR) tests/lit
+	@sh tests/run-lit.sh $(RESULTS) $(LIT) $(abspath $(PYKC)) $(LLVM_BINDIR) tests/lit \
+	  $(if $(PYKC_LDFLAGS),--param link_order=$(abspath $(LINK_ORDER)))

@@ -15,6 +15,11 @@ bindir = lit_config.params.get("llvm_bindir")
 if not pykc or not bindir:
     lit_config.fatal("run through `make test-lit`: pykc and llvm_bindir are lit parameters")
 config.substitutions.append(("%pykc", pykc))
+# Given when pykc was linked with a link order file (mk/llvm.mk).
+link_order = lit_config.params.get("link_order")
+if link_order:
+    config.available_features.add("link-order")
+    config.substitutions.append(("%link_order", link_order))
 # lit's builtin `not` counts a crash (death by a signal) as a failure and so
 # as success; LLVM's `not` binary does not: `%not %pykc` passes only when
 # pykc exits with an error status of its own.

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""order_file.py - writes mk/pykc.order, the order in which the link lays out
+the functions that a compilation runs.
+
+pykc links 26 MB of LLVM's code, and a compilation runs about 4 MB of it,
+spread over all of it: each 64 KB piece of code it touches costs a page
+fault, and the static constructors alone touch two hundred. lld, given this
+file, puts the functions it names first and together, in its order.
+
+The functions are the ones that callgrind sees run while pykc compiles the
+modules below (one thread and two, libdevice linked, debug info, an error),
+ordered as the plain link placed them, which keeps each source file's
+functions in their order and neighbours: ordered by cost instead, the same
+functions ran 2% slower.
+
+    python3 tools/order_file.py          # from the repository root
+
+Needs valgrind. Builds an unordered pykc under build/order first (LINK_ORDER=
+empty), so the result does not depend on the order file it replaces.
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BUILD = "build/order"
+PYKC = BUILD + "/pykc"
+OUT = "mk/pykc.order"
+ANCHORS = "samples/anchors/anchors.pyk"
+
+
+def compilations(tmp):
+    """The pykc command lines the profile is taken from."""
+    out = os.path.join(tmp, "out.ptx")
+    bad = os.path.join(tmp, "bad.pyk")
+    with open(bad, "w") as f:
+        f.write("from numba import cuda, float32\n\n\n@cuda.jit\n"
+                "def k(x: float32[:]):\n    x[0] = undefined_name\n")
+    runs = [["-j1", ANCHORS], ["-j2", ANCHORS], ["-g", ANCHORS], ["--arch", "sm_90", ANCHORS],
+            ["tests/gpu/kernels/math_f64.pyk"], ["tests/gpu/kernels/cmath_c64.pyk"], [bad]]
+    runs += [[s] for s in sorted(glob.glob("samples/*.pyk"))]
+    return [[PYKC] + r + ["-o", out] for r in runs]
+
+
+def executed(profile):
+    """The functions with instructions in a callgrind profile (names
+    uncompressed, not demangled)."""
+    names, current, after_call = set(), None, False
+    with open(profile, errors="replace") as f:
+        for line in f:
+            if line.startswith("fn="):
+                current = line[3:].strip()
+            elif line.startswith("calls="):
+                after_call = True
+            elif current and (line[:1].isdigit() or line[:1] in "+-*"):
+                if after_call:
+                    after_call = False
+                else:
+                    names.add(current)
+    return names
+
+
+def addresses(binary):
+    """Each function symbol's lowest address in binary."""
+    text = subprocess.run(["nm", binary], check=True, capture_output=True, text=True).stdout
+    where = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            addr = int(parts[0], 16)
+            where[parts[2]] = min(addr, where.get(parts[2], addr))
+    return where
+
+
+def main():
+    if not shutil.which("valgrind"):
+        sys.exit("order_file.py: needs valgrind (apt-get install valgrind)")
+    subprocess.run(["make", "-s", "BUILD=" + BUILD, "LINK_ORDER=", PYKC], check=True)
+    names = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, cmd in enumerate(compilations(tmp)):
+            profile = os.path.join(tmp, "cg.%d" % i)
+            subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", "--compress-strings=no",
+                            "--callgrind-out-file=" + profile] + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            names |= executed(profile)
+    where = addresses(PYKC)
+    ordered = sorted((n for n in names if n in where), key=lambda n: where[n])
+    with open(OUT, "w") as f:
+        f.write("".join(n + "\n" for n in ordered))
+    print("%s: %d functions" % (OUT, len(ordered)))
+
+
+if __name__ == "__main__":
+    main()
