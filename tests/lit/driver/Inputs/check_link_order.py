@@ -13,10 +13,11 @@ for line in nm.splitlines():
         addr = int(parts[0], 16)
         if addr < where.get(parts[3], addr + 1):
             where[parts[3]], size[parts[3]] = addr, int(parts[1], 16)
-names = [n.strip() for n in open(order) if n.strip() in where]
-total = sum(1 for n in open(order) if n.strip())
-if len(names) < 0.9 * total:
-    sys.exit("%s: only %d of its %d functions are in pykc: run tools/order_file.py" % (order, len(names), total))
+with open(order) as f:
+    listed = [n.strip() for n in f if n.strip()]
+names = [n for n in listed if n in where]
+if len(names) < 0.9 * len(listed):
+    sys.exit("%s: only %d of its %d functions are in pykc: run tools/order_file.py" % (order, len(names), len(listed)))
 found = [where[n] for n in names]
 backwards = sum(1 for a, b in zip(found, found[1:]) if b < a)
 if backwards > 0.01 * len(found):
