@@ -71,15 +71,8 @@ COMPILER_LIBS := $(LLVM_LIBS) $(YAML_LIBS) -lm -pthread
 # need its shared NSS modules at run time: only LLVM's expansion of ~ in a
 # path calls them, which pykc never asks for, so the link rule leaves those
 # lines out of what it prints (NSS_WARNING).
-PYKC_LIBS := $(COMPILER_LIBS)
-ifeq ($(LLVM_LINK),static)
-ifneq ($(SAN),1)
-PYKC_LIBS := -static -L$(LLVM_LIBDIR) $(LLVM_STATIC_LIBS) \
-             $(filter-out %.so -lxml2 -lz3 -lzstd -l:libzstd.so.1,$(LLVM_SYSTEM_LIBS)) -lzstd -l:libstdc++.a \
-             -Wl,--gc-sections $(YAML_LIBS) -lm -pthread
-endif
-endif
-# The functions a compilation runs, laid out together, in the order of
+#
+# The functions a compilation runs are laid out together, in the order of
 # mk/pykc.order (tools/order_file.py writes it from callgrind profiles):
 # scattered over LLVM's 26 MB of code, they touched every 64 KB of it, a page
 # fault each; together, a third as many faults, and the anchors compile in
@@ -87,13 +80,15 @@ endif
 # a file; without it the link keeps the plain order. LINK_ORDER= turns it off.
 LINK_ORDER ?= mk/pykc.order
 LLD := $(wildcard $(LLVM_BINDIR)/ld.lld)
+PYKC_LIBS := $(COMPILER_LIBS)
 PYKC_LDFLAGS :=
 ifeq ($(LLVM_LINK),static)
 ifneq ($(SAN),1)
-ifneq ($(LLD),)
-ifneq ($(LINK_ORDER),)
+PYKC_LIBS := -static -L$(LLVM_LIBDIR) $(LLVM_STATIC_LIBS) \
+             $(filter-out %.so -lxml2 -lz3 -lzstd -l:libzstd.so.1,$(LLVM_SYSTEM_LIBS)) -lzstd -l:libstdc++.a \
+             -Wl,--gc-sections $(YAML_LIBS) -lm -pthread
+ifneq ($(and $(LLD),$(LINK_ORDER)),)
 PYKC_LDFLAGS := -B$(LLVM_BINDIR) -fuse-ld=lld -Wl,--symbol-ordering-file=$(LINK_ORDER) -Wl,--no-warn-symbol-ordering
-endif
 endif
 endif
 endif

@@ -2,7 +2,7 @@
 """order_file.py - writes mk/pykc.order, the order in which the link lays out
 the functions that a compilation runs.
 
-pykc links 26 MB of LLVM's code, and a compilation runs about 4 MB of it,
+pykc links 26 MB of LLVM's code, and a compilation runs about 7 MB of it,
 spread over all of it: each 64 KB piece of code it touches costs a page
 fault, and the static constructors alone touch two hundred. lld, given this
 file, puts the functions it names first and together, in its order.
@@ -62,15 +62,16 @@ def executed(profile):
     return names
 
 
-def addresses(binary):
-    """Each function symbol's lowest address in binary."""
-    text = subprocess.run(["nm", binary], check=True, capture_output=True, text=True).stdout
+def functions(binary):
+    """Each function symbol of binary: its lowest address and its size."""
+    text = subprocess.run(["nm", "-S", binary], check=True, capture_output=True, text=True).stdout
     where = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "tTwW":
+        if len(parts) == 4 and parts[2] in "tTwW":
             addr = int(parts[0], 16)
-            where[parts[2]] = min(addr, where.get(parts[2], addr))
+            if addr < where.get(parts[3], (addr + 1, 0))[0]:
+                where[parts[3]] = (addr, int(parts[1], 16))
     return where
 
 
@@ -86,8 +87,8 @@ def main():
                             "--callgrind-out-file=" + profile] + cmd,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             names |= executed(profile)
-    where = addresses(PYKC)
-    ordered = sorted((n for n in names if n in where), key=lambda n: where[n])
+    where = functions(PYKC)
+    ordered = sorted((n for n in names if n in where), key=lambda n: where[n][0])
     with open(OUT, "w") as f:
         f.write("".join(n + "\n" for n in ordered))
     print("%s: %d functions" % (OUT, len(ordered)))

@@ -1,29 +1,26 @@
 """check_link_order.py PYKC ORDER: the functions that ORDER names lie
 together in pykc's code, in ORDER's order, and ORDER is not stale (most of
 its functions are in pykc). Prints what is wrong and exits 1."""
-import subprocess
+import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "tools"))
+from order_file import functions  # noqa: E402
+
 binary, order = sys.argv[1], sys.argv[2]
-where, size = {}, {}
-nm = subprocess.run(["nm", "-S", binary], check=True, capture_output=True, text=True).stdout
-for line in nm.splitlines():
-    parts = line.split()
-    if len(parts) == 4 and parts[2] in "tTwW":
-        addr = int(parts[0], 16)
-        if addr < where.get(parts[3], addr + 1):
-            where[parts[3]], size[parts[3]] = addr, int(parts[1], 16)
+where = functions(binary)
 with open(order) as f:
     listed = [n.strip() for n in f if n.strip()]
 names = [n for n in listed if n in where]
 if len(names) < 0.9 * len(listed):
     sys.exit("%s: only %d of its %d functions are in pykc: run tools/order_file.py" % (order, len(names), len(listed)))
-found = [where[n] for n in names]
+found = [where[n][0] for n in names]
 backwards = sum(1 for a, b in zip(found, found[1:]) if b < a)
 if backwards > 0.01 * len(found):
     sys.exit("%s: %d of %d functions out of order in pykc" % (order, backwards, len(found)))
-span = max(where[n] + size[n] for n in names) - min(found)
-code = sum(size[n] for n in names)
+span = max(sum(where[n]) for n in names) - min(found)
+code = sum(where[n][1] for n in names)
 if span > 1.5 * code:
     sys.exit("%s: its functions (%d KB) spread over %d KB of pykc: was it linked with the order file?" %
              (order, code // 1024, span // 1024))
