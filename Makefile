@@ -39,6 +39,7 @@ PYKC := $(BUILD)/pykc
 all: $(PYKC)
 
 include mk/llvm.mk
+include mk/bolt.mk
 
 $(BUILD)/obj/%.o: src/%.c src/pykc.h | $(BUILD)/obj
 	$(CC) $(CFLAGS_BASE) $(LLVM_CFLAGS) $(CFLAGS) -c $< -o $@
@@ -51,7 +52,8 @@ $(BUILD)/gen/%.pyk.inc: src/lib/%.pyk
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(PYKC): $(COMPILER_OBJS) $(LINK_ORDER)
+$(PYKC_LINKED): $(COMPILER_OBJS) $(LINK_ORDER)
+	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_BASE) $(PYKC_LDFLAGS) $(LDFLAGS) $(COMPILER_OBJS) -o $@ $(PYKC_LIBS) 2>$@.ld; status=$$?; \
 	  grep -v $(NSS_WARNING) $@.ld >&2; rm -f $@.ld; exit $$status
 
@@ -109,4 +111,4 @@ clean:
 help:
 	@echo "pykc make targets:"
 	@grep -h '^## ' $(MAKEFILE_LIST) | sed 's/^## /  /'
-	@echo "variables: LLVM_CONFIG=path  SAN=1 (sanitizers)  PREFIX=dir  WERROR=0"
+	@echo "variables: LLVM_CONFIG=path  SAN=1 (sanitizers)  PREFIX=dir  WERROR=0  BOLT= (no BOLT layout)"

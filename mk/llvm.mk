@@ -78,10 +78,12 @@ COMPILER_LIBS := $(LLVM_LIBS) $(YAML_LIBS) -lm -pthread
 # fault each; together, a third as many faults, and the anchors compile in
 # 7 to 13% less time (bench/README.md). Needs lld (lld-19), which reads such
 # a file; without it the link keeps the plain order. LINK_ORDER= turns it off.
+# BOLT then lays out the blocks within the functions (mk/bolt.mk).
 LINK_ORDER ?= mk/pykc.order
 LLD := $(wildcard $(LLVM_BINDIR)/ld.lld)
 PYKC_LIBS := $(COMPILER_LIBS)
 PYKC_LDFLAGS :=
+PYKC_LAYOUT :=
 ifeq ($(LLVM_LINK),static)
 ifneq ($(SAN),1)
 PYKC_LIBS := -static -L$(LLVM_LIBDIR) $(LLVM_STATIC_LIBS) \
@@ -89,6 +91,7 @@ PYKC_LIBS := -static -L$(LLVM_LIBDIR) $(LLVM_STATIC_LIBS) \
              -Wl,--gc-sections $(YAML_LIBS) -lm -pthread
 ifneq ($(and $(LLD),$(LINK_ORDER)),)
 PYKC_LDFLAGS := -B$(LLVM_BINDIR) -fuse-ld=lld -Wl,--symbol-ordering-file=$(LINK_ORDER) -Wl,--no-warn-symbol-ordering
+PYKC_LAYOUT := link-order
 endif
 endif
 endif

@@ -7,8 +7,8 @@ spread over all of it: each 64 KB piece of code it touches costs a page
 fault, and the static constructors alone touch two hundred. lld, given this
 file, puts the functions it names first and together, in its order.
 
-The functions are the ones that callgrind sees run while pykc compiles the
-modules below (one thread and two, libdevice linked, debug info, an error),
+The functions are the ones that callgrind sees run while pykc compiles what
+mk/profile-runs lists (one thread and two, libdevice, debug info, an error),
 ordered as the plain link placed them, which keeps each source file's
 functions in their order and neighbours: ordered by cost instead, the same
 functions ran 2% slower.
@@ -16,7 +16,8 @@ functions ran 2% slower.
     python3 tools/order_file.py          # from the repository root
 
 Needs valgrind. Builds an unordered pykc under build/order first (LINK_ORDER=
-empty), so the result does not depend on the order file it replaces.
+and BOLT= empty), so the result does not depend on the order file it
+replaces. The file also tells BOLT which functions to profile (mk/bolt.mk).
 """
 import glob
 import os
@@ -28,19 +29,18 @@ import tempfile
 BUILD = "build/order"
 PYKC = BUILD + "/pykc"
 OUT = "mk/pykc.order"
-ANCHORS = "samples/anchors/anchors.pyk"
+RUNS = "mk/profile-runs"
 
 
 def compilations(tmp):
-    """The pykc command lines the profile is taken from."""
+    """The pykc command lines the profile is taken from: mk/profile-runs."""
     out = os.path.join(tmp, "out.ptx")
-    bad = os.path.join(tmp, "bad.pyk")
-    with open(bad, "w") as f:
-        f.write("from numba import cuda, float32\n\n\n@cuda.jit\n"
-                "def k(x: float32[:]):\n    x[0] = undefined_name\n")
-    runs = [["-j1", ANCHORS], ["-j2", ANCHORS], ["-g", ANCHORS], ["--arch", "sm_90", ANCHORS],
-            ["tests/gpu/kernels/math_f64.pyk"], ["tests/gpu/kernels/cmath_c64.pyk"], [bad]]
-    runs += [[s] for s in sorted(glob.glob("samples/*.pyk"))]
+    runs = []
+    with open(RUNS) as f:
+        for line in f:
+            words = line.split()
+            if words and not words[0].startswith("#"):
+                runs += [words[:-1] + [path] for path in sorted(glob.glob(words[-1]))]
     return [[PYKC] + r + ["-o", out] for r in runs]
 
 
@@ -78,7 +78,7 @@ def functions(binary):
 def main():
     if not shutil.which("valgrind"):
         sys.exit("order_file.py: needs valgrind (apt-get install valgrind)")
-    subprocess.run(["make", "-s", "BUILD=" + BUILD, "LINK_ORDER=", PYKC], check=True)
+    subprocess.run(["make", "-s", "BUILD=" + BUILD, "LINK_ORDER=", "BOLT=", PYKC], check=True)
     names = set()
     with tempfile.TemporaryDirectory() as tmp:
         for i, cmd in enumerate(compilations(tmp)):

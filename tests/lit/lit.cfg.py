@@ -15,11 +15,13 @@ bindir = lit_config.params.get("llvm_bindir")
 if not pykc or not bindir:
     lit_config.fatal("run through `make test-lit`: pykc and llvm_bindir are lit parameters")
 config.substitutions.append(("%pykc", pykc))
-# Given when pykc was linked with a link order file (mk/llvm.mk).
-link_order = lit_config.params.get("link_order")
-if link_order:
-    config.available_features.add("link-order")
-    config.substitutions.append(("%link_order", link_order))
+# How pykc's code is laid out: `link-order` (linked in the order of the
+# link_order file, mk/llvm.mk) or `bolt` (then rewritten by BOLT from a
+# profile, mk/bolt.mk); neither in sanitizer builds.
+layout = lit_config.params.get("layout")
+if layout:
+    config.available_features.add(layout)
+    config.substitutions.append(("%link_order", lit_config.params.get("link_order")))
 # lit's builtin `not` counts a crash (death by a signal) as a failure and so
 # as success; LLVM's `not` binary does not: `%not %pykc` passes only when
 # pykc exits with an error status of its own.
