@@ -18,13 +18,15 @@
 # mk/profile-runs lists. About 30 s a link; `make BOLT=` skips it, for
 # quick edit-build cycles. Static non-sanitizer builds only.
 BOLT ?= $(wildcard $(LLVM_BINDIR)/llvm-bolt)
+# what the instrumented copy links (libbolt-19-dev)
+BOLT_RUNTIME := $(wildcard $(LLVM_LIBDIR)/libbolt_rt_instr.a)
 MERGE_FDATA := $(LLVM_BINDIR)/merge-fdata
 BOLT_DIR := $(BUILD)/bolt
 BOLT_LAYOUT := -reorder-blocks=ext-tsp -reorder-functions=cdsort -split-functions -split-all-cold -use-gnu-stack
 
 PYKC_LINKED := $(PYKC)
 ifneq ($(SAN),1)
-ifneq ($(and $(BOLT),$(LINK_ORDER),$(filter static,$(LLVM_LINK))),)
+ifneq ($(and $(BOLT),$(BOLT_RUNTIME),$(LINK_ORDER),$(filter static,$(LLVM_LINK))),)
 PYKC_LINKED := $(BOLT_DIR)/pykc.relocs
 PYKC_LDFLAGS += -Wl,--emit-relocs
 PYKC_LAYOUT := bolt
