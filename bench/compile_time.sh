@@ -10,8 +10,8 @@
 #
 # Variables: PYKC (build/pykc), NVCC ($CUDA_HOME/bin/nvcc, else nvcc on PATH),
 # PYTHON (python3), RUNS (10), ARCH (sm_75), OPT (-O3), NUMBA (1: time
-# numba-cuda too, when it imports; 0: skip it). Uses hyperfine when it is
-# installed, else a loop over `date +%s%N`.
+# numba-cuda too, when it imports; 0: skip it). Uses hyperfine (make deps
+# installs it), else a loop over `date +%s%N`.
 set -eu
 
 cd "$(dirname "$0")/.."
