@@ -1,7 +1,8 @@
 """check_bolt_layout.py PYKC ORDER: pykc was laid out by BOLT from a profile
 (mk/bolt.mk): its hot text holds nearly all the functions that ORDER names
-(those a compilation runs), and their cold blocks were split off. Prints
-what is wrong and exits 1."""
+(those a compilation runs, and which BOLT profiles), their cold blocks were
+split off, and ORDER is not stale (most of its functions are in pykc).
+Prints what is wrong and exits 1."""
 import os
 import subprocess
 import sys
@@ -22,7 +23,10 @@ if len(bounds) != 2:
 start, end = bounds["__hot_start"], bounds["__hot_end"]
 where = functions(binary)
 with open(order) as f:
-    listed = [n.strip() for n in f if n.strip() in where]
+    named = [n.strip() for n in f if n.strip()]
+listed = [n for n in named if n in where]
+if len(listed) < 0.9 * len(named):
+    sys.exit("%s: only %d of its %d functions are in pykc: run tools/order_file.py" % (order, len(listed), len(named)))
 hot = [n for n in listed if start <= where[n][0] < end]
 if len(hot) < 0.9 * len(listed):
     sys.exit("%s: only %d of the %d functions that %s names are in its hot text: was the profile taken?" %
