@@ -75,6 +75,18 @@ def functions(binary):
     return where
 
 
+def listed(order, where):
+    """The functions that the order file names and `where` (functions()'s
+    answer) has, in the file's order; exits when fewer than 90% are there:
+    the file is stale."""
+    with open(order) as f:
+        named = [n.strip() for n in f if n.strip()]
+    found = [n for n in named if n in where]
+    if len(found) < 0.9 * len(named):
+        sys.exit("%s: only %d of its %d functions are in pykc: run tools/order_file.py" % (order, len(found), len(named)))
+    return found
+
+
 def main():
     if not shutil.which("valgrind"):
         sys.exit("order_file.py: needs valgrind (apt-get install valgrind)")

@@ -9,7 +9,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "tools"))
-from order_file import functions  # noqa: E402
+from order_file import functions, listed as listed_functions  # noqa: E402
 
 binary, order = sys.argv[1], sys.argv[2]
 symbols = subprocess.run(["nm", binary], check=True, capture_output=True, text=True).stdout
@@ -22,11 +22,7 @@ if len(bounds) != 2:
     sys.exit("%s: no __hot_start and __hot_end: not laid out by BOLT" % binary)
 start, end = bounds["__hot_start"], bounds["__hot_end"]
 where = functions(binary)
-with open(order) as f:
-    named = [n.strip() for n in f if n.strip()]
-listed = [n for n in named if n in where]
-if len(listed) < 0.9 * len(named):
-    sys.exit("%s: only %d of its %d functions are in pykc: run tools/order_file.py" % (order, len(listed), len(named)))
+listed = listed_functions(order, where)
 hot = [n for n in listed if start <= where[n][0] < end]
 if len(hot) < 0.9 * len(listed):
     sys.exit("%s: only %d of the %d functions that %s names are in its hot text: was the profile taken?" %

@@ -6,15 +6,11 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "tools"))
-from order_file import functions  # noqa: E402
+from order_file import functions, listed  # noqa: E402
 
 binary, order = sys.argv[1], sys.argv[2]
 where = functions(binary)
-with open(order) as f:
-    listed = [n.strip() for n in f if n.strip()]
-names = [n for n in listed if n in where]
-if len(names) < 0.9 * len(listed):
-    sys.exit("%s: only %d of its %d functions are in pykc: run tools/order_file.py" % (order, len(names), len(listed)))
+names = listed(order, where)
 found = [where[n][0] for n in names]
 backwards = sum(1 for a, b in zip(found, found[1:]) if b < a)
 if backwards > 0.01 * len(found):
