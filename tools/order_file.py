@@ -83,7 +83,8 @@ def listed(order, where):
         named = [n.strip() for n in f if n.strip()]
     found = [n for n in named if n in where]
     if len(found) < 0.9 * len(named):
-        sys.exit("%s: only %d of its %d functions are in pykc: run tools/order_file.py" % (order, len(found), len(named)))
+        sys.exit("%s: only %d of its %d functions are in pykc: run tools/order_file.py" %
+                 (order, len(found), len(named)))
     return found
 
 
