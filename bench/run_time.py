@@ -11,9 +11,9 @@ bench/anchors.cu. pykc's kernels are launched from the manifest alone
 anchors.cu, numba-cuda's through its dispatcher after a warm-up launch (so
 that neither Numba's compilation nor the driver's PTX JIT is timed). Each
 time is the median of --reps batches of back-to-back launches timed with
-CUDA events, divided by the batch (median_ms); a kernel shorter than
-Numba's dispatcher takes to launch it shows the dispatcher's rate in the
-numba column. Each output is checked against a NumPy reference first, so
+CUDA events, divided by the batch (median_ms); where a kernel takes less
+time than numba-cuda's dispatcher needs to launch it, the numba column
+shows the dispatcher's rate. Each output is checked against a NumPy reference first, so
 that a fast wrong kernel does not count. Prints one line a kernel and the
 ratios pykc/nvcc and pykc/numba-cuda (below 1: pykc is faster).
 """
@@ -109,7 +109,7 @@ def problems():
     ]
 
 
-def median_ms(launch, reps, batch=BATCH):
+def median_ms(launch, reps):
     """The median over reps of the time a launch takes in a batch of
     back-to-back launches. The launch before the start event keeps the
     GPU busy while the host queues the batch: timed one by one, a kernel
@@ -122,11 +122,11 @@ def median_ms(launch, reps, batch=BATCH):
     for _ in range(reps):
         launch()
         start.record()
-        for _ in range(batch):
+        for _ in range(BATCH):
             launch()
         end.record()
         end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end) / batch)
+        times.append(cp.cuda.get_elapsed_time(start, end) / BATCH)
     return float(np.median(times))
 
 
