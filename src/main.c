@@ -8,6 +8,9 @@
 #include "pykc.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -369,7 +372,19 @@ static int compile(const Options *o) {
     return status;
 }
 
+/* glibc grows a worker thread's heap by what each allocation needs, one
+ * mprotect a page or two at a time, and each mprotect makes the kernel stop
+ * the other thread for a TLB flush: about 100 a compilation. Padding every
+ * growth (the main heap's too) by 16 MB asks for address space only, not
+ * memory: pages still come as they are first touched. */
+static void pad_heap_growth(void) {
+#ifdef __GLIBC__
+    mallopt(M_TOP_PAD, 16 << 20);
+#endif
+}
+
 int main(int argc, char **argv) {
+    pad_heap_growth();
     Options opts;
     int r = options_parse(&opts, argc, argv);
     if (r != 0) {
