@@ -113,6 +113,18 @@ static LLVMTypeRef memory_type(CodeGen *g, const Type *t) { return t->kind == TY
 static LLVMValueRef const_int(CodeGen *g, LLVMTypeRef t, long long v) { return LLVMConstInt(t, (unsigned long long)v, true); }
 static LLVMValueRef i64c(CodeGen *g, long long v) { return const_int(g, i64(g), v); }
 
+/* Field i of agg, read through the insertvalues that built it, as
+ * instsimplify would: arrays, tuples and complex numbers are mostly built
+ * and taken apart in one function, and those extractvalues were a third of
+ * the anchors' IR before optimisation. */
+static LLVMValueRef extract(CodeGen *g, LLVMValueRef agg, unsigned i, const char *name) {
+    while (LLVMIsAInsertValueInst(agg) && LLVMGetNumIndices(agg) == 1) {
+        if (LLVMGetIndices(agg)[0] == i) return LLVMGetOperand(agg, 1);
+        agg = LLVMGetOperand(agg, 0);
+    }
+    return LLVMBuildExtractValue(g->b, agg, i, name);
+}
+
 /* ---- conversions ------------------------------------------------------------------- */
 
 static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t);
@@ -134,15 +146,15 @@ static LLVMValueRef convert_optional(CodeGen *g, LLVMValueRef v, const Type *fro
     if (to->kind == TY_OPTIONAL) {
         if (from->kind == TY_NONE) return LLVMConstNull(llvm_type(g, to));
         if (from->kind != TY_OPTIONAL) return make_optional(g, to, convert(g, v, from, to->dtype), LLVMConstInt(i1(g), 1, false));
-        LLVMValueRef data = convert(g, LLVMBuildExtractValue(g->b, v, 0, ""), from->dtype, to->dtype);
-        return make_optional(g, to, data, LLVMBuildExtractValue(g->b, v, 1, ""));
+        LLVMValueRef data = convert(g, extract(g, v, 0, ""), from->dtype, to->dtype);
+        return make_optional(g, to, data, extract(g, v, 1, ""));
     }
     LLVMBasicBlockRef none = new_block(g, "optional.none"), some = new_block(g, "optional.some");
-    LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, v, 1, ""), some, none);
+    LLVMBuildCondBr(g->b, extract(g, v, 1, ""), some, none);
     LLVMPositionBuilderAtEnd(g->b, none);
     gen_raise(g);
     LLVMPositionBuilderAtEnd(g->b, some);
-    return convert(g, LLVMBuildExtractValue(g->b, v, 0, ""), from->dtype, to);
+    return convert(g, extract(g, v, 0, ""), from->dtype, to);
 }
 
 /* Converts v of type from to type to, as Numba's context.cast does. */
@@ -178,8 +190,8 @@ static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const 
         LLVMValueRef re, im;
         if (from->kind == TY_COMPLEX) {
             Type *fp = type_float(from->bits / 2);
-            re = convert(g, LLVMBuildExtractValue(b, v, 0, ""), fp, part);
-            im = convert(g, LLVMBuildExtractValue(b, v, 1, ""), fp, part);
+            re = convert(g, extract(g, v, 0, ""), fp, part);
+            im = convert(g, extract(g, v, 1, ""), fp, part);
         } else {
             re = convert(g, v, from, part);
             im = LLVMConstReal(float_type(g, part->bits), 0.0);
@@ -189,11 +201,11 @@ static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const 
         return LLVMBuildInsertValue(b, c, im, 1, "");
     }
     if (from->kind == TY_COMPLEX)
-        return convert(g, LLVMBuildExtractValue(b, v, 0, ""), type_float(from->bits / 2), to);
+        return convert(g, extract(g, v, 0, ""), type_float(from->bits / 2), to);
     if (from->kind == TY_TUPLE && to->kind == TY_TUPLE) {
         LLVMValueRef out = LLVMGetUndef(dst);
         for (int i = 0; i < to->elem_count; i++) {
-            LLVMValueRef e = convert(g, LLVMBuildExtractValue(b, v, (unsigned)i, ""), from->elems[i], to->elems[i]);
+            LLVMValueRef e = convert(g, extract(g, v, (unsigned)i, ""), from->elems[i], to->elems[i]);
             out = LLVMBuildInsertValue(b, out, e, (unsigned)i, "");
         }
         return out;
@@ -209,7 +221,7 @@ static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t) {
     case TY_INT: return LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
     case TY_FLOAT: return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
     case TY_COMPLEX: {
-        LLVMValueRef re = LLVMBuildExtractValue(g->b, v, 0, ""), im = LLVMBuildExtractValue(g->b, v, 1, "");
+        LLVMValueRef re = extract(g, v, 0, ""), im = extract(g, v, 1, "");
         Type *p = type_float(t->bits / 2);
         return LLVMBuildOr(g->b, to_bool(g, re, p), to_bool(g, im, p), "");
     }
@@ -434,34 +446,36 @@ static LLVMValueRef make_array(CodeGen *g, const Type *t, LLVMValueRef data, LLV
 }
 
 static LLVMValueRef array_dim(CodeGen *g, LLVMValueRef arr, int field, int i) {
-    LLVMValueRef dims = LLVMBuildExtractValue(g->b, arr, (unsigned)field, "");
-    return LLVMBuildExtractValue(g->b, dims, (unsigned)i, field == 1 ? "shape" : "stride");
+    LLVMValueRef dims = extract(g, arr, (unsigned)field, "");
+    return extract(g, dims, (unsigned)i, field == 1 ? "shape" : "stride");
+}
+
+/* A signed index into a dimension of `extent`, wrapped around as Numba
+ * wraps a negative one; a constant one needs no test. */
+static LLVMValueRef wrap_index(CodeGen *g, LLVMValueRef i, LLVMValueRef extent) {
+    if (LLVMIsAConstantInt(i)) return LLVMConstIntGetSExtValue(i) < 0 ? LLVMBuildAdd(g->b, i, extent, "") : i;
+    LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, i, i64c(g, 0), "");
+    return LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, i, extent, ""), i, "");
 }
 
 /* The address of arr[idx...]: negative indices wrap around as in Numba; a
  * C-contiguous innermost dimension needs no stride multiply. */
 static LLVMValueRef element_ptr(CodeGen *g, const Type *t, LLVMValueRef arr, LLVMValueRef *idx, const Type **idx_ty) {
-    LLVMValueRef data = LLVMBuildExtractValue(g->b, arr, 0, "data");
-    LLVMValueRef offset = i64c(g, 0);
-    LLVMTypeRef elem = memory_type(g, t->dtype);
-    LLVMValueRef last = NULL;
+    LLVMValueRef p = extract(g, arr, 0, "data");
+    LLVMValueRef offset = NULL, last = NULL;
     for (int d = 0; d < t->ndim; d++) {
         LLVMValueRef i = convert(g, idx[d], idx_ty[d], idx_ty[d]->kind == TY_INT && !idx_ty[d]->is_signed ? &ty_uint64 : &ty_int64);
-        if (idx_ty[d]->kind != TY_INT || idx_ty[d]->is_signed) {
-            LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, i, i64c(g, 0), "");
-            LLVMValueRef wrapped = LLVMBuildAdd(g->b, i, array_dim(g, arr, 1, d), "");
-            i = LLVMBuildSelect(g->b, neg, wrapped, i, "");
-        }
+        if (idx_ty[d]->kind != TY_INT || idx_ty[d]->is_signed) i = wrap_index(g, i, array_dim(g, arr, 1, d));
         bool contiguous = (t->layout == 'C' && d == t->ndim - 1) || (t->layout == 'F' && d == 0);
         if (contiguous) {
             last = i;
             continue;
         }
         LLVMValueRef term = LLVMBuildNSWMul(g->b, i, array_dim(g, arr, 2, d), "");
-        offset = LLVMBuildNSWAdd(g->b, offset, term, "");
+        offset = offset ? LLVMBuildNSWAdd(g->b, offset, term, "") : term;
     }
-    LLVMValueRef p = LLVMBuildGEP2(g->b, i8(g), data, &offset, 1, "");
-    if (last) p = LLVMBuildGEP2(g->b, elem, p, &last, 1, "");
+    if (offset) p = LLVMBuildGEP2(g->b, i8(g), p, &offset, 1, "");
+    if (last) p = LLVMBuildGEP2(g->b, memory_type(g, t->dtype), p, &last, 1, "");
     return p;
 }
 
@@ -685,8 +699,8 @@ static LLVMValueRef complex_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef b, cons
     LLVMBuilderRef B = g->b;
     const Type *part = type_float(t->bits / 2);
     LLVMTypeRef ft = float_type(g, part->bits);
-    LLVMValueRef ar = LLVMBuildExtractValue(B, a, 0, ""), ai = LLVMBuildExtractValue(B, a, 1, "");
-    LLVMValueRef br = LLVMBuildExtractValue(B, b, 0, ""), bi = LLVMBuildExtractValue(B, b, 1, "");
+    LLVMValueRef ar = extract(g, a, 0, ""), ai = extract(g, a, 1, "");
+    LLVMValueRef br = extract(g, b, 0, ""), bi = extract(g, b, 1, "");
     LLVMValueRef zero = LLVMConstNull(ft);
     LLVMValueRef hyp_args[] = {ar, ai}, atan_args[] = {ai, ar};
     LLVMValueRef vabs = gpu_libdevice(g, "hypot", part, hyp_args, 2);
@@ -737,7 +751,7 @@ static LLVMValueRef shift(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, con
     return LLVMBuildSelect(g->b, too_far, LLVMConstNull(ty), r, "");
 }
 
-static LLVMValueRef complex_parts(CodeGen *g, LLVMValueRef v, int i) { return LLVMBuildExtractValue(g->b, v, (unsigned)i, ""); }
+static LLVMValueRef complex_parts(CodeGen *g, LLVMValueRef v, int i) { return extract(g, v, (unsigned)i, ""); }
 
 static LLVMValueRef complex_make(CodeGen *g, LLVMTypeRef ty, LLVMValueRef re, LLVMValueRef im) {
     LLVMValueRef c = LLVMGetUndef(ty);
@@ -836,8 +850,8 @@ static LLVMValueRef compare_tuples(CodeGen *g, Op op, LLVMValueRef a, LLVMValueR
                                                   (op == OP_GE && ta->elem_count >= tb->elem_count), false);
     for (int i = n - 1; i >= 0; i--) {
         const Type *t = type_unify(g->arena, ta->elems[i], tb->elems[i]);
-        LLVMValueRef x = convert(g, LLVMBuildExtractValue(g->b, a, (unsigned)i, ""), ta->elems[i], t);
-        LLVMValueRef y = convert(g, LLVMBuildExtractValue(g->b, b, (unsigned)i, ""), tb->elems[i], t);
+        LLVMValueRef x = convert(g, extract(g, a, (unsigned)i, ""), ta->elems[i], t);
+        LLVMValueRef y = convert(g, extract(g, b, (unsigned)i, ""), tb->elems[i], t);
         LLVMValueRef eq = compare(g, OP_EQ, x, y, t);
         if (ordered) result = LLVMBuildSelect(g->b, eq, result, compare(g, strict, x, y, t), "");
         else all_eq = LLVMBuildAnd(g->b, all_eq, eq, "");
@@ -907,12 +921,39 @@ static LLVMValueRef const_value(CodeGen *g, const ConstValue *c, const Type *t) 
     return LLVMConstInt(llvm_type(g, t), (unsigned long long)c->v.i, false);
 }
 
-/* A parameter is its value; any other version lives in its own slot. */
+/* Whether a version holds a value at run time (None holds nothing). */
+static bool has_storage(const Sym *sym) { return sym->ty && is_value(sym->ty) && sym->ty->kind != TY_NONE; }
+
+/* A version's slot, made the first time it is asked for. */
+static LLVMValueRef version_slot(CodeGen *g, Sym *sym) {
+    if (!sym->cg) sym->cg = entry_alloca(g, llvm_type(g, sym->ty), sym->name);
+    return sym->cg;
+}
+
+/* A parameter is its value, and so is a version from its assignment on
+ * (assign_version); a phi, or a version read before its assignment is
+ * reached, lives in a slot. */
 static LLVMValueRef load_version(CodeGen *g, Sym *sym) {
     if (sym->ty->kind == TY_NONE) return NULL;
-    if (!sym->cg) ice("symbol %s has no storage", sym->name);
+    if (!has_storage(sym)) ice("symbol %s has no storage", sym->name);
     if (sym->cg_is_value) return sym->cg;
-    return LLVMBuildLoad2(g->b, llvm_type(g, sym->ty), sym->cg, sym->name);
+    return LLVMBuildLoad2(g->b, llvm_type(g, sym->ty), version_slot(g, sym), sym->name);
+}
+
+/* Numba's versions are SSA: each is assigned once, and each but a phi in
+ * a block that dominates its uses, as ssa.py places them. So a version is
+ * the value assigned, with no slot to store it in and load it from (which
+ * left mem2reg a third of a kernel's IR to take out again). */
+static void assign_version(CodeGen *g, Sym *sym, LLVMValueRef v) {
+    if (sym->is_phi || sym->cg) {
+        if (sym->cg_is_value) ice("version %s assigned twice", sym->name);
+        LLVMBuildStore(g->b, v, version_slot(g, sym));
+        return;
+    }
+    sym->cg = v;
+    sym->cg_is_value = true;
+    size_t len;
+    if (LLVMIsAInstruction(v) && !*LLVMGetValueName2(v, &len)) LLVMSetValueName2(v, sym->name, strlen(sym->name));
 }
 
 static LLVMValueRef gen_name(CodeGen *g, Node *n) {
@@ -947,13 +988,16 @@ static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
         if (!strcmp(n->name, "ndim")) return i64c(g, bt->ndim);
         if (!strcmp(n->name, "itemsize")) return i64c(g, type_size(bt->dtype));
         if (!strcmp(n->name, "size") || !strcmp(n->name, "nbytes")) {
-            LLVMValueRef size = i64c(g, !strcmp(n->name, "nbytes") ? type_size(bt->dtype) : 1);
-            for (int i = 0; i < bt->ndim; i++) size = LLVMBuildNSWMul(g->b, size, array_dim(g, base, 1, i), "");
-            return size;
+            LLVMValueRef size = !strcmp(n->name, "nbytes") ? i64c(g, type_size(bt->dtype)) : NULL;
+            for (int i = 0; i < bt->ndim; i++) {
+                LLVMValueRef extent = array_dim(g, base, 1, i);
+                size = size ? LLVMBuildNSWMul(g->b, size, extent, "") : extent;
+            }
+            return size ? size : i64c(g, 1);
         }
         if ((!strcmp(n->name, "real") || !strcmp(n->name, "imag")) && bt->dtype->kind == TY_COMPLEX) {
             /* a strided view of the parts: the same strides, offset by one part for imag */
-            LLVMValueRef data = LLVMBuildExtractValue(g->b, base, 0, "");
+            LLVMValueRef data = extract(g, base, 0, "");
             if (!strcmp(n->name, "imag")) {
                 LLVMValueRef part = i64c(g, type_size(bt->dtype) / 2);
                 data = LLVMBuildGEP2(g->b, i8(g), data, &part, 1, "");
@@ -971,16 +1015,16 @@ static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
                 shape[i] = array_dim(g, base, 1, bt->ndim - 1 - i);
                 strides[i] = array_dim(g, base, 2, bt->ndim - 1 - i);
             }
-            return make_array(g, n->ty, LLVMBuildExtractValue(g->b, base, 0, ""), shape, strides);
+            return make_array(g, n->ty, extract(g, base, 0, ""), shape, strides);
         }
-        LLVMValueRef dims = LLVMBuildExtractValue(g->b, base, !strcmp(n->name, "shape") ? 1 : 2, "");
+        LLVMValueRef dims = extract(g, base, !strcmp(n->name, "shape") ? 1 : 2, "");
         LLVMValueRef t = LLVMGetUndef(llvm_type(g, n->ty));
         for (int i = 0; i < bt->ndim; i++)
-            t = LLVMBuildInsertValue(g->b, t, LLVMBuildExtractValue(g->b, dims, (unsigned)i, ""), (unsigned)i, "");
+            t = LLVMBuildInsertValue(g->b, t, extract(g, dims, (unsigned)i, ""), (unsigned)i, "");
         return t;
     }
     if (bt->kind == TY_COMPLEX) return complex_parts(g, base, !strcmp(n->name, "imag"));
-    if (bt->kind == TY_VECTOR) return LLVMBuildExtractValue(g->b, base, (unsigned)(strchr("xyzw", n->name[0]) - "xyzw"), n->name);
+    if (bt->kind == TY_VECTOR) return extract(g, base, (unsigned)(strchr("xyzw", n->name[0]) - "xyzw"), n->name);
     if (!strcmp(n->name, "imag")) return LLVMConstNull(llvm_type(g, n->ty));
     return base;
 }
@@ -990,7 +1034,7 @@ static int gen_indices(CodeGen *g, Node *index, LLVMValueRef *vals, const Type *
     if (index->ty->kind == TY_TUPLE) {
         LLVMValueRef t = gen_expr(g, index);
         for (int i = 0; i < index->ty->elem_count; i++) {
-            vals[i] = LLVMBuildExtractValue(g->b, t, (unsigned)i, "");
+            vals[i] = extract(g, t, (unsigned)i, "");
             tys[i] = index->ty->elems[i];
         }
         return index->ty->elem_count;
@@ -1070,7 +1114,7 @@ static LLVMValueRef gen_view(CodeGen *g, Node *n) {
             offset = LLVMBuildAdd(g->b, offset, LLVMBuildMul(g->b, i, stride, ""), "");
         }
     }
-    LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), LLVMBuildExtractValue(g->b, arr, 0, ""), &offset, 1, "");
+    LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), extract(g, arr, 0, ""), &offset, 1, "");
     return make_array(g, n->ty, data, shape, strides);
 }
 
@@ -1079,7 +1123,7 @@ static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
     if (n->lhs->ty->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) {
         LLVMValueRef t = gen_expr(g, n->lhs), out = LLVMGetUndef(llvm_type(g, n->ty));
         for (int i = 0; n->dims[i] >= 0; i++)
-            out = LLVMBuildInsertValue(g->b, out, LLVMBuildExtractValue(g->b, t, (unsigned)n->dims[i], ""), (unsigned)i, "");
+            out = LLVMBuildInsertValue(g->b, out, extract(g, t, (unsigned)n->dims[i], ""), (unsigned)i, "");
         return out;
     }
     if (n->lhs->ty->kind == TY_TUPLE) {
@@ -1101,7 +1145,7 @@ static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
             return LLVMBuildLoad2(g->b, llvm_type(g, n->ty), p, "");
         }
         if (k < 0) k += n->lhs->ty->elem_count;
-        return LLVMBuildExtractValue(g->b, t, (unsigned)k, "");
+        return extract(g, t, (unsigned)k, "");
     }
     return load_scalar(g, n->ty, subscript_ptr(g, n));
 }
@@ -1112,9 +1156,9 @@ static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
         LLVMValueRef out = LLVMGetUndef(llvm_type(g, n->ty));
         int k = 0;
         for (int i = 0; i < n->lhs->ty->elem_count; i++)
-            out = LLVMBuildInsertValue(g->b, out, LLVMBuildExtractValue(g->b, a, (unsigned)i, ""), (unsigned)k++, "");
+            out = LLVMBuildInsertValue(g->b, out, extract(g, a, (unsigned)i, ""), (unsigned)k++, "");
         for (int i = 0; i < n->rhs->ty->elem_count; i++)
-            out = LLVMBuildInsertValue(g->b, out, LLVMBuildExtractValue(g->b, b, (unsigned)i, ""), (unsigned)k++, "");
+            out = LLVMBuildInsertValue(g->b, out, extract(g, b, (unsigned)i, ""), (unsigned)k++, "");
         return out;
     }
     if (n->op == OP_LSHIFT || n->op == OP_RSHIFT) {
@@ -1155,15 +1199,29 @@ static LLVMValueRef identity(CodeGen *g, Op op, LLVMValueRef a, const Type *ta, 
         a = b, ta = tb, b = v, tb = t;
     }
     if (ta->kind == TY_OPTIONAL && tb->kind == TY_NONE) {
-        LLVMValueRef valid = LLVMBuildExtractValue(g->b, a, 1, "");
+        LLVMValueRef valid = extract(g, a, 1, "");
         return op == OP_ISNOT ? valid : LLVMBuildNot(g->b, valid, "");
     }
     bool same = type_equal(ta, tb) && ta->kind == TY_NONE;
     return LLVMConstInt(i1(g), same == (op == OP_IS), false);
 }
 
-/* a < b < c: each operand evaluated once, stopping at the first false. */
+/* The i-th comparison of the chain n, of its operands left and right. */
+static LLVMValueRef compare_pair(CodeGen *g, Node *n, int i, LLVMValueRef left, LLVMValueRef right) {
+    const Type *ta = n->casts[2 * i], *tb = n->casts[2 * i + 1];
+    Op op = n->ops[i];
+    if (op == OP_IS || op == OP_ISNOT) return identity(g, op, left, n->items[i]->ty, right, n->items[i + 1]->ty);
+    if (ta->kind == TY_TUPLE) return compare_tuples(g, op, left, right, ta, tb);
+    return compare(g, op, convert(g, left, n->items[i]->ty, ta), convert(g, right, n->items[i + 1]->ty, tb), ta);
+}
+
+/* A chain a < b < c compares each pair in turn, stopping at the first
+ * false, each operand evaluated once; a single comparison is just that. */
 static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
+    if (n->item_len == 2) {
+        LLVMValueRef left = gen_expr(g, n->items[0]);
+        return compare_pair(g, n, 0, left, gen_expr(g, n->items[1]));
+    }
     LLVMBasicBlockRef done = new_block(g, "cmp.done");
     LLVMValueRef phi_vals[64];
     LLVMBasicBlockRef phi_from[64];
@@ -1172,15 +1230,7 @@ static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
     LLVMValueRef result = NULL;
     for (int i = 0; i + 1 < n->item_len; i++) {
         LLVMValueRef right = gen_expr(g, n->items[i + 1]);
-        const Type *ta = n->casts[2 * i], *tb = n->casts[2 * i + 1];
-        Op op = n->ops[i];
-        if (op == OP_IS || op == OP_ISNOT) {
-            result = identity(g, op, left, n->items[i]->ty, right, n->items[i + 1]->ty);
-        } else if (ta->kind == TY_TUPLE) {
-            result = compare_tuples(g, op, left, right, ta, tb);
-        } else {
-            result = compare(g, op, convert(g, left, n->items[i]->ty, ta), convert(g, right, n->items[i + 1]->ty, tb), ta);
-        }
+        result = compare_pair(g, n, i, left, right);
         if (i + 2 < n->item_len && k < 63) {
             LLVMBasicBlockRef next = new_block(g, "cmp.next");
             phi_vals[k] = result;
@@ -1303,7 +1353,7 @@ static LLVMValueRef gen_atomic(CodeGen *g, Node *call, const Entity *e) {
         int first = strcmp(e->lower_name, "cas") == 0 ? 2 : 1;
         LLVMValueRef old = arg_cast(g, call, first), val = arg_cast(g, call, first + 1);
         LLVMValueRef r = LLVMBuildAtomicCmpXchg(g->b, p, old, val, LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, false);
-        return LLVMBuildExtractValue(g->b, r, 0, "");
+        return extract(g, r, 0, "");
     }
     return gpu_atomic(g, e->lower_name, p, arg_cast(g, call, 2), dt);
 }
@@ -1648,7 +1698,7 @@ static LLVMValueRef gen_vector(CodeGen *g, Node *call) {
             continue;
         }
         for (int k = 0; k < call->casts[i]->elem_count; k++)
-            v = LLVMBuildInsertValue(g->b, v, LLVMBuildExtractValue(g->b, a, (unsigned)k, ""), member++, "");
+            v = LLVMBuildInsertValue(g->b, v, extract(g, a, (unsigned)k, ""), member++, "");
     }
     return v;
 }
@@ -1817,7 +1867,7 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
     case ND_NAME: {
         Sym *sym = target->sym;
         if (sym->ty->kind == TY_NONE) return; /* None holds nothing to store */
-        LLVMBuildStore(g->b, convert(g, v, vt, sym->ty), sym->cg);
+        assign_version(g, sym, convert(g, v, vt, sym->ty));
         return;
     }
     case ND_SUBSCRIPT:
@@ -1825,7 +1875,7 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
         return;
     case ND_TUPLE: case ND_LIST:
         for (int i = 0; i < target->item_len; i++)
-            store_target(g, target->items[i], LLVMBuildExtractValue(g->b, v, (unsigned)i, ""), vt->elems[i]);
+            store_target(g, target->items[i], extract(g, v, (unsigned)i, ""), vt->elems[i]);
         return;
     default: ice("store_target: %s", node_kind_name(target->kind));
     }
@@ -1875,7 +1925,7 @@ static LLVMValueRef iter_element(CodeGen *g, const IterSource *src, LLVMValueRef
     if (at->ndim == 1) return load_scalar(g, elem, element_ptr(g, at, src->array, &i, &it));
     /* a row: the view a[i] */
     LLVMValueRef offset = LLVMBuildMul(g->b, i, array_dim(g, src->array, 2, 0), "");
-    LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), LLVMBuildExtractValue(g->b, src->array, 0, ""), &offset, 1, "");
+    LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), extract(g, src->array, 0, ""), &offset, 1, "");
     LLVMValueRef shape[8], strides[8];
     for (int d = 1; d < at->ndim; d++) {
         shape[d - 1] = array_dim(g, src->array, 1, d);
@@ -2049,7 +2099,7 @@ static void gen_phi_moves(CodeGen *g, const CfgBlock *blk) {
             const PhiMove *m = &blk->moves[start + i];
             vals[i] = NULL;
             if (!m->phi->cg) continue; /* None holds nothing */
-            if (!m->value || !m->value->ty || (!m->value->cg && m->value->ty->kind != TY_NONE))
+            if (!m->value || !m->value->ty || (!has_storage(m->value) && m->value->ty->kind != TY_NONE))
                 vals[i] = LLVMConstNull(llvm_type(g, m->phi->ty)); /* no version reaches: Numba's null */
             else
                 vals[i] = convert(g, load_version(g, m->value), m->value->ty, m->phi->ty);
@@ -2214,7 +2264,9 @@ static void define_function(CodeGen *g, FuncInfo *f) {
     }
     for (int i = 0; i < f->local_count; i++) {
         Sym *l = f->locals[i];
-        if (l->ty && is_value(l->ty) && l->ty->kind != TY_NONE) l->cg = entry_alloca(g, llvm_type(g, l->ty), l->name);
+        l->cg = NULL;
+        l->cg_is_value = false;
+        if (l->is_phi && has_storage(l)) version_slot(g, l);
     }
     gen_body(g, f);
 }
@@ -2236,6 +2288,23 @@ static void select_functions(const Unit *u, KernelRange kernels, bool *wanted) {
         }
         wanted[i] = kernels.count < 0 || (kernel >= kernels.first && kernel < kernels.first + kernels.count);
         kernel++;
+    }
+}
+
+/* Deletes the insertvalues that extract() left without a use, the last of
+ * a chain first: aggregates built only to be taken apart again. */
+static void drop_unused_aggregates(LLVMModuleRef m) {
+    for (bool dropped = true; dropped;) {
+        dropped = false;
+        for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+            for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+                for (LLVMValueRef i = LLVMGetLastInstruction(b), prev; i; i = prev) {
+                    prev = LLVMGetPreviousInstruction(i);
+                    if (LLVMIsAInsertValueInst(i) && !LLVMGetFirstUse(i)) {
+                        LLVMInstructionEraseFromParent(i);
+                        dropped = true;
+                    }
+                }
     }
 }
 
@@ -2265,6 +2334,7 @@ LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name, const Tar
         LLVMDisposeModule(g.mod);
         return NULL;
     }
+    drop_unused_aggregates(g.mod);
     char *msg = NULL;
     if (LLVMVerifyModule(g.mod, LLVMReturnStatusAction, &msg)) {
         char *ir = LLVMPrintModuleToString(g.mod);
