@@ -103,8 +103,8 @@ static void on_llvm_fatal(const char *reason) { ice("LLVM: %s", reason); }
  * and the anchors compile in 2% fewer instructions. Options of LLVM's
  * command line are process-wide: set once, before any pipeline is built. */
 static void set_llvm_options(void) {
-    const char *const args[] = {"pykc", "-disable-block-placement", "-disable-machine-licm", "-disable-constant-hoisting",
-                                "-disable-early-taildup", "-disable-lftr"};
+    const char *const args[] = {"pykc", "-disable-block-placement", "-disable-machine-licm",
+                                "-disable-constant-hoisting", "-disable-early-taildup", "-disable-lftr"};
     LLVMParseCommandLineOptions((int)(sizeof args / sizeof args[0]), args, NULL);
 }
 
