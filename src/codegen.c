@@ -1223,15 +1223,15 @@ static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
         return compare_pair(g, n, 0, left, gen_expr(g, n->items[1]));
     }
     LLVMBasicBlockRef done = new_block(g, "cmp.done");
-    LLVMValueRef phi_vals[64];
-    LLVMBasicBlockRef phi_from[64];
+    LLVMValueRef *phi_vals = ARENA_ARRAY(g->arena, LLVMValueRef, n->item_len);
+    LLVMBasicBlockRef *phi_from = ARENA_ARRAY(g->arena, LLVMBasicBlockRef, n->item_len);
     int k = 0;
     LLVMValueRef left = gen_expr(g, n->items[0]);
     LLVMValueRef result = NULL;
     for (int i = 0; i + 1 < n->item_len; i++) {
         LLVMValueRef right = gen_expr(g, n->items[i + 1]);
         result = compare_pair(g, n, i, left, right);
-        if (i + 2 < n->item_len && k < 63) {
+        if (i + 2 < n->item_len) {
             LLVMBasicBlockRef next = new_block(g, "cmp.next");
             phi_vals[k] = result;
             phi_from[k++] = LLVMGetInsertBlock(g->b);
