@@ -2465,21 +2465,12 @@ static int largest_run(const long *work, int count) {
     return best;
 }
 
-static void dispose_modules(LLVMModuleRef *modules, int count) {
-    for (int p = 0; p < count; p++) {
-        if (!modules[p]) continue;
-        LLVMContextRef ctx = LLVMGetModuleContext(modules[p]);
-        LLVMDisposeModule(modules[p]);
-        LLVMContextDispose(ctx);
-    }
-}
-
 /* The module of each run: `whole`, cut down to its kernels, for the run
- * with the most work, a module built anew in a context of its own for
- * each other. False (the modules disposed) after errors. */
-static bool build_runs(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, const SplitKernel *ks, int n,
-                       const KernelRange *runs, const long *work, int count, LLVMModuleRef *modules,
-                       TargetConfig *cfgs) {
+ * with the most work; none yet for the others, which build_run makes
+ * anew, each in a context of its own, on the thread that compiles it. */
+static void assign_modules(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, const SplitKernel *ks, int n,
+                           const KernelRange *runs, const long *work, int count, LLVMModuleRef *modules,
+                           TargetConfig *cfgs) {
     int keep = largest_run(work, count);
     for (int r = 0; r < count; r++) {
         cfgs[r] = *cfg;
@@ -2492,16 +2483,21 @@ static bool build_runs(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, co
         if (!in_run(&ks[k], runs[keep])) dropped[drop_count++] = ks[k].fn;
     split_drop_kernels(whole, dropped, drop_count);
     modules[keep] = whole;
-    for (int r = 0; r < count; r++) {
-        if (r == keep) continue;
-        LLVMContextRef ctx = new_context(false);
-        if (!(modules[r] = cg_module(u, ctx, u->opts->input, &cfgs[r], runs[r]))) {
-            LLVMContextDispose(ctx);
-            dispose_modules(modules, count);
-            return false;
-        }
-    }
-    return true;
+}
+
+/* What build_run needs to build a run's module. */
+typedef struct RunBuild {
+    Unit *u;
+    const TargetConfig *cfgs;
+    const KernelRange *runs;
+} RunBuild;
+
+static LLVMModuleRef build_run(void *arg, int run) {
+    const RunBuild *b = arg;
+    LLVMContextRef ctx = new_context(false);
+    LLVMModuleRef m = cg_module(b->u, ctx, b->u->opts->input, &b->cfgs[run], b->runs[run]);
+    if (!m) LLVMContextDispose(ctx);
+    return m;
 }
 
 /* The kernels in runs of about equal work, one module a run, compiled on
@@ -2527,8 +2523,11 @@ static bool emit_split(Unit *u, const TargetConfig *cfg, SplitKernel *ks, int n,
     TargetConfig cfgs[SPLIT_MAX_PIECES];
     long work[SPLIT_MAX_PIECES];
     measure_runs(ks, n, runs, count, work);
-    if (!build_runs(u, cfg, whole, ks, n, runs, work, count, modules, cfgs)) return false;
-    SplitResult r = split_compile(modules, cfgs, work, count, threads, idle, text, len, ptx_version, u->diag);
+    assign_modules(u, cfg, whole, ks, n, runs, work, count, modules, cfgs);
+    RunBuild run_build = {u, cfgs, runs};
+    ModuleBuilder builder = {build_run, &run_build};
+    SplitResult r =
+        split_compile(modules, &builder, cfgs, work, count, threads, idle, text, len, ptx_version, u->diag);
     *clash = r == SPLIT_CLASH;
     return r == SPLIT_OK;
 }

@@ -824,15 +824,23 @@ void split_drop_kernels(struct LLVMOpaqueModule *m, struct LLVMOpaqueValue **ker
 /* The order in which n pieces of the given work are compiled: the most
  * work first, ties in index order. */
 void split_order(const long *work, int n, int *order);
+/* Builds the module of a piece that split_compile was given none for, in a
+ * context of its own; NULL after errors, which it reported. */
+typedef struct ModuleBuilder {
+    struct LLVMOpaqueModule *(*build)(void *arg, int piece);
+    void *arg;
+} ModuleBuilder;
 /* Links libdevice into each module (each in a context of its own, compiled
  * as cfgs[i] says), optimises and emits them on `threads` threads, the most
  * work (work[i], in split_kernel_size's units) first, runs `idle` (if not
  * NULL) on the first thread left without a piece, and joins their PTX
- * (malloc'd) in module order. Disposes the modules and their contexts.
- * SPLIT_FAILED: diagnostics were given; SPLIT_CLASH: the pieces' PTX does
- * not join, compile them whole. */
-SplitResult split_compile(struct LLVMOpaqueModule **modules, const TargetConfig *cfgs, const long *work, int n,
-                          int threads, IdleTask *idle, char **ptx, size_t *len, char ptx_version[8], Diag *d);
+ * (malloc'd) in module order. A NULL module is made by `builder` on the
+ * thread that compiles it, one build at a time. Disposes the modules and
+ * their contexts. SPLIT_FAILED: diagnostics were given; SPLIT_CLASH: the
+ * pieces' PTX does not join, compile them whole. */
+SplitResult split_compile(struct LLVMOpaqueModule **modules, const ModuleBuilder *builder, const TargetConfig *cfgs,
+                          const long *work, int n, int threads, IdleTask *idle, char **ptx, size_t *len,
+                          char ptx_version[8], Diag *d);
 
 /* ---- manifest.c -------------------------------------------------------- */
 

@@ -35,7 +35,10 @@
 
 typedef struct Piece {
     int index;
-    LLVMModuleRef module;       /* in a context of its own */
+    LLVMModuleRef module;       /* in a context of its own; NULL: to build */
+    const ModuleBuilder *builder;
+    pthread_mutex_t *build_lock;
+    bool build_failed;          /* its errors already counted */
     const TargetConfig *cfg;
     char *ptx;
     size_t len;
@@ -185,8 +188,24 @@ static void suffix_local_names(LLVMModuleRef m, int index) {
         if (is_local(gv)) add_suffix(gv, index);
 }
 
+/* Builds the piece's module if it has none. Codegen reads and annotates the
+ * unit's syntax tree and allocates in its arena, so builds take turns; the
+ * thread that compiles a module builds it, so that its IR, freed and
+ * remade all through the passes, stays in that thread's malloc arena (a
+ * free from another thread takes the owner's lock, which its owner is
+ * using), and a worker needs no other thread to start. */
+static bool build_module(Piece *p) {
+    if (p->module) return true;
+    pthread_mutex_lock(p->build_lock);
+    p->module = p->builder->build(p->builder->arg, p->index);
+    pthread_mutex_unlock(p->build_lock);
+    p->build_failed = !p->module;
+    return p->module != NULL;
+}
+
 static void *compile_piece(void *arg) {
     Piece *p = arg;
+    if (!build_module(p)) return NULL;
     FILE *out = open_memstream(&p->messages, &p->messages_len);
     if (!out) ice("out of memory opening a stream for diagnostics");
     Diag d;
@@ -458,17 +477,21 @@ static bool run_pieces(Piece *pieces, const long *work, int n, int threads, Idle
         if (pieces[p].messages_len) fwrite(pieces[p].messages, 1, pieces[p].messages_len, d->out);
         if (!pieces[p].ok) {
             ok = false;
-            d->error_count++;
+            if (!pieces[p].build_failed) d->error_count++;
         }
         free(pieces[p].messages);
     }
     return ok;
 }
 
-SplitResult split_compile(LLVMModuleRef *modules, const TargetConfig *cfgs, const long *work, int n, int threads,
-                          IdleTask *idle, char **ptx, size_t *len, char version[8], Diag *d) {
+SplitResult split_compile(LLVMModuleRef *modules, const ModuleBuilder *builder, const TargetConfig *cfgs,
+                          const long *work, int n, int threads, IdleTask *idle, char **ptx, size_t *len,
+                          char version[8], Diag *d) {
     Piece pieces[SPLIT_MAX_PIECES];
-    for (int p = 0; p < n; p++) pieces[p] = (Piece){.index = p, .module = modules[p], .cfg = &cfgs[p]};
+    pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+    for (int p = 0; p < n; p++)
+        pieces[p] = (Piece){.index = p, .module = modules[p], .builder = builder, .build_lock = &build_lock,
+                            .cfg = &cfgs[p]};
     bool ok = run_pieces(pieces, work, n, threads, idle, d);
     char *joined = ok ? join_ptx(pieces, n, len) : NULL;
     for (int p = 0; p < n; p++) free(pieces[p].ptx);

@@ -69,10 +69,27 @@ static LLVMModuleRef piece_module(LLVMContextRef ctx, const char *name, int tabl
 
 static void count_run(void *arg) { ++*(int *)arg; }
 
+/* Builds the second piece's module, as codegen builds a run's: on the
+ * thread that compiles it. Fails, with an error, when table_value is 0. */
+typedef struct SecondPiece {
+    int table_value, builds, piece;
+    Diag *d;
+} SecondPiece;
+
+static LLVMModuleRef build_second(void *arg, int piece) {
+    SecondPiece *s = arg;
+    s->builds++;
+    s->piece = piece;
+    if (s->table_value == 0) {
+        diag_plain(s->d, DIAG_ERROR, "the second piece does not build");
+        return NULL;
+    }
+    return piece_module(LLVMContextCreate(), "second", s->table_value);
+}
+
 static SplitResult compile_pieces(int table0, int table1, char **ptx) {
     TargetConfig cfg = {.arch = "sm_75", .opt_level = 3};
-    LLVMModuleRef modules[2] = {piece_module(LLVMContextCreate(), "first", table0),
-                                piece_module(LLVMContextCreate(), "second", table1)};
+    LLVMModuleRef modules[2] = {piece_module(LLVMContextCreate(), "first", table0), NULL};
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
@@ -85,11 +102,20 @@ static SplitResult compile_pieces(int table0, int table1, char **ptx) {
     /* the second goes first: the join keeps module order all the same */
     int runs = 0;
     IdleTask idle = {count_run, &runs, false};
-    SplitResult r = split_compile(modules, cfgs, (long[]){1, 2}, 2, 2, &idle, ptx, &ptx_len, version, &d);
-    ASSERT(runs == 1 && idle.done); /* the idle task ran, once */
+    SecondPiece second = {.table_value = table1, .d = &d};
+    ModuleBuilder builder = {build_second, &second};
+    SplitResult r = split_compile(modules, &builder, cfgs, (long[]){1, 2}, 2, 2, &idle, ptx, &ptx_len, version, &d);
+    ASSERT(runs == 1 && idle.done);                 /* the idle task ran, once */
+    ASSERT(second.builds == 1 && second.piece == 1); /* the module left out was built */
+    int errors = d.error_count;
     diag_free(&d);
     fclose(out);
-    ASSERT(len == 0); /* no diagnostics */
+    if (table1 == 0) {
+        /* its error given once, counted once */
+        ASSERT(r == SPLIT_FAILED && errors == 1 && text && strstr(text, "does not build"));
+    } else {
+        ASSERT(len == 0); /* no diagnostics */
+    }
     free(text);
     if (r == SPLIT_OK) ASSERT(*ptx && strlen(*ptx) == ptx_len && strcmp(version, "6.3") == 0);
     return r;
@@ -123,6 +149,8 @@ static void test_join(void) {
     }
     free(ptx);
     ASSERT(compile_pieces(5, 6, &ptx) == SPLIT_CLASH); /* TABLE = 5 and TABLE = 6 */
+    ASSERT(ptx == NULL);
+    ASSERT(compile_pieces(5, 0, &ptx) == SPLIT_FAILED);
     ASSERT(ptx == NULL);
 }
 
