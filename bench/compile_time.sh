@@ -2,14 +2,15 @@
 # compile_time.sh - how long pykc takes to compile the anchor kernels, beside
 # nvcc compiling the same kernels written in CUDA C, and beside numba-cuda
 # where it is installed. Each tool runs as a fresh process, as a build runs
-# it; the script prints the median and the fastest of RUNS runs, and how many
+# it; the script prints the median and the fastest of its runs, and how many
 # times faster pykc is. Needs no GPU.
 #
 #   sh bench/compile_time.sh            # from the repository root, after make
 #   RUNS=20 ARCH=sm_90 sh bench/compile_time.sh
 #
 # Variables: PYKC (build/pykc), NVCC ($CUDA_HOME/bin/nvcc, else nvcc on PATH),
-# PYTHON (python3), RUNS (10), ARCH (sm_75), OPT (-O3), NUMBA (1: time
+# PYTHON (python3), RUNS (10; pykc runs PYKC_RUNS times, 20 * RUNS),
+# ARCH (sm_75), OPT (-O3), NUMBA (1: time
 # numba-cuda too, when it imports; 0: skip it). Uses hyperfine (make deps
 # installs it), else a loop over `date +%s%N`.
 set -eu
@@ -23,6 +24,11 @@ RUNS=${RUNS:-10}
 ARCH=${ARCH:-sm_75}
 OPT=${OPT:--O3}
 NUMBA=${NUMBA:-1}
+# pykc runs twenty times as often as nvcc, so that both are timed over
+# about the same seconds: on a VM whose speed drifts from minute to minute,
+# twenty runs of pykc (a third of a second) against twenty of nvcc (seven
+# seconds) sampled the drift more than the compiler.
+PYKC_RUNS=${PYKC_RUNS:-$((RUNS * 20))}
 PYK=samples/anchors/anchors.pyk
 CU=bench/anchors.cu
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pykc-bench-XXXXXX")
@@ -33,20 +39,20 @@ median() {
     sort -n "$1" | awk '{ v[NR] = $1 } END { printf "%.1f %.1f\n", v[int((NR + 1) / 2)], v[1] }'
 }
 
-# time_runs NAME COMMAND...: runs COMMAND RUNS times (after one warm-up run,
+# time_runs NAME N COMMAND...: runs COMMAND N times (after one warm-up run,
 # which fills the file cache) and prints "NAME median min" in milliseconds.
 time_runs() {
-    name=$1
-    shift
+    name=$1 n=$2
+    shift 2
     "$@" >/dev/null 2>&1 || { echo "$name: '$*' failed:" >&2; "$@" >&2 || true; return 1; }
     : >"$TMP/$name.times"
     if command -v hyperfine >/dev/null 2>&1; then
-        hyperfine -N -r "$RUNS" -w 1 --export-json "$TMP/$name.json" "$*" >/dev/null 2>&1
+        hyperfine -N -r "$n" -w 1 --export-json "$TMP/$name.json" "$*" >/dev/null 2>&1
         "$PYTHON" -c 'import json, sys
 for t in json.load(open(sys.argv[1]))["results"][0]["times"]: print(t * 1000)' "$TMP/$name.json" >"$TMP/$name.times"
     else
         i=0
-        while [ "$i" -lt "$RUNS" ]; do
+        while [ "$i" -lt "$n" ]; do
             start=$(date +%s%N)
             "$@" >/dev/null 2>&1
             end=$(date +%s%N)
@@ -59,12 +65,12 @@ for t in json.load(open(sys.argv[1]))["results"][0]["times"]: print(t * 1000)' "
 
 entries() { grep -c '^\.visible \.entry' "$1" || true; }
 
-echo "anchor kernels: $PYK (pykc, numba-cuda) and $CU (nvcc); $ARCH $OPT, median of $RUNS runs"
+echo "anchor kernels: $PYK (pykc, numba-cuda) and $CU (nvcc); $ARCH $OPT, median of $PYKC_RUNS runs of pykc, $RUNS of the others"
 printf '%-22s %10s %10s\n' "compiler" "median ms" "min ms"
 results=""
 
 if [ -x "$PYKC" ]; then
-    r=$(time_runs pykc "$PYKC" "$OPT" --arch "$ARCH" "$PYK" -o "$TMP/pykc.ptx") && results="$results
+    r=$(time_runs pykc "$PYKC_RUNS" "$PYKC" "$OPT" --arch "$ARCH" "$PYK" -o "$TMP/pykc.ptx") && results="$results
 $r"
     [ -f "$TMP/pykc.ptx" ] && echo "pykc: $(entries "$TMP/pykc.ptx") kernels in the PTX" >&2
 else
@@ -72,7 +78,7 @@ else
 fi
 
 if [ -n "$NVCC" ]; then
-    r=$(time_runs nvcc "$NVCC" -ptx "$OPT" -arch="$ARCH" "$CU" -o "$TMP/nvcc.ptx") && results="$results
+    r=$(time_runs nvcc "$RUNS" "$NVCC" -ptx "$OPT" -arch="$ARCH" "$CU" -o "$TMP/nvcc.ptx") && results="$results
 $r"
     [ -f "$TMP/nvcc.ptx" ] && echo "nvcc: $(entries "$TMP/nvcc.ptx") kernels in the PTX" >&2
 else
