@@ -7,9 +7,9 @@
  * measures each kernel's work in it (split_kernel_size), cuts the kernels
  * into runs of about equal work, in source order (split_kernels), and gives
  * each run a module in its own LLVMContext: the whole one cut down to the
- * largest run (split_drop_kernels), new ones for the others. split_compile
- * links libdevice into each,
- * optimises and emits it, the pieces shared among a few threads (each with
+ * largest run (split_drop_kernels), new ones for the others, which the
+ * thread that compiles each builds (build_module). split_compile links
+ * libdevice into each, optimises and emits it, the pieces shared among a few threads (each with
  * its own target machine), and joins their PTX: one header, then each piece's top-level
  * items in order, an item that an earlier piece already wrote (an extern
  * declaration, a module constant) left out.

@@ -28,7 +28,7 @@ with os.fdopen(read_end, "rb") as pipe:
 helpers = []
 while True:
     try:
-        pid, wait_status = os.waitpid(-1, WALL)
+        _, wait_status = os.waitpid(-1, WALL)
     except ChildProcessError:
         break
     helpers.append(wait_status)
