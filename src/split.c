@@ -9,10 +9,11 @@
  * each run a module in its own LLVMContext: the whole one cut down to the
  * largest run (split_drop_kernels), new ones for the others, which the
  * thread that compiles each builds (build_module). split_compile links
- * libdevice into each, optimises and emits it, the pieces shared among a few threads (each with
- * its own target machine), and joins their PTX: one header, then each piece's top-level
- * items in order, an item that an earlier piece already wrote (an extern
- * declaration, a module constant) left out.
+ * libdevice into each, optimises and emits it, the pieces shared among a
+ * few threads (each with its own target machine), and joins their PTX: one
+ * header, then each piece's top-level items in order, an item that an
+ * earlier piece already wrote (an extern declaration, a module constant)
+ * left out.
  *
  * Joining is safe because names cannot clash: internal functions and
  * globals of every piece but the first get a `$pN` suffix (a name in PTX
