@@ -42,7 +42,10 @@ typedef struct CodeGen {
     LLVMValueRef llfn;
     LoopState *loops;          /* the function's for loops, by node */
     int loop_count, loop_cap;
-    bool fastmath;
+    bool fastmath;             /* the function's own: instruction flags, fast_ math */
+    bool ftz;                  /* the floating-point model it is compiled under
+                                  (that of the kernel calling it): libdevice's
+                                  flush-to-zero copy, approximate division */
     bool has_tanh_approx;      /* the target's PTX has tanh.approx (7.0) */
     bool failed;
     LLVMDIBuilderRef di;       /* -g or --lineinfo, else NULL */
@@ -241,6 +244,14 @@ static LLVMValueRef call_fn(CodeGen *g, LLVMTypeRef ret, const char *name, LLVMV
     return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, (unsigned)n, "");
 }
 
+/* A call of libdevice's __nv_<name>: its flush-to-zero copy (target.c
+ * links it under the suffix .ftz) in a function of the fast model. */
+static LLVMValueRef libdevice_call(CodeGen *g, LLVMTypeRef ret, const char *name, LLVMValueRef *args, int n) {
+    char symbol[80];
+    snprintf(symbol, sizeof symbol, "__nv_%s%s", name, g->ftz ? ".ftz" : "");
+    return call_fn(g, ret, symbol, args, n);
+}
+
 static LLVMValueRef intrinsic(CodeGen *g, const char *name, LLVMTypeRef *overloads, int no, LLVMValueRef *args, int n) {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     if (!id) ice("unknown intrinsic %s", name);
@@ -314,8 +325,8 @@ static LLVMValueRef gpu_libdevice(CodeGen *g, const char *fn, const Type *t, LLV
     if (g->fastmath && t->bits == 32 && !strcmp(fn, "tanh") && g->has_tanh_approx)
         return f32_asm(g, g->b, "tanh.approx.f32 $0, $1;", args, 1);
     char name[64];
-    snprintf(name, sizeof name, "__nv_%s%s%s", use_fast ? "fast_" : "", fn, t->bits == 32 ? "f" : "");
-    return call_fn(g, llvm_type(g, t), name, args, n);
+    snprintf(name, sizeof name, "%s%s%s", use_fast ? "fast_" : "", fn, t->bits == 32 ? "f" : "");
+    return libdevice_call(g, llvm_type(g, t), name, args, n);
 }
 
 /* The integer register a cache-hinted access moves an element of t
@@ -818,7 +829,7 @@ static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValue
         /* numba-cuda's own lowering of float32 / float32 under fastmath */
         if (g->fastmath && at->kind == ND_BINOP && t->kind == TY_FLOAT && t->bits == 32 && tb->kind == TY_FLOAT && tb->bits == 32) {
             LLVMValueRef args[] = {a, b};
-            return call_fn(g, LLVMTypeOf(a), "__nv_fast_fdividef", args, 2);
+            return libdevice_call(g, LLVMTypeOf(a), "fast_fdividef", args, 2);
         }
         return fp_op(g, float_div(g, B, a, b, ""));
     case OP_FLOORDIV: return fp ? float_divmod(g, a, b, t, false) : int_divmod(g, a, b, t, false);
@@ -1497,7 +1508,7 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
         LLVMValueRef x = arg_cast(g, call, 0);
         LLVMValueRef n = convert(g, arg_cast(g, call, 1), call->casts[1], &ty_int32);
         LLVMValueRef pargs[] = {LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 10.0), n};
-        LLVMValueRef scale = convert(g, call_fn(g, LLVMDoubleTypeInContext(g->ctx), "__nv_powi", pargs, 2), &ty_float64, call->casts[0]);
+        LLVMValueRef scale = convert(g, libdevice_call(g, LLVMDoubleTypeInContext(g->ctx), "powi", pargs, 2), &ty_float64, call->casts[0]);
         LLVMValueRef y = LLVMBuildFMul(g->b, x, scale, "");
         LLVMTypeRef over[] = {LLVMTypeOf(y)};
         LLVMValueRef r = float_div(g, g->b, intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
@@ -1571,7 +1582,7 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
     }
     /* pow(float, int32): libdevice's powi, as numba-cuda's mathimpl lowers it */
     if (!strcmp(name, "pow") && call->casts[1]->kind == TY_INT) return gpu_libdevice(g, "powi", in, args, 2);
-    if (!strcmp(name, "ldexp")) return call_fn(g, LLVMTypeOf(args[0]), in->bits == 32 ? "__nv_ldexpf" : "__nv_ldexp", args, 2);
+    if (!strcmp(name, "ldexp")) return libdevice_call(g, LLVMTypeOf(args[0]), in->bits == 32 ? "ldexpf" : "ldexp", args, 2);
     if (!strcmp(name, "frexp") || !strcmp(name, "modf")) {
         /* libdevice returns one part and stores the other through a pointer */
         bool frexp = !strcmp(name, "frexp");
@@ -1679,7 +1690,7 @@ static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     for (size_t i = 0; i < sizeof via_float / sizeof via_float[0]; i++) {
         if (strcmp(op, via_float[i].name)) continue;
         LLVMValueRef f = convert(g, a[0], &ty_float16, &ty_float32);
-        LLVMValueRef r = !strcmp(op, "hrcp") ? call_fn(g, LLVMFloatTypeInContext(g->ctx), "__nv_frcp_rn", &f, 1)
+        LLVMValueRef r = !strcmp(op, "hrcp") ? libdevice_call(g, LLVMFloatTypeInContext(g->ctx), "frcp_rn", &f, 1)
                                              : gpu_libdevice(g, via_float[i].nv, &ty_float32, &f, 1);
         return convert(g, r, &ty_float32, &ty_float16);
     }
@@ -1723,9 +1734,7 @@ static LLVMValueRef gen_libdevice(CodeGen *g, Node *call, const Entity *e) {
         args[n++] = slots[nslots++];
     }
     LLVMTypeRef ret = has_ret ? llvm_type(g, tuple ? t->elems[0] : t) : LLVMVoidTypeInContext(g->ctx);
-    char nv[64];
-    snprintf(nv, sizeof nv, "__nv_%s", name);
-    LLVMValueRef r = call_fn(g, ret, nv, args, n);
+    LLVMValueRef r = libdevice_call(g, ret, name, args, n);
     if (nslots == 0) return has_ret ? r : NULL;
     if (!tuple) return LLVMBuildLoad2(g->b, slot_types[0], slots[0], "");
     LLVMValueRef out = LLVMGetUndef(llvm_type(g, t));
@@ -1739,7 +1748,7 @@ static LLVMValueRef gen_libdevice(CodeGen *g, Node *call, const Entity *e) {
 static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
     LLVMValueRef args[64];
     for (int i = 0; i < call->item_len && i < 64; i++) args[i] = arg_cast(g, call, i);
-    LLVMValueRef fn = f->cg;
+    LLVMValueRef fn = f->cg[g->ftz];
     return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)call->item_len, "");
 }
 
@@ -2224,7 +2233,38 @@ static void mark_kernel(CodeGen *g, LLVMValueRef fn) {
     LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations", LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, md, 3)));
 }
 
-static void declare_function(CodeGen *g, FuncInfo *f) {
+/* A function's own floating-point model: @cuda.jit(fastmath=True) or
+ * --fastmath. */
+static bool fastmath_of(const Unit *u, const FuncInfo *f) { return f->fastmath || u->opts->fastmath; }
+
+/* Kernels of imported modules are not entries of this one, and a device
+ * function without types exists only as its specialisations. */
+static bool emitted(const FuncInfo *f) { return !f->abstract && !(f->imported && f->is_kernel); }
+
+enum { MODEL_PLAIN = 1, MODEL_FAST = 2 };
+
+/* The floating-point models the unit's kernels are compiled under: NVVM
+ * compiles each of Numba's kernels, with the device functions it calls, in
+ * a module of its own, fastmath giving that module ftz=1, prec-div=0 and
+ * prec-sqrt=0. A device function is therefore compiled under each model
+ * that some kernel has (under the plain one where there are no kernels). */
+static unsigned kernel_models(const Unit *u) {
+    unsigned models = 0;
+    for (int i = 0; i < u->func_count; i++)
+        if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) models |= fastmath_of(u, u->funcs[i]) ? MODEL_FAST : MODEL_PLAIN;
+    return models ? models : MODEL_PLAIN;
+}
+
+static bool compiled_under(const Unit *u, const FuncInfo *f, unsigned models, bool ftz) {
+    if (!emitted(f)) return false;
+    if (f->is_kernel) return fastmath_of(u, f) == ftz;
+    return models & (ftz ? MODEL_FAST : MODEL_PLAIN);
+}
+
+/* Declares f's function under model ftz; a device function compiled under
+ * both models names its fast copy NAME.ftz (a name no Python name clashes
+ * with). */
+static void declare_function(CodeGen *g, FuncInfo *f, bool ftz, bool both) {
     LLVMTypeRef params[256];
     int n = 0;
     for (int i = 0; i < f->param_count && n < 240; i++) {
@@ -2232,22 +2272,19 @@ static void declare_function(CodeGen *g, FuncInfo *f) {
         else params[n++] = llvm_type(g, f->params[i]->ty);
     }
     LLVMTypeRef ret = f->is_kernel ? LLVMVoidTypeInContext(g->ctx) : llvm_type(g, f->ret);
-    LLVMValueRef fn = LLVMAddFunction(g->mod, f->def->name, LLVMFunctionType(ret, params, (unsigned)n, false));
+    const char *name = both && ftz ? arena_printf(g->arena, "%s.ftz", f->def->name) : f->def->name;
+    LLVMValueRef fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(ret, params, (unsigned)n, false));
     if (f->is_kernel) mark_kernel(g, fn);
     else LLVMSetLinkage(fn, LLVMInternalLinkage);
-    f->cg = fn;
+    if (ftz) target_mark_fastmath(fn);
+    f->cg[ftz] = fn;
 }
 
-/* A function's floating-point model: @cuda.jit(fastmath=True) or
- * --fastmath. Numba compiles each kernel with its own, fastmath giving
- * libdevice ftz=1 and prec_sqrt=0. */
-static bool fastmath_of(const Unit *u, const FuncInfo *f) { return f->fastmath || u->opts->fastmath; }
-
-static void define_function(CodeGen *g, FuncInfo *f) {
+static void define_function(CodeGen *g, FuncInfo *f, bool ftz) {
     g->fn = f;
-    g->llfn = f->cg;
+    g->llfn = f->cg[ftz];
     g->fastmath = fastmath_of(g->unit, f);
-    if (g->fastmath) target_mark_fastmath(g->llfn);
+    g->ftz = ftz;
     g->loop_count = 0;
     LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, g->llfn, "entry"));
     di_function(g, f);
@@ -2271,26 +2308,6 @@ static void define_function(CodeGen *g, FuncInfo *f) {
     gen_body(g, f);
 }
 
-/* Kernels of imported modules are not entries of this one, and a device
- * function without types exists only as its specialisations. */
-static bool emitted(const FuncInfo *f) { return !f->abstract && !(f->imported && f->is_kernel); }
-
-/* Which functions of the unit a module in `kernels` holds, into wanted. */
-static void select_functions(const Unit *u, KernelRange kernels, bool *wanted) {
-    int kernel = 0;
-    for (int i = 0; i < u->func_count; i++) {
-        const FuncInfo *f = u->funcs[i];
-        wanted[i] = emitted(f);
-        if (!wanted[i] || !f->is_kernel) continue;
-        if (kernels.fastmath >= 0 && fastmath_of(u, f) != (kernels.fastmath == 1)) {
-            wanted[i] = false;
-            continue;
-        }
-        wanted[i] = kernels.count < 0 || (kernel >= kernels.first && kernel < kernels.first + kernels.count);
-        kernel++;
-    }
-}
-
 /* Deletes the insertvalues that extract() left without a use, the last of
  * a chain first: aggregates built only to be taken apart again. */
 static void drop_unused_aggregates(LLVMModuleRef m) {
@@ -2308,9 +2325,23 @@ static void drop_unused_aggregates(LLVMModuleRef m) {
     }
 }
 
-LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name, const TargetConfig *cfg, KernelRange kernels) {
+/* Every function of the unit, in source order, declared before any is
+ * defined (calls may go forward), each under the models it needs. */
+static void build_functions(CodeGen *g) {
+    Unit *u = g->unit;
+    unsigned models = kernel_models(u);
+    for (int i = 0; i < u->func_count; i++)
+        for (int ftz = 0; ftz < 2; ftz++)
+            if (compiled_under(u, u->funcs[i], models, ftz))
+                declare_function(g, u->funcs[i], ftz, !u->funcs[i]->is_kernel && models == (MODEL_PLAIN | MODEL_FAST));
+    for (int i = 0; i < u->func_count && !g->failed; i++)
+        for (int ftz = 0; ftz < 2 && !g->failed; ftz++)
+            if (compiled_under(u, u->funcs[i], models, ftz)) define_function(g, u->funcs[i], ftz);
+}
+
+LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const TargetConfig *cfg) {
     CodeGen g = {.ctx = ctx, .unit = u, .diag = u->diag, .arena = u->arena, .has_tanh_approx = target_ptx_isa(cfg) >= 70};
-    g.mod = LLVMModuleCreateWithNameInContext(name, ctx);
+    g.mod = LLVMModuleCreateWithNameInContext(u->opts->input, ctx);
     /* the data layout first, so that every load and store gets the
      * alignment the target gives its type */
     if (!target_prepare_module(g.mod, cfg, u->diag)) {
@@ -2319,12 +2350,7 @@ LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const char *name, const Tar
     }
     g.b = LLVMCreateBuilderInContext(ctx);
     if (u->opts->debug_info || u->opts->lineinfo) di_begin(&g, u->opts->debug_info);
-    bool *wanted = ARENA_ARRAY(u->arena, bool, u->func_count ? u->func_count : 1);
-    select_functions(u, kernels, wanted);
-    for (int i = 0; i < u->func_count; i++)
-        if (wanted[i]) declare_function(&g, u->funcs[i]);
-    for (int i = 0; i < u->func_count && !g.failed; i++)
-        if (wanted[i]) define_function(&g, u->funcs[i]);
+    build_functions(&g);
     if (g.di) {
         LLVMDIBuilderFinalize(g.di);
         LLVMDisposeDIBuilder(g.di);
@@ -2355,197 +2381,18 @@ static bool print_module(LLVMModuleRef m, char **text, size_t *len) {
     return *text != NULL;
 }
 
-static const KernelRange all_kernels = {0, -1, -1};
-
-/* Whether a module of all the unit's kernels is compiled fastmath: when
- * every kernel is (a module has one floating-point model). */
-static bool all_fastmath(const Unit *u) {
-    bool all = true;
-    for (int i = 0; i < u->func_count; i++)
-        if (emitted(u->funcs[i]) && u->funcs[i]->is_kernel) all = all && fastmath_of(u, u->funcs[i]);
-    return all;
-}
-
-/* A context for a module of the unit. Names of values (not of functions and
- * globals) matter only in IR that someone reads: PTX names its registers
- * itself, and naming every value costs a seventh of building the IR. */
-static LLVMContextRef new_context(bool ir_only) {
+bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
     LLVMContextRef ctx = LLVMContextCreate();
+    /* Names of values (not of functions and globals) matter only in IR
+     * that someone reads: PTX names its registers itself. */
     LLVMContextSetDiscardValueNames(ctx, !ir_only);
-    return ctx;
-}
-
-static bool emit_whole(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
-    TargetConfig whole = *cfg;
-    whole.fastmath = all_fastmath(u);
-    LLVMContextRef ctx = new_context(ir_only);
-    LLVMModuleRef m = cg_module(u, ctx, u->opts->input, &whole, all_kernels);
-    bool ok = m && target_link_libdevice(m, &whole, u->diag) && target_optimize(m, &whole, u->diag);
+    LLVMModuleRef m = cg_module(u, ctx, cfg);
+    bool ok = m && target_link_libdevice(m, cfg, u->diag) && target_optimize(m, cfg, u->diag);
     if (ok && ir_only) ok = print_module(m, text, len);
-    else if (ok) ok = target_emit_ptx(m, &whole, text, len, ptx_version, u->diag);
-    if (FREE_AT_EXIT) {
-        if (m) LLVMDisposeModule(m);
-        LLVMContextDispose(ctx);
-    }
+    else if (ok) ok = target_emit_ptx(m, cfg, text, len, ptx_version, u->diag);
+    if (m) LLVMDisposeModule(m);
+    LLVMContextDispose(ctx);
     return ok;
-}
-
-/* A kernel of the unit as the split sees it: its floating-point model, its
- * place among the kernels of that model, and, once the module of all the
- * kernels is built, its function there and how much work compiling it is. */
-typedef struct SplitKernel {
-    const FuncInfo *f;
-    bool fastmath;
-    int index;
-    LLVMValueRef fn;
-    int size;
-} SplitKernel;
-
-/* The unit's kernels, in source order, into ks (room for func_count);
- * returns their count. */
-static int list_kernels(const Unit *u, SplitKernel *ks) {
-    int n = 0, per_model[2] = {0, 0};
-    for (int i = 0; i < u->func_count; i++) {
-        const FuncInfo *f = u->funcs[i];
-        if (!emitted(f) || !f->is_kernel) continue;
-        bool fast = fastmath_of(u, f);
-        ks[n++] = (SplitKernel){f, fast, per_model[fast]++, NULL, 0};
-    }
-    return n;
-}
-
-/* Cuts the kernels of one floating-point model into at most `pieces` runs
- * (split.c) of about equal work, after the `at` runs already in runs;
- * returns the new count. */
-static int cut_class(Arena *a, const SplitKernel *ks, int n, bool fastmath, int pieces, KernelRange *runs, int at) {
-    int count = 0;
-    int *sizes = ARENA_ARRAY(a, int, n);
-    for (int k = 0; k < n; k++)
-        if (ks[k].fastmath == fastmath) sizes[count++] = ks[k].size;
-    if (count == 0) return at;
-    int firsts[SPLIT_MAX_PIECES];
-    int runs_made = split_kernels(sizes, count, pieces, firsts);
-    for (int r = 0; r < runs_made; r++)
-        runs[at + r] = (KernelRange){firsts[r], (r + 1 < runs_made ? firsts[r + 1] : count) - firsts[r], fastmath};
-    return at + runs_made;
-}
-
-/* The kernels cut into runs for `threads` threads: never a run of kernels
- * with different floating-point models. Returns the count: at least 2 where
- * there are two kernels and two threads or two models. */
-static int cut_kernels(Arena *a, const SplitKernel *ks, int n, int threads, KernelRange *runs) {
-    int fast = 0;
-    for (int k = 0; k < n; k++) fast += ks[k].fastmath;
-    if (fast == 0 || fast == n) return cut_class(a, ks, n, fast > 0, threads, runs, 0);
-    int fast_pieces = threads * fast / n;
-    if (fast_pieces < 1) fast_pieces = 1;
-    if (fast_pieces > SPLIT_MAX_PIECES - 1) fast_pieces = SPLIT_MAX_PIECES - 1;
-    int plain_pieces = threads - fast_pieces < 1 ? 1 : threads - fast_pieces;
-    return cut_class(a, ks, n, true, fast_pieces, runs, cut_class(a, ks, n, false, plain_pieces, runs, 0));
-}
-
-static bool in_run(const SplitKernel *k, KernelRange run) {
-    return k->fastmath == (run.fastmath == 1) && k->index >= run.first && k->index < run.first + run.count;
-}
-
-/* The work of each run: the sizes of its kernels. */
-static void measure_runs(const SplitKernel *ks, int n, const KernelRange *runs, int count, long *work) {
-    for (int r = 0; r < count; r++) {
-        work[r] = 0;
-        for (int k = 0; k < n; k++)
-            if (in_run(&ks[k], runs[r])) work[r] += ks[k].size;
-    }
-}
-
-/* The run with the most work, which keeps the module built whole. */
-static int largest_run(const long *work, int count) {
-    int best = 0;
-    for (int r = 1; r < count; r++)
-        if (work[r] > work[best]) best = r;
-    return best;
-}
-
-/* The module of each run: `whole`, cut down to its kernels, for the run
- * with the most work; none yet for the others, which build_run makes
- * anew, each in a context of its own, on the thread that compiles it. */
-static void assign_modules(Unit *u, const TargetConfig *cfg, LLVMModuleRef whole, const SplitKernel *ks, int n,
-                           const KernelRange *runs, const long *work, int count, LLVMModuleRef *modules,
-                           TargetConfig *cfgs) {
-    int keep = largest_run(work, count);
-    for (int r = 0; r < count; r++) {
-        cfgs[r] = *cfg;
-        cfgs[r].fastmath = runs[r].fastmath == 1;
-        modules[r] = NULL;
-    }
-    LLVMValueRef *dropped = ARENA_ARRAY(u->arena, LLVMValueRef, n);
-    int drop_count = 0;
-    for (int k = 0; k < n; k++)
-        if (!in_run(&ks[k], runs[keep])) dropped[drop_count++] = ks[k].fn;
-    split_drop_kernels(whole, dropped, drop_count);
-    modules[keep] = whole;
-}
-
-/* What build_run needs to build a run's module. */
-typedef struct RunBuild {
-    Unit *u;
-    const TargetConfig *cfgs;
-    const KernelRange *runs;
-} RunBuild;
-
-static LLVMModuleRef build_run(void *arg, int run) {
-    const RunBuild *b = arg;
-    LLVMContextRef ctx = new_context(false);
-    LLVMModuleRef m = cg_module(b->u, ctx, b->u->opts->input, &b->cfgs[run], b->runs[run]);
-    if (!m) LLVMContextDispose(ctx);
-    return m;
-}
-
-/* The kernels in runs of about equal work, one module a run, compiled on
- * threads; false with *clash when their PTX does not join. The work is
- * measured on the module of all the kernels, which then serves the
- * largest run: the IR a kernel makes, with what it calls, foretells its
- * compile time far better than its source text does. */
-static bool emit_split(Unit *u, const TargetConfig *cfg, SplitKernel *ks, int n, int threads, IdleTask *idle,
-                       char **text, size_t *len, char ptx_version[8], bool *clash) {
-    LLVMContextRef ctx = new_context(false);
-    LLVMModuleRef whole = cg_module(u, ctx, u->opts->input, cfg, all_kernels);
-    if (!whole) {
-        LLVMContextDispose(ctx);
-        return false;
-    }
-    for (int k = 0; k < n; k++) {
-        ks[k].fn = ks[k].f->cg;
-        ks[k].size = split_kernel_size(ks[k].fn);
-    }
-    KernelRange runs[SPLIT_MAX_PIECES];
-    int count = cut_kernels(u->arena, ks, n, threads, runs);
-    LLVMModuleRef modules[SPLIT_MAX_PIECES];
-    TargetConfig cfgs[SPLIT_MAX_PIECES];
-    long work[SPLIT_MAX_PIECES];
-    measure_runs(ks, n, runs, count, work);
-    assign_modules(u, cfg, whole, ks, n, runs, work, count, modules, cfgs);
-    RunBuild run_build = {u, cfgs, runs};
-    ModuleBuilder builder = {build_run, &run_build};
-    SplitResult r =
-        split_compile(modules, &builder, cfgs, work, count, threads, idle, text, len, ptx_version, u->diag);
-    *clash = r == SPLIT_CLASH;
-    return r == SPLIT_OK;
-}
-
-/* Debug information and IR take the whole module at once; else the kernels
- * go in runs to split.c, on several threads, and fastmath kernels in
- * modules of their own even on one. */
-bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, IdleTask *idle, char **text, size_t *len,
-             char ptx_version[8]) {
-    int threads = split_threads(cfg->jobs);
-    SplitKernel *ks = ARENA_ARRAY(u->arena, SplitKernel, u->func_count ? u->func_count : 1);
-    int n = list_kernels(u, ks), fast = 0;
-    for (int k = 0; k < n; k++) fast += ks[k].fastmath;
-    bool mixed = fast > 0 && fast < n, clash = false;
-    if (ir_only || cfg->debug_info || n < 2 || (threads < 2 && !mixed))
-        return emit_whole(u, cfg, ir_only, text, len, ptx_version);
-    if (emit_split(u, cfg, ks, n, threads, idle, text, len, ptx_version, &clash)) return true;
-    return clash && emit_whole(u, cfg, ir_only, text, len, ptx_version);
 }
 
 /* ---- the manifest's view of the ABI ------------------------------------------------------ */

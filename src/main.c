@@ -5,24 +5,11 @@
  * one compilation unit, one line each. Exit status: 0 success, 1 errors in
  * the input, 2 bad usage.
  */
-#define _GNU_SOURCE /* clone */
 #include "pykc.h"
 
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <linux/close_range.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdint.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#endif
 
 static const char usage_text[] =
     "usage: pykc [options] FILE.pyk -o OUT\n"
@@ -42,7 +29,6 @@ static const char usage_text[] =
     "  -Werror              treat warnings as errors\n"
     "  -ferror-limit=N      stop after N errors (default 20, 0 for no limit)\n"
     "  -fsyntax-only        check the input, write nothing\n"
-    "  -j N                 compile the kernels on N threads (default: one a core)\n"
     "  --libdevice PATH     libdevice bitcode for math functions\n"
     "  --dump-ast           print the syntax tree\n"
     "  --dump-types         print each function's signature and locals' types\n"
@@ -160,12 +146,6 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "--libdevice")) {
         if (!(v = VALUE("--libdevice"))) return EXIT_USAGE + 1;
         o->libdevice = v;
-    } else if (is_option(arg, "-j")) {
-        if (!(v = VALUE("-j"))) return EXIT_USAGE + 1;
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (*end || end == v || n < 1 || n > 1024) return usage_error("bad thread count '%s' after -j", v), EXIT_USAGE + 1;
-        o->jobs = (int)n;
     } else if (strncmp(arg, "-ferror-limit=", 14) == 0) {
         char *end;
         long n = strtol(arg + 14, &end, 10);
@@ -240,16 +220,16 @@ static const char *base_name(const char *path) {
 }
 
 /* One arch: IR, libdevice, passes, then PTX (or IR, or a cubin) on disk. */
-static bool compile_arch(Unit *u, const Options *o, int arch, IdleTask *idle, ManifestTarget *t) {
-    TargetConfig cfg = {.arch = o->archs[arch], .opt_level = o->opt_level, .fastmath = o->fastmath,
-                        .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice, .jobs = o->jobs};
+static bool compile_arch(Unit *u, const Options *o, int arch, ManifestTarget *t) {
+    TargetConfig cfg = {.arch = o->archs[arch], .opt_level = o->opt_level,
+                        .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice};
     const char *out = o->output ? o->output : "-";
     char *path = o->arch_count > 1 && strcmp(out, "-") ? sibling(out, cfg.arch, o->emit == EMIT_CUBIN ? "cubin" : "ptx")
                                                           : strdup(out);
     char *text = NULL;
     size_t len = 0;
     char version[8] = "";
-    bool ok = cg_emit(u, &cfg, o->emit == EMIT_LLVM, idle, &text, &len, version);
+    bool ok = cg_emit(u, &cfg, o->emit == EMIT_LLVM, &text, &len, version);
     if (ok && o->emit == EMIT_LLVM) {
         ok = write_file(path, text, len, u->diag);
     } else if (ok) {
@@ -291,22 +271,7 @@ static char *manifest_path(const Options *o) {
     return sibling(out, NULL, "yaml");
 }
 
-/* The manifest's kernels as text, rendered on a thread that the kernels'
- * compilation leaves idle. */
-typedef struct KernelsText {
-    const Manifest *m;
-    char *text;
-    size_t len;
-} KernelsText;
-
-static void render_kernels(void *arg) {
-    KernelsText *k = arg;
-    k->text = manifest_render_kernels(k->m, &k->len);
-}
-
-/* Each arch's code, then the manifest, whose kernels (all known after
- * typing) are rendered while the kernels compile; only the targets wait
- * for the code. */
+/* Each arch's code, then the manifest. */
 static bool generate(Unit *u, const Options *o) {
     if (o->emit == EMIT_HEADER || o->emit == EMIT_C) {
         diag_plain(u->diag, DIAG_ERROR, "--emit %s is not implemented yet", o->emit == EMIT_HEADER ? "header" : "c");
@@ -319,14 +284,12 @@ static bool generate(Unit *u, const Options *o) {
     Manifest m = {.source_path = base_name(o->input), .source_digest = digest, .targets = targets,
                   .target_count = o->arch_count};
     char *path = manifest_path(o);
-    if (path) cg_describe_kernels(u, &m);
-    KernelsText kernels = {.m = &m};
-    IdleTask render = {render_kernels, &kernels, false};
     bool ok = true;
-    for (int i = 0; i < o->arch_count && ok; i++) ok = compile_arch(u, o, i, path ? &render : NULL, &targets[i]);
-    /* without an idle thread, manifest_write renders the kernels itself */
-    if (ok && path) ok = manifest_write(&m, kernels.text, kernels.len, path, u->diag);
-    free(kernels.text);
+    for (int i = 0; i < o->arch_count && ok; i++) ok = compile_arch(u, o, i, &targets[i]);
+    if (ok && path) {
+        cg_describe_kernels(u, &m);
+        ok = manifest_write(&m, path, u->diag);
+    }
     free(path);
     return ok;
 }
@@ -381,48 +344,7 @@ static int compile(const Options *o) {
     return status;
 }
 
-/* glibc grows a worker thread's heap by what each allocation needs, one
- * mprotect a page or two at a time, and each mprotect makes the kernel stop
- * the other thread for a TLB flush: about 100 a compilation. Padding every
- * growth (the main heap's too) by 16 MB asks for address space only, not
- * memory: pages still come as they are first touched. */
-static void pad_heap_growth(void) {
-#ifdef __GLIBC__
-    mallopt(M_TOP_PAD, 16 << 20);
-#endif
-}
-
-#ifdef __linux__
-/* The helper of hand_off_teardown: it lets go of every file, then lives
- * until its parent dies. Raw system calls, since it runs on the parent's
- * thread-local storage. */
-static int hold_address_space(void *parent) {
-    if (syscall(SYS_close_range, 0U, ~0U, CLOSE_RANGE_UNSHARE) == 0 &&
-        syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) == 0 && syscall(SYS_getppid) == (long)(intptr_t)parent)
-        for (;;) syscall(SYS_pause);
-    syscall(SYS_exit, 0);
-    return 0;
-}
-#endif
-
-/* A process's exit unmaps its address space before its parent learns of
- * it: pykc's, LLVM's code and heap, takes 0.5 to 0.7 ms, a twentieth of
- * compiling the anchor kernels, that a build would wait for. A helper
- * process sharing the address space (mold's --fork does the same) keeps it
- * mapped past pykc's exit; it dies with pykc and unmaps it then, after the
- * parent has pykc's status. It holds no file, so a pipe from pykc ends with
- * pykc. Its clone flags are a thread's, without CLONE_THREAD: the
- * combination valgrind accepts. Where clone fails, pykc exits as before. */
-static void hand_off_teardown(void) {
-#ifdef __linux__
-    static char stack[8192] __attribute__((aligned(16)));
-    clone(hold_address_space, stack + sizeof stack, CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | SIGCHLD,
-          (void *)(intptr_t)getpid());
-#endif
-}
-
 int main(int argc, char **argv) {
-    pad_heap_growth();
     Options opts;
     int r = options_parse(&opts, argc, argv);
     if (r != 0) {
@@ -431,12 +353,6 @@ int main(int argc, char **argv) {
     }
     int status = compile(&opts);
     options_free(&opts);
-    if (!FREE_AT_EXIT) {
-        /* LLVM's static destructors have nothing to do that the end of the
-         * process does not do at once */
-        fflush(NULL);
-        hand_off_teardown();
-        _exit(status);
-    }
+    target_release_machine();
     return status;
 }

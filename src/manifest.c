@@ -3,9 +3,7 @@
  *
  * Takes a Manifest (filled by main from sema's kernels and target's PTX);
  * gives the YAML document that docs/manifest.md describes, format 1, in a
- * file or on stdout for "-". Keys come in the documented order: the
- * kernels and constants, rendered apart (manifest_render_kernels), follow
- * the head, which ends with the targets and so waits for the PTX. Each list
+ * file or on stdout for "-", its keys in the documented order. Each list
  * of small maps (parameters, PTX parameters, constants) is written one map
  * a line, in flow style, which reads like a table.
  *
@@ -250,11 +248,9 @@ static int append_text(void *data, unsigned char *bytes, size_t size) {
     return 1;
 }
 
-/* Some keys of the root mapping as YAML text appended to out, in a document
- * of their own: without markers (the first document of a stream has none),
- * at the root mapping's indentation, so that two parts put one after the
- * other read as one mapping. False, with libyaml's problem, on failure. */
-static bool render(Text *out, void (*part)(Writer *, const Manifest *), const Manifest *m, const char **problem) {
+/* The manifest as YAML text into out; false, with libyaml's problem, on
+ * failure. */
+static bool render(Text *out, const Manifest *m, const char **problem) {
     Writer w = {.ok = true};
     if (!yaml_emitter_initialize(&w.em)) ice("out of memory starting the YAML emitter");
     yaml_emitter_set_output(&w.em, append_text, out);
@@ -264,7 +260,8 @@ static bool render(Text *out, void (*part)(Writer *, const Manifest *), const Ma
     put(&w, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING), &ev);
     put(&w, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1), &ev);
     begin_map(&w, false);
-    part(&w, m);
+    write_head(&w, m);
+    write_kernels(&w, m);
     end_map(&w);
     put(&w, yaml_document_end_event_initialize(&ev, 1), &ev);
     put(&w, yaml_stream_end_event_initialize(&ev), &ev);
@@ -273,40 +270,28 @@ static bool render(Text *out, void (*part)(Writer *, const Manifest *), const Ma
     return w.ok;
 }
 
-char *manifest_render_kernels(const Manifest *m, size_t *len) {
-    Text t = {0};
-    const char *problem;
-    if (!render(&t, write_kernels, m, &problem) || !append_text(&t, (unsigned char *)"", 1)) {
-        free(t.data);
-        return NULL;
-    }
-    *len = t.len - 1;
-    return t.data;
-}
-
 /* ---- the file --------------------------------------------------------- */
 
-static bool write_text(const char *path, const Text *head, const char *kernels, size_t kernels_len, Diag *d) {
+static bool write_text(const char *path, const Text *t, Diag *d) {
     bool to_stdout = strcmp(path, "-") == 0;
     FILE *f = open_output(path);
     if (!f) {
         diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
         return false;
     }
-    bool ok = fwrite(head->data, 1, head->len, f) == head->len && fwrite(kernels, 1, kernels_len, f) == kernels_len;
+    bool ok = fwrite(t->data, 1, t->len, f) == t->len;
     /* A full disk shows only when the buffered bytes are written out. */
     ok = (to_stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
     if (!ok) diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
     return ok;
 }
 
-bool manifest_write(const Manifest *m, const char *kernels, size_t kernels_len, const char *path, Diag *d) {
-    Text head = {0}, own = {0};
+bool manifest_write(const Manifest *m, const char *path, Diag *d) {
+    Text t = {0};
     const char *problem = NULL;
-    bool ok = render(&head, write_head, m, &problem) && (kernels || render(&own, write_kernels, m, &problem));
-    if (ok) ok = write_text(path, &head, kernels ? kernels : own.data, kernels ? kernels_len : own.len, d);
+    bool ok = render(&t, m, &problem);
+    if (ok) ok = write_text(path, &t, d);
     else diag_plain(d, DIAG_ERROR, "cannot write manifest '%s': %s", path, problem);
-    free(head.data);
-    free(own.data);
+    free(t.data);
     return ok;
 }

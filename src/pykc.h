@@ -642,7 +642,8 @@ struct FuncInfo {
     bool shared_dynamic;
     struct CfgBlock **blocks; /* ssa.c: the body's blocks, entry first */
     int block_count;
-    void *cg;                /* codegen's LLVM function */
+    void *cg[2];             /* codegen's LLVM function under the plain and
+                                the fast floating-point model */
 };
 
 typedef struct Unit {
@@ -754,10 +755,8 @@ struct LLVMOpaqueContext;
 typedef struct TargetConfig {
     const char *arch;          /* sm_75 .. sm_90a */
     int opt_level;             /* 0..3 */
-    bool fastmath;
     bool debug_info;           /* -g or --lineinfo: keep debug metadata */
     const char *libdevice;     /* --libdevice, or NULL to search */
-    int jobs;                  /* -j: threads for the kernels, 0 for one a core */
 } TargetConfig;
 
 /* Sets the module's triple and data layout for cfg->arch. */
@@ -784,63 +783,6 @@ bool target_emit_ptx(struct LLVMOpaqueModule *m, const TargetConfig *cfg, char *
  * messages; the path of ptxas comes from $CUDA_HOME or /usr/local/cuda. */
 bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, const char *out_path, Diag *d);
 
-/* Whether pykc gives its memory back before it exits. Only sanitizer builds
- * do (SAN=1 defines PYKC_FREE_AT_EXIT), so that a leak shows; otherwise the
- * end of the process frees it all at once, and disposing of LLVM's contexts
- * and running its destructors first would only delay the exit (as clang's
- * -disable-free says). */
-#ifdef PYKC_FREE_AT_EXIT
-enum { FREE_AT_EXIT = 1 };
-#else
-enum { FREE_AT_EXIT = 0 };
-#endif
-
-/* ---- split.c: kernels compiled on several threads --------------------- */
-
-enum { SPLIT_MAX_PIECES = 16 };
-typedef enum { SPLIT_OK, SPLIT_FAILED, SPLIT_CLASH } SplitResult;
-
-/* Work for the first thread that runs out of pieces to compile: it runs
- * there, at most once, while the others still compile; `done` says whether
- * it ran. It must not touch what compiling a piece touches. */
-typedef struct IdleTask {
-    void (*run)(void *arg);
-    void *arg;
-    bool done;
-} IdleTask;
-
-/* How many threads -j jobs means (0: one a core). */
-int split_threads(int jobs);
-/* Cuts n kernels of the given sizes into at most `pieces` runs, in order;
- * firsts[r] is where run r starts. Returns the count. */
-int split_kernels(const int *sizes, int n, int pieces, int firsts[SPLIT_MAX_PIECES]);
-/* How much work compiling a kernel is: the LLVM instructions of the kernel
- * and of every function it calls, each once, a libdevice call counted as a
- * typical libdevice function. */
-int split_kernel_size(struct LLVMOpaqueValue *kernel);
-/* Deletes the given kernels from m (but a kernel something calls), and the
- * internal functions and declarations that only they used. */
-void split_drop_kernels(struct LLVMOpaqueModule *m, struct LLVMOpaqueValue **kernels, int n);
-/* The order in which n pieces of the given work are compiled: the most
- * work first, ties in index order. */
-void split_order(const long *work, int n, int *order);
-/* Builds the module of a piece that split_compile was given none for, in a
- * context of its own; NULL after errors, which it reported. */
-typedef struct ModuleBuilder {
-    struct LLVMOpaqueModule *(*build)(void *arg, int piece);
-    void *arg;
-} ModuleBuilder;
-/* Links libdevice into each module (each in a context of its own, compiled
- * as cfgs[i] says), optimises and emits them on `threads` threads, the most
- * work (work[i], in split_kernel_size's units) first, runs `idle` (if not
- * NULL) on the first thread left without a piece, and joins their PTX
- * (malloc'd) in module order. A NULL module is made by `builder` on the
- * thread that compiles it, one build at a time. Disposes the modules and
- * their contexts. SPLIT_FAILED: diagnostics were given; SPLIT_CLASH: the
- * pieces' PTX does not join, compile them whole. */
-SplitResult split_compile(struct LLVMOpaqueModule **modules, const ModuleBuilder *builder, const TargetConfig *cfgs,
-                          const long *work, int n, int threads, IdleTask *idle, char **ptx, size_t *len,
-                          char ptx_version[8], Diag *d);
 
 /* ---- manifest.c -------------------------------------------------------- */
 
@@ -900,34 +842,16 @@ struct Manifest {
 
 /* "fnv1a64:" and 16 lowercase hex digits into out (25 bytes). */
 void digest_fnv1a64(const void *data, size_t len, char out[25]);
-/* The manifest's kernels and constants, the last keys of its document, as
- * YAML text (malloc'd, *len bytes and a NUL), or NULL if libyaml fails: rendered
- * apart, they can be while the PTX that the targets describe is made. */
-char *manifest_render_kernels(const Manifest *m, size_t *len);
-/* Writes the manifest as YAML with libyaml, to path or to stdout for "-":
- * its head, then `kernels`, what manifest_render_kernels gave for m (NULL:
- * rendered here). */
-bool manifest_write(const Manifest *m, const char *kernels, size_t kernels_len, const char *path, Diag *d);
+/* Writes the manifest as YAML with libyaml, to path or to stdout for "-". */
+bool manifest_write(const Manifest *m, const char *path, Diag *d);
 
 /* ---- codegen.c --------------------------------------------------------- */
 
-/* Kernels first..first+count-1 of a unit, numbered in source order among
- * those whose fastmath is `fastmath` (0 or 1; -1: every kernel); a count
- * below 0 means all of them. */
-typedef struct KernelRange {
-    int first, count;
-    int fastmath;
-} KernelRange;
-/* Builds the LLVM module of a typed unit in ctx, with the kernels of
- * `kernels` and every device function; NULL after errors. */
-struct LLVMOpaqueModule *cg_module(Unit *u, struct LLVMOpaqueContext *ctx, const char *name, const TargetConfig *cfg,
-                                   KernelRange kernels);
+/* Builds the LLVM module of a typed unit in ctx; NULL after errors. */
+struct LLVMOpaqueModule *cg_module(Unit *u, struct LLVMOpaqueContext *ctx, const TargetConfig *cfg);
 /* Builds, links and optimises the unit for one arch and gives its PTX (or
- * with ir_only its LLVM IR) as malloc'd text. `idle` (or NULL) runs on a
- * thread that the kernels' pieces leave idle, where they are compiled on
- * several; else it is left to the caller. */
-bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, IdleTask *idle, char **text, size_t *len,
-             char ptx_version[8]);
+ * with ir_only its LLVM IR) as malloc'd text. */
+bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]);
 /* The kernels' parameters as the manifest lists them (the ABI above). */
 void cg_describe_kernels(Unit *u, Manifest *m);
 
@@ -958,7 +882,6 @@ struct Options {
     Define *defines;
     int define_count;
     int error_limit;
-    int jobs;                       /* -j N, 0 when not given */
 };
 
 /* Parses argv; on a usage error prints it and returns EXIT_USAGE, for

@@ -226,15 +226,28 @@ void target_mark_fastmath(LLVMValueRef fn) {
     }
 }
 
-static void apply_fp_model(LLVMModuleRef m, const TargetConfig *cfg) {
-    if (!cfg->fastmath) return;
-    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
-        if (!LLVMIsDeclaration(fn)) target_mark_fastmath(fn);
-}
-
 /* ---- libdevice -------------------------------------------------------- */
 
 static bool is_libdevice_name(const char *name) { return strncmp(name, "__nv_", 5) == 0; }
+
+/* The suffix of libdevice's flush-to-zero copy, which the functions of the
+ * fast floating-point model call (codegen.c). */
+#define FTZ_SUFFIX ".ftz"
+
+static bool has_ftz_suffix(const char *name, size_t len) {
+    size_t n = sizeof FTZ_SUFFIX - 1;
+    return len >= n && memcmp(name + len - n, FTZ_SUFFIX, n) == 0;
+}
+
+/* Whether m declares a libdevice function of the copy `ftz`. */
+static bool calls_copy(LLVMModuleRef m, bool ftz) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (LLVMIsDeclaration(fn) && is_libdevice_name(name) && has_ftz_suffix(name, len) == ftz) return true;
+    }
+    return false;
+}
 
 /* The first libdevice function the module calls, or NULL. */
 static const char *first_libdevice_call(LLVMModuleRef m) {
@@ -385,31 +398,109 @@ static LLVMValueRef find_reflect_call(LLVMValueRef fn, const char *name) {
     return NULL;
 }
 
-/* Replaces each __nvvm_reflect(name) call of m by `value`. Erasing a call
- * invalidates the use list being walked, so each search starts again. */
-static void fold_reflect(LLVMModuleRef m, const char *name, int value) {
-    static const char *const reflect_fns[] = {"__nvvm_reflect", "llvm.nvvm.reflect"};
-    for (size_t i = 0; i < sizeof reflect_fns / sizeof reflect_fns[0]; i++) {
-        LLVMValueRef fn = LLVMGetNamedFunction(m, reflect_fns[i]), call;
-        while (fn && (call = find_reflect_call(fn, name))) {
-            LLVMReplaceAllUsesWith(call, LLVMConstInt(LLVMTypeOf(call), (unsigned long long)value, false));
-            LLVMInstructionEraseFromParent(call);
-        }
+/* Whether the reflect call sits in a function of libdevice's flush-to-zero
+ * copy. */
+static bool in_ftz_copy(LLVMValueRef call) {
+    size_t len;
+    const char *name = LLVMGetValueName2(LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)), &len);
+    return has_ftz_suffix(name, len);
+}
+
+/* The value of `a pred b` for constants. */
+static bool compare_constants(LLVMIntPredicate pred, long long a, long long b) {
+    unsigned long long ua = (unsigned long long)a, ub = (unsigned long long)b;
+    switch (pred) {
+    case LLVMIntEQ: return a == b;
+    case LLVMIntNE: return a != b;
+    case LLVMIntSGT: return a > b;
+    case LLVMIntSGE: return a >= b;
+    case LLVMIntSLT: return a < b;
+    case LLVMIntSLE: return a <= b;
+    case LLVMIntUGT: return ua > ub;
+    case LLVMIntUGE: return ua >= ub;
+    case LLVMIntULT: return ua < ub;
+    default: return ua <= ub;
     }
 }
 
-/* Answers libdevice's questions as NVVM does for Numba. __CUDA_FTZ goes
- * through the module flag that LLVM's NVVMReflect pass reads (it runs at
- * the start of every pipeline and again before instruction selection).
- * __CUDA_PREC_SQRT is folded here: LLVM 19's NVVMReflect answers 0 for it,
- * which would make math.sqrt approximate even without --fastmath. */
-static void answer_reflect(LLVMModuleRef m, const TargetConfig *cfg) {
-    static const char ftz_key[] = "nvvm-reflect-ftz";
-    if (!LLVMGetModuleFlag(m, ftz_key, sizeof ftz_key - 1)) {
-        LLVMValueRef on = LLVMConstInt(LLVMInt32TypeInContext(LLVMGetModuleContext(m)), cfg->fastmath, false);
-        LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorOverride, ftz_key, sizeof ftz_key - 1, LLVMValueAsMetadata(on));
+/* Replaces a reflect call by its answer and folds the comparisons of it
+ * (libdevice's `icmp ne i32 %r, 0` and friends), as NVVMReflect does, so
+ * that the branches on them are constant when the pipeline starts. */
+static void replace_reflect_call(LLVMValueRef call, int value) {
+    LLVMValueRef answer = LLVMConstInt(LLVMTypeOf(call), (unsigned long long)value, false);
+    for (LLVMUseRef u = LLVMGetFirstUse(call), next; u; u = next) {
+        next = LLVMGetNextUse(u);
+        LLVMValueRef cmp = LLVMGetUser(u);
+        if (!LLVMIsAICmpInst(cmp)) continue;
+        LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
+        long long va = a == call ? value : LLVMIsAConstantInt(a) ? LLVMConstIntGetSExtValue(a) : 0;
+        long long vb = b == call ? value : LLVMIsAConstantInt(b) ? LLVMConstIntGetSExtValue(b) : 0;
+        if ((a != call && !LLVMIsAConstantInt(a)) || (b != call && !LLVMIsAConstantInt(b))) continue;
+        bool r = compare_constants(LLVMGetICmpPredicate(cmp), va, vb);
+        LLVMReplaceAllUsesWith(cmp, LLVMConstInt(LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(cmp))), r, false));
+        LLVMInstructionEraseFromParent(cmp);
     }
-    fold_reflect(m, "__CUDA_PREC_SQRT", !cfg->fastmath);
+    LLVMReplaceAllUsesWith(call, answer);
+    LLVMInstructionEraseFromParent(call);
+}
+
+/* Answers libdevice's questions as NVVM does for Numba, in each copy as
+ * its floating-point model asks: __CUDA_FTZ 1 in the fast one, and
+ * __CUDA_PREC_SQRT 0 there (LLVM 19's NVVMReflect would answer 0 in both,
+ * making math.sqrt approximate without fastmath). NVVMReflect answers
+ * __CUDA_ARCH, the same for the whole module. Erasing a call invalidates
+ * the use list being walked, so each search starts again. */
+static void answer_reflect(LLVMModuleRef m) {
+    static const char *const reflect_fns[] = {"__nvvm_reflect", "llvm.nvvm.reflect"};
+    static const struct { const char *name; int plain, ftz; } answers[] = {
+        {"__CUDA_FTZ", 0, 1}, {"__CUDA_PREC_SQRT", 1, 0},
+    };
+    for (size_t i = 0; i < sizeof reflect_fns / sizeof reflect_fns[0]; i++)
+        for (size_t k = 0; k < sizeof answers / sizeof answers[0]; k++) {
+            LLVMValueRef fn = LLVMGetNamedFunction(m, reflect_fns[i]), call;
+            while (fn && (call = find_reflect_call(fn, answers[k].name))) {
+                replace_reflect_call(call, in_ftz_copy(call) ? answers[k].ftz : answers[k].plain);
+            }
+        }
+}
+
+/* Renames every function that lib defines NAME.ftz: the flush-to-zero
+ * copy. Its calls among themselves follow, being calls of the functions,
+ * not of their names; its globals are private or internal already. */
+static void rename_as_ftz_copy(LLVMModuleRef lib) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(lib); fn; fn = LLVMGetNextFunction(fn)) {
+        if (LLVMIsDeclaration(fn)) continue;
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        char *renamed = malloc(len + sizeof FTZ_SUFFIX);
+        if (!renamed) ice("out of memory renaming libdevice");
+        memcpy(renamed, name, len);
+        memcpy(renamed + len, FTZ_SUFFIX, sizeof FTZ_SUFFIX);
+        LLVMSetValueName2(fn, renamed, len + sizeof FTZ_SUFFIX - 1);
+        free(renamed);
+    }
+}
+
+/* Gives the flush-to-zero copy the fast model's attributes: inlining ANDs
+ * a caller's "unsafe-fp-math" with the callee's, and libdevice says "false". */
+static void mark_ftz_copy(LLVMModuleRef m) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (!LLVMIsDeclaration(fn) && is_libdevice_name(name) && has_ftz_suffix(name, len)) target_mark_fastmath(fn);
+    }
+}
+
+/* Links one copy of libdevice into m. */
+static bool link_copy(LLVMModuleRef m, const char *path, bool ftz, Diag *d) {
+    LLVMContextRef ctx = LLVMGetModuleContext(m);
+    LinkDiag ld;
+    link_diag_begin(&ld, ctx);
+    LLVMModuleRef lib = load_libdevice(ctx, path, &ld, d);
+    if (lib && ftz) rename_as_ftz_copy(lib);
+    bool linked = lib && link_into(m, lib, path, &ld, d);
+    link_diag_end(&ld, ctx);
+    return linked;
 }
 
 bool target_link_libdevice(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
@@ -417,15 +508,11 @@ bool target_link_libdevice(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
     if (!caller) return true;
     char path[4096];
     if (!find_libdevice(cfg, caller, path, sizeof path, d)) return false;
-    LLVMContextRef ctx = LLVMGetModuleContext(m);
-    LinkDiag ld;
-    link_diag_begin(&ld, ctx);
-    LLVMModuleRef lib = load_libdevice(ctx, path, &ld, d);
-    bool linked = lib && link_into(m, lib, path, &ld, d);
-    link_diag_end(&ld, ctx);
-    if (!linked) return false;
+    for (int ftz = 0; ftz < 2; ftz++)
+        if (calls_copy(m, ftz) && !link_copy(m, path, ftz, d)) return false;
     internalize_libdevice(m);
-    answer_reflect(m, cfg);
+    mark_ftz_copy(m);
+    answer_reflect(m);
     return true;
 }
 
@@ -498,7 +585,6 @@ static const char *pipeline(int opt_level) {
 bool target_optimize(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
     LLVMTargetMachineRef tm = get_machine(cfg, d);
     if (!tm) return false;
-    apply_fp_model(m, cfg);
     /* With the target machine the pass builder also runs NVPTX's own
      * callbacks (NVVMReflect and friends) at the pipeline's start. */
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
@@ -529,9 +615,6 @@ bool target_emit_ptx(LLVMModuleRef m, const TargetConfig *cfg, char **ptx, size_
                      Diag *d) {
     LLVMTargetMachineRef tm = get_machine(cfg, d);
     if (!tm) return false;
-    /* Instruction selection reads the attributes; setting them again covers
-     * a module emitted without target_optimize. */
-    apply_fp_model(m, cfg);
     LLVMMemoryBufferRef buf = NULL;
     char *msg = NULL;
     bool failed = LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &msg, &buf);

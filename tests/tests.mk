@@ -19,3 +19,8 @@ test-lit: $(PYKC)
 	@sh tests/run-lit.sh $(RESULTS) $(LIT) $(abspath $(PYKC)) $(LLVM_BINDIR) tests/lit \
 	  $(if $(PYKC_LAYOUT),--param layout=$(PYKC_LAYOUT) --param link_order=$(abspath $(LINK_ORDER))) \
 	  $(if $(filter 1,$(SAN)),--param sanitized=1)
+
+## test-determinism: every sample and GPU test kernel compiled twice, in two places, outputs compared
+TEST_SUITES += test-determinism
+test-determinism: $(PYKC)
+	@sh tests/determinism.sh $(RESULTS) $(abspath $(PYKC))

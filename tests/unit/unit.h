@@ -29,6 +29,5 @@ void test_types(void);
 void test_diag(void);
 void test_manifest(void);
 void test_target(void);
-void test_split(void);
 
 #endif

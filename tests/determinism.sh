@@ -1,0 +1,44 @@
+#!/bin/sh
+# determinism.sh RESULTS PYKC: the same input and options give the same
+# bytes out. Every kernel file of the samples and the GPU tests is compiled
+# twice, each time in a copy of the tree at another path, and every output
+# (PTX, manifest, LLVM IR, make dependencies, debug PTX, two archs) of the
+# two runs is compared with cmp. One test a file; a file that does not
+# compile fails too.
+results=$1 pykc=$2
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# compile_all DIR: every output of every file, under DIR/out.
+compile_all() {
+    mkdir -p "$1"
+    (cd "$top" && tar cf - samples tests/gpu/kernels) | (cd "$1" && tar xf -)
+    cd "$1" || exit 1
+    for f in $(find samples tests/gpu/kernels -name '*.pyk' | sort); do
+        o=out/$(echo "$f" | tr / _)
+        mkdir -p "$o"
+        { "$pykc" -MD "$f" -o "$o/k.ptx" &&
+          "$pykc" --emit llvm "$f" -o "$o/k.ll" &&
+          "$pykc" -g "$f" -o "$o/g.ptx" &&
+          "$pykc" --arch sm_75 --arch sm_90 "$f" -o "$o/two.ptx"; } >/dev/null 2>&1 || echo failed > "$o/status"
+    done
+}
+
+(compile_all "$work/a")
+(compile_all "$work/b/elsewhere")
+passed=0 failed=0
+for o in "$work"/a/out/*; do
+    name=$(basename "$o")
+    if [ -f "$o/status" ]; then
+        echo "determinism: $name does not compile"
+        failed=$((failed + 1))
+    elif diff -r "$o" "$work/b/elsewhere/out/$name" >/dev/null; then
+        passed=$((passed + 1))
+    else
+        echo "determinism: $name: outputs differ between two runs"
+        failed=$((failed + 1))
+    fi
+done
+echo "determinism: $passed passed, $failed failed"
+sh "$top/tests/record.sh" "$results" determinism "$passed" "$failed"
