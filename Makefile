@@ -30,7 +30,7 @@ endif
 CFLAGS_BASE += -I$(BUILD)/gen
 
 FRONTEND_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c \
-                 src/ssa.c src/codegen.c src/target.c src/manifest.c
+                 src/ssa.c src/codegen.c src/target.c src/manifest.c src/output.c
 COMPILER_SRCS := $(FRONTEND_SRCS) src/main.c
 COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc

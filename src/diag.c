@@ -1,8 +1,7 @@
 /*
- * diag.c - source files, output files and diagnostics.
+ * diag.c - source files and diagnostics.
  *
- * Holds every source file of a compilation, opens the files it writes, and
- * prints messages in clang's form: `file:line:col: error: message`, the
+ * Holds every source file of a compilation and prints messages in clang's form: `file:line:col: error: message`, the
  * source line, and a caret with `~` under the rest of the range. Columns
  * count UTF-8 characters, not bytes. After error_limit errors it says so
  * once and sets `stop`, which the passes read to end early. ice() is for
@@ -14,14 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-FILE *open_output(const char *path) {
-    if (strcmp(path, "-") == 0) return stdout;
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) unlink(path);
-    return fopen(path, "wb");
-}
 
 /* Offsets are 32-bit; a larger file is refused rather than misreported. */
 #define MAX_SOURCE_SIZE ((size_t)1 << 30)

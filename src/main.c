@@ -202,61 +202,33 @@ static char *sibling(const char *path, const char *arch, const char *ext) {
     return out;
 }
 
-static bool write_file(const char *path, const char *data, size_t len, Diag *d) {
-    FILE *f = open_output(path);
-    if (!f) {
-        diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
-        return false;
-    }
-    bool ok = fwrite(data, 1, len, f) == len;
-    if (f != stdout) ok = fclose(f) == 0 && ok;
-    if (!ok) diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
-    return ok;
-}
-
 static const char *base_name(const char *path) {
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
 }
 
-/* One arch: IR, libdevice, passes, then PTX (or IR, or a cubin) on disk. */
-static bool compile_arch(Unit *u, const Options *o, int arch, ManifestTarget *t) {
+/* One arch: IR, libdevice, passes, then PTX (or IR, or a cubin) among the
+ * outputs, and what the manifest says of it in *t. */
+static bool compile_arch(Unit *u, const Options *o, int arch, Outputs *outs, ManifestTarget *t) {
     TargetConfig cfg = {.arch = o->archs[arch], .opt_level = o->opt_level,
                         .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice};
     const char *out = o->output ? o->output : "-";
-    char *path = o->arch_count > 1 && strcmp(out, "-") ? sibling(out, cfg.arch, o->emit == EMIT_CUBIN ? "cubin" : "ptx")
-                                                          : strdup(out);
-    char *text = NULL;
-    size_t len = 0;
+    bool cubin = o->emit == EMIT_CUBIN;
+    char *path = o->arch_count > 1 && strcmp(out, "-") ? sibling(out, cfg.arch, cubin ? "cubin" : "ptx") : strdup(out);
+    char *text = NULL, *code = NULL;
+    size_t len = 0, code_len = 0;
     char version[8] = "";
     bool ok = cg_emit(u, &cfg, o->emit == EMIT_LLVM, &text, &len, version);
-    if (ok && o->emit == EMIT_LLVM) {
-        ok = write_file(path, text, len, u->diag);
-    } else if (ok) {
-        char *ptx = text;
-        if (o->emit == EMIT_CUBIN) ok = target_assemble_cubin(ptx, len, &cfg, path, u->diag);
-        else if (o->emit == EMIT_PTX) ok = write_file(path, ptx, len, u->diag);
-        if (ok) {
-            char digest[25];
-            digest_fnv1a64(ptx, len, digest);
-            if (o->emit == EMIT_CUBIN) {
-                size_t n;
-                char *bytes = NULL;
-                FILE *f = fopen(path, "rb");
-                if (f) {
-                    fseek(f, 0, SEEK_END);
-                    n = (size_t)ftell(f);
-                    rewind(f);
-                    bytes = malloc(n ? n : 1);
-                    if (bytes && fread(bytes, 1, n, f) == n) digest_fnv1a64(bytes, n, digest);
-                    free(bytes);
-                    fclose(f);
-                }
-            }
-            *t = (ManifestTarget){cfg.arch, arena_strdup(u->arena, version), o->emit == EMIT_CUBIN ? "cubin" : "ptx",
-                                  arena_strdup(u->arena, base_name(path)), arena_strdup(u->arena, digest)};
-        }
+    if (ok && cubin) ok = target_assemble_cubin(text, len, &cfg, &code, &code_len, u->diag);
+    else if (ok) code = text, code_len = len, text = NULL;
+    if (ok && o->emit != EMIT_MANIFEST) ok = output_add(outs, path, code, code_len);
+    if (ok) {
+        char digest[25];
+        digest_fnv1a64(code, code_len, digest);
+        *t = (ManifestTarget){cfg.arch, arena_strdup(u->arena, version), cubin ? "cubin" : "ptx",
+                              arena_strdup(u->arena, base_name(path)), arena_strdup(u->arena, digest)};
     }
+    free(code);
     free(text);
     free(path);
     return ok;
@@ -271,8 +243,8 @@ static char *manifest_path(const Options *o) {
     return sibling(out, NULL, "yaml");
 }
 
-/* Each arch's code, then the manifest. */
-static bool generate(Unit *u, const Options *o) {
+/* Each arch's code, then the manifest, the last output. */
+static bool generate(Unit *u, const Options *o, Outputs *outs) {
     if (o->emit == EMIT_HEADER || o->emit == EMIT_C) {
         diag_plain(u->diag, DIAG_ERROR, "--emit %s is not implemented yet", o->emit == EMIT_HEADER ? "header" : "c");
         return false;
@@ -283,34 +255,37 @@ static bool generate(Unit *u, const Options *o) {
     ManifestTarget targets[PYKC_MAX_ARCHS] = {{0}};
     Manifest m = {.source_path = base_name(o->input), .source_digest = digest, .targets = targets,
                   .target_count = o->arch_count};
-    char *path = manifest_path(o);
     bool ok = true;
-    for (int i = 0; i < o->arch_count && ok; i++) ok = compile_arch(u, o, i, &targets[i]);
+    for (int i = 0; i < o->arch_count && ok; i++) ok = compile_arch(u, o, i, outs, &targets[i]);
+    char *path = manifest_path(o);
     if (ok && path) {
         cg_describe_kernels(u, &m);
-        ok = manifest_write(&m, path, u->diag);
+        size_t len;
+        char *yaml = manifest_render(&m, &len, u->diag);
+        ok = yaml && output_add(outs, path, yaml, len);
+        free(yaml);
     }
     free(path);
     return ok;
 }
 
 /* -M, -MD: a make rule naming what the outputs depend on. */
-static bool write_deps(const Unit *u, const Options *o) {
+static bool write_deps(const Unit *u, const Options *o, Outputs *outs) {
     const char *out = o->output ? o->output : "-";
     char *yaml = sibling(out, NULL, "yaml");
-    const char *path = o->dep_output;
     char *owned = NULL;
-    if (!path) path = o->dep_only ? "-" : (owned = sibling(out, NULL, "d"));
-    FILE *f = open_output(path);
-    bool ok = f != NULL;
-    if (f) {
-        fprintf(f, "%s %s: %s", out, yaml, o->input);
-        for (int i = 0; i < u->dep_count; i++) fprintf(f, " \\\n  %s", u->deps[i]);
-        fputc('\n', f);
-        for (int i = 0; i < u->dep_count; i++) fprintf(f, "\n%s:\n", u->deps[i]);
-        if (f != stdout) ok = fclose(f) == 0;
-    }
-    if (!ok) diag_plain(u->diag, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+    const char *path = o->dep_output ? o->dep_output : o->dep_only ? "-" : (owned = sibling(out, NULL, "d"));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) ice("out of memory writing dependencies");
+    fprintf(f, "%s %s: %s", out, yaml, o->input);
+    for (int i = 0; i < u->dep_count; i++) fprintf(f, " \\\n  %s", u->deps[i]);
+    fputc('\n', f);
+    for (int i = 0; i < u->dep_count; i++) fprintf(f, "\n%s:\n", u->deps[i]);
+    fclose(f);
+    bool ok = output_add(outs, path, text, len);
+    free(text);
     free(yaml);
     free(owned);
     return ok;
@@ -336,8 +311,12 @@ static int compile(const Options *o) {
     bool front_only = o->dump_ast || o->dump_types || o->syntax_only;
     if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);
     if (o->dump_types && diag.error_count == 0) sema_dump_types(stdout, &unit);
-    if (diag.error_count == 0 && (o->dep_only || o->dep_file)) write_deps(&unit, o);
-    if (diag.error_count == 0 && !front_only && !o->dep_only) generate(&unit, o);
+    Outputs outs;
+    outputs_init(&outs, &diag);
+    if (diag.error_count == 0 && (o->dep_only || o->dep_file)) write_deps(&unit, o, &outs);
+    if (diag.error_count == 0 && !front_only && !o->dep_only) generate(&unit, o, &outs);
+    if (diag.error_count == 0) outputs_commit(&outs);
+    outputs_discard(&outs);
     int status = diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
     arena_release(&arena);
     diag_free(&diag);

@@ -2,8 +2,8 @@
  * manifest.c - the YAML launch manifest, written with libyaml's emitter.
  *
  * Takes a Manifest (filled by main from sema's kernels and target's PTX);
- * gives the YAML document that docs/manifest.md describes, format 1, in a
- * file or on stdout for "-", its keys in the documented order. Each list
+ * gives the YAML document that docs/manifest.md describes, format 1, as
+ * text, its keys in the documented order. Each list
  * of small maps (parameters, PTX parameters, constants) is written one map
  * a line, in flow style, which reads like a table.
  *
@@ -15,7 +15,6 @@
  */
 #include "pykc.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,28 +269,14 @@ static bool render(Text *out, const Manifest *m, const char **problem) {
     return w.ok;
 }
 
-/* ---- the file --------------------------------------------------------- */
-
-static bool write_text(const char *path, const Text *t, Diag *d) {
-    bool to_stdout = strcmp(path, "-") == 0;
-    FILE *f = open_output(path);
-    if (!f) {
-        diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
-        return false;
-    }
-    bool ok = fwrite(t->data, 1, t->len, f) == t->len;
-    /* A full disk shows only when the buffered bytes are written out. */
-    ok = (to_stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
-    if (!ok) diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
-    return ok;
-}
-
-bool manifest_write(const Manifest *m, const char *path, Diag *d) {
+char *manifest_render(const Manifest *m, size_t *len, Diag *d) {
     Text t = {0};
     const char *problem = NULL;
-    bool ok = render(&t, m, &problem);
-    if (ok) ok = write_text(path, &t, d);
-    else diag_plain(d, DIAG_ERROR, "cannot write manifest '%s': %s", path, problem);
+    if (render(&t, m, &problem)) {
+        *len = t.len;
+        return t.data;
+    }
+    diag_plain(d, DIAG_ERROR, "cannot write the manifest: %s", problem);
     free(t.data);
-    return ok;
+    return NULL;
 }

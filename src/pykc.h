@@ -133,13 +133,6 @@ void diag_release_all(Diag *d);
 void diag_free(Diag *d);
 /* Reads path whole; returns its file index, or -1 with *err set. */
 int diag_load_file(Diag *d, const char *path, const char **err);
-/* Opens path for writing ("-": stdout). A regular file already there under
- * that one name is removed and made anew, as GNU ld does with its output:
- * on ext4, truncating a file that holds data costs 0.3 to 0.5 ms (a journal
- * transaction), replacing it a tenth of that, and a program still reading
- * the old file keeps it whole. A symlink, a device or a file with other
- * names is written in place. */
-FILE *open_output(const char *path);
 int diag_add_source(Diag *d, const char *path, const char *text, size_t size);
 /* A source that lies inside a file already added (a signature string in a
  * decorator, within = the string's contents there): what is reported in it
@@ -779,10 +772,30 @@ bool target_optimize(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *
 /* Emits PTX text (malloc'd, NUL-terminated) and its .version. */
 bool target_emit_ptx(struct LLVMOpaqueModule *m, const TargetConfig *cfg, char **ptx, size_t *len,
                      char ptx_version[8], Diag *d);
-/* Assembles PTX into a cubin with the toolkit's ptxas, passing on its
- * messages; the path of ptxas comes from $CUDA_HOME or /usr/local/cuda. */
-bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, const char *out_path, Diag *d);
+/* Assembles PTX into a cubin (malloc'd) with the toolkit's ptxas, passing
+ * on its messages; the path of ptxas comes from $CUDA_HOME or
+ * /usr/local/cuda. */
+bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, char **cubin, size_t *cubin_len,
+                           Diag *d);
 
+/* ---- output.c ---------------------------------------------------------- */
+
+/* The files a compilation writes: each added one is written to a temporary
+ * file beside its path at once, and all are renamed into place, in the
+ * order added, by outputs_commit; outputs_discard removes them instead.
+ * "-" is standard output. A path that is one of the files the diagnostics
+ * read (the inputs) is refused. Errors go to diag. */
+typedef struct Output Output;
+typedef struct Outputs {
+    Output **items;
+    int count, cap;
+    Diag *diag;
+} Outputs;
+
+void outputs_init(Outputs *o, Diag *d);
+bool output_add(Outputs *o, const char *path, const void *data, size_t len);
+bool outputs_commit(Outputs *o);
+void outputs_discard(Outputs *o);
 
 /* ---- manifest.c -------------------------------------------------------- */
 
@@ -842,8 +855,9 @@ struct Manifest {
 
 /* "fnv1a64:" and 16 lowercase hex digits into out (25 bytes). */
 void digest_fnv1a64(const void *data, size_t len, char out[25]);
-/* Writes the manifest as YAML with libyaml, to path or to stdout for "-". */
-bool manifest_write(const Manifest *m, const char *path, Diag *d);
+/* The manifest as YAML text (malloc'd, *len bytes), written with libyaml;
+ * NULL, with a diagnostic, if libyaml fails. */
+char *manifest_render(const Manifest *m, size_t *len, Diag *d);
 
 /* ---- codegen.c --------------------------------------------------------- */
 

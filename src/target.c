@@ -651,15 +651,20 @@ static bool find_ptxas(char *path, size_t size, Diag *d) {
     return false;
 }
 
+/* A fresh temporary file named like pattern (XXXXXX before `suffix_len`
+ * bytes of suffix) in $TMPDIR or /tmp: its descriptor, its name in path. */
+static int make_temp(const char *pattern, int suffix_len, char *path, size_t size, Diag *d) {
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, size, "%s/%s", dir && *dir ? dir : "/tmp", pattern);
+    int fd = mkstemps(path, suffix_len);
+    if (fd < 0) diag_plain(d, DIAG_ERROR, "cannot create a temporary file for ptxas: %s", strerror(errno));
+    return fd;
+}
+
 /* Writes the PTX to a fresh temporary file; its name goes into path. */
 static bool write_temp_ptx(const char *ptx, size_t len, char *path, size_t size, Diag *d) {
-    const char *dir = getenv("TMPDIR");
-    snprintf(path, size, "%s/pykc-XXXXXX.ptx", dir && *dir ? dir : "/tmp");
-    int fd = mkstemps(path, 4);
-    if (fd < 0) {
-        diag_plain(d, DIAG_ERROR, "cannot create a temporary file for ptxas: %s", strerror(errno));
-        return false;
-    }
+    int fd = make_temp("pykc-XXXXXX.ptx", 4, path, size, d);
+    if (fd < 0) return false;
     size_t done = 0;
     while (done < len) {
         ssize_t w = write(fd, ptx + done, len - done);
@@ -674,6 +679,22 @@ static bool write_temp_ptx(const char *ptx, size_t len, char *path, size_t size,
         unlink(path);
     }
     return ok;
+}
+
+/* The bytes of the file at path, malloc'd, or NULL. */
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *bytes = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (bytes = malloc((size_t)n + 1)) &&
+        fread(bytes, 1, (size_t)n, f) != (size_t)n) {
+        free(bytes);
+        bytes = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return bytes;
 }
 
 /* Reads what fd gives until end of file into a malloc'd string. */
@@ -754,29 +775,43 @@ static bool report_ptxas(char *output, const char *tmp, Diag *d) {
     return had_error;
 }
 
-bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, const char *out_path, Diag *d) {
-    char ptxas[4096], tmp[4096];
-    if (!find_arch(cfg->arch, d) || !find_ptxas(ptxas, sizeof ptxas, d)) return false;
-    if (!write_temp_ptx(ptx, len, tmp, sizeof tmp, d)) return false;
+/* Runs ptxas on the PTX in file `ptx_path`, the cubin into `cubin_path`. */
+static bool run_ptxas(const char *ptxas, const char *ptx_path, const char *cubin_path, const TargetConfig *cfg,
+                      Diag *d) {
     char arch_opt[32], opt_opt[8];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", cfg->arch);
     snprintf(opt_opt, sizeof opt_opt, "-O%d", cfg->opt_level);
     char *argv[8];
     int argc = 0;
-    argv[argc++] = ptxas;
+    argv[argc++] = (char *)ptxas;
     argv[argc++] = arch_opt;
     argv[argc++] = opt_opt;
     if (cfg->debug_info) argv[argc++] = "-lineinfo"; /* line tables, for profilers */
     argv[argc++] = "-o";
-    argv[argc++] = (char *)out_path;
-    argv[argc++] = tmp;
+    argv[argc++] = (char *)cubin_path;
+    argv[argc++] = (char *)ptx_path;
     argv[argc] = NULL;
     char *output;
     int why = 0, status = run_capture(argv, &output, &why);
-    bool had_error = output && report_ptxas(output, tmp, d);
+    bool had_error = output && report_ptxas(output, ptx_path, d);
     free(output);
-    unlink(tmp);
     if (status < 0) diag_plain(d, DIAG_ERROR, "cannot run '%s': %s", ptxas, strerror(why));
     else if (status != 0 && !had_error) diag_plain(d, DIAG_ERROR, "ptxas failed with exit status %d", status);
     return status == 0;
+}
+
+bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, char **cubin, size_t *cubin_len,
+                           Diag *d) {
+    char ptxas[4096], ptx_path[4096], cubin_path[4096];
+    if (!find_arch(cfg->arch, d) || !find_ptxas(ptxas, sizeof ptxas, d)) return false;
+    if (!write_temp_ptx(ptx, len, ptx_path, sizeof ptx_path, d)) return false;
+    int fd = make_temp("pykc-XXXXXX.cubin", 6, cubin_path, sizeof cubin_path, d);
+    bool ok = fd >= 0 && close(fd) == 0 && run_ptxas(ptxas, ptx_path, cubin_path, cfg, d);
+    if (ok && !(*cubin = read_file(cubin_path, cubin_len))) {
+        diag_plain(d, DIAG_ERROR, "cannot read what ptxas wrote: %s", strerror(errno));
+        ok = false;
+    }
+    unlink(ptx_path);
+    if (fd >= 0) unlink(cubin_path);
+    return ok;
 }

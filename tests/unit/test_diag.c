@@ -41,55 +41,7 @@ static void held_and_embedded(Diag *d) {
     diag_release_all(d);
 }
 
-static void put(const char *path, const char *text) {
-    FILE *f = open_output(path);
-    ASSERT(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    ASSERT(fclose(f) == 0);
-}
-
-static bool holds(const char *path, const char *text) {
-    char buf[64] = "";
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return strcmp(buf, text) == 0;
-}
-
-/* An output replaces a plain file; it writes through a symlink and into a
- * file with other names, which stay what they are. */
-static void test_open_output(void) {
-    char dir[] = "/tmp/pykc-output-XXXXXX";
-    ASSERT(mkdtemp(dir) != NULL);
-    char plain[64], target[64], alias[64], other[64];
-    snprintf(plain, sizeof plain, "%s/plain.ptx", dir);
-    snprintf(target, sizeof target, "%s/target.ptx", dir);
-    snprintf(alias, sizeof alias, "%s/alias.ptx", dir);
-    snprintf(other, sizeof other, "%s/other.ptx", dir);
-    put(plain, "old and longer");
-    put(plain, "new");
-    ASSERT(holds(plain, "new"));
-    put(target, "old");
-    ASSERT(symlink("target.ptx", alias) == 0);
-    put(alias, "through");
-    struct stat st;
-    ASSERT(lstat(alias, &st) == 0 && S_ISLNK(st.st_mode) && holds(target, "through"));
-    ASSERT(link(plain, other) == 0);
-    put(plain, "both");
-    ASSERT(holds(other, "both"));
-    ASSERT(open_output("-") == stdout);
-    unlink(plain);
-    unlink(other);
-    unlink(alias);
-    unlink(target);
-    rmdir(dir);
-}
-
 void test_diag(void) {
-    test_open_output();
     Diag d;
     diag_init(&d, stderr);
     const char src[] = "x = 1\n\xc3\xa9 = abc + 1\n";

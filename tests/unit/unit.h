@@ -29,5 +29,6 @@ void test_types(void);
 void test_diag(void);
 void test_manifest(void);
 void test_target(void);
+void test_output(void);
 
 #endif

@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
     test_types();
     test_manifest();
     test_target();
+    test_output();
     printf("unit: %d passed, %d failed\n", unit_passed, unit_failed);
     if (argc > 1) {
         char cmd[4096];
