@@ -23,14 +23,14 @@ LDFLAGS_BASE :=
 # of the arena its own malloc so overruns are seen.
 ifeq ($(SAN),1)
 BUILD := build/san
-CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPYKC_ARENA_MALLOC -DPYKC_FREE_AT_EXIT
+CFLAGS_BASE += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DPYKC_ARENA_MALLOC
 LDFLAGS_BASE += -fsanitize=address,undefined
 endif
 # generated sources: pykc's own modules as C strings (see below)
 CFLAGS_BASE += -I$(BUILD)/gen
 
 FRONTEND_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c \
-                 src/ssa.c src/codegen.c src/target.c src/manifest.c src/output.c
+                 src/ssa.c src/abi.c src/codegen.c src/target.c src/nvptx.c src/manifest.c src/output.c
 COMPILER_SRCS := $(FRONTEND_SRCS) src/main.c
 COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc

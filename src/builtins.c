@@ -229,9 +229,9 @@ static Type *type_atomic(Sema *s, Node *call, const Entity *e) {
                    sema_type_name(s, ary));
         return &ty_error;
     }
-    const char *op = e->lower_name;
-    bool ints_only = !strcmp(op, "and_") || !strcmp(op, "or_") || !strcmp(op, "xor") || !strcmp(op, "exch");
-    bool uints_only = !strcmp(op, "inc") || !strcmp(op, "dec");
+    AtomicOp op = (AtomicOp)e->op;
+    bool ints_only = op == ATOMIC_AND || op == ATOMIC_OR || op == ATOMIC_XOR || op == ATOMIC_EXCH;
+    bool uints_only = op == ATOMIC_INC || op == ATOMIC_DEC;
     bool ok = uints_only ? is_one_of(ary->dtype, atomic_uint, 2)
               : ints_only ? is_one_of(ary->dtype, atomic_int, 4) : is_one_of(ary->dtype, atomic_all, 6);
     if (!ok) {
@@ -253,7 +253,7 @@ static Type *type_atomic(Sema *s, Node *call, const Entity *e) {
 }
 
 static Type *type_cas(Sema *s, Node *call, const Entity *e) {
-    bool indexed = strcmp(e->lower_name, "cas") == 0;
+    bool indexed = e->op == ATOMIC_CAS;
     if (!want_args(s, call, e, indexed ? 4 : 3, indexed ? 4 : 3)) return &ty_error;
     Type *ary = arg_type(call, 0);
     if (ary->kind != TY_ARRAY || !is_one_of(ary->dtype, atomic_int, 4)) {
@@ -633,21 +633,27 @@ const char *own_module_source(const char *name) { return strcmp(name, "cmath") =
 
 /* ---- the table ------------------------------------------------------------------ */
 
-#define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, NULL}
-#define DTYPE(path, t) {path, ENT_DTYPE, NULL, NULL, 0, &ty_##t, LW_CAST, NULL}
-#define CASES(path, cases, lw, name) {path, ENT_FUNCTION, NULL, cases, N_(cases), NULL, lw, name}
-#define RULE(path, fn, type, lw, name) {path, ENT_FUNCTION, fn, NULL, 0, type, lw, name}
-#define MATH(name, cases) CASES("math." name, cases, LW_MATH, name)
-#define CMATH(name, cases) {"cmath." name, ENT_FUNCTION, type_cmath_declared, cases, N_(cases), NULL, LW_OWN, name}
-#define CMATH_OVERLOAD(name, rule) RULE("cmath." name, rule, NULL, LW_OWN, name)
+#define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, 0, NULL}
+#define DTYPE(path, t) {path, ENT_DTYPE, NULL, NULL, 0, &ty_##t, LW_CAST, 0, NULL}
+#define CASES(path, cases, lw, op) {path, ENT_FUNCTION, NULL, cases, N_(cases), NULL, lw, op, NULL}
+#define RULE(path, fn, type, lw, op) {path, ENT_FUNCTION, fn, NULL, 0, type, lw, op, NULL}
+#define SPECIAL(path, kind, op) {path, kind, NULL, NULL, 0, &ty_int32, LW_SPECIAL, op, NULL}
+/* math.NAME, lowered as the library's function lib (op MATH_CALL) or by op */
+#define MATH_AS(name, cases, op, lib) {"math." name, ENT_FUNCTION, NULL, cases, N_(cases), NULL, LW_MATH, op, lib}
+#define MATH(name, cases) MATH_AS(name, cases, MATH_CALL, name)
+#define FP16(name, cases, op) CASES("numba.cuda.fp16." name, cases, LW_FP16, op)
+#define FP16_VIA(name, lib) {"numba.cuda.fp16." name, ENT_FUNCTION, NULL, fp16_unary, 1, NULL, LW_FP16, \
+                             FP16_VIA_FLOAT32, lib}
+#define CMATH(name, cases) {"cmath." name, ENT_FUNCTION, type_cmath_declared, cases, N_(cases), NULL, LW_OWN, 0, name}
+#define CMATH_OVERLOAD(name, rule) {"cmath." name, ENT_FUNCTION, rule, NULL, 0, NULL, LW_OWN, 0, name}
 #define FLOAT_CONSTANTS(module) \
-    {module ".pi", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "3.141592653589793"}, \
-    {module ".e", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "2.718281828459045"}, \
-    {module ".tau", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "6.283185307179586"}, \
-    {module ".inf", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "inf"}, \
-    {module ".nan", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, "nan"}
+    {module ".pi", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "3.141592653589793"}, \
+    {module ".e", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "2.718281828459045"}, \
+    {module ".tau", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "6.283185307179586"}, \
+    {module ".inf", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "inf"}, \
+    {module ".nan", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "nan"}
 #define NUMPY_AND_NUMBA(t) DTYPE("numba." #t, t), DTYPE("numpy." #t, t)
-#define VECTOR(name, t) {"numba.cuda." name, ENT_FUNCTION, type_vector_ctor, NULL, 0, &ty_##t, LW_VECTOR, NULL}
+#define VECTOR(name, t) {"numba.cuda." name, ENT_FUNCTION, type_vector_ctor, NULL, 0, &ty_##t, LW_VECTOR, 0, NULL}
 #define VECTORS(base) VECTOR(#base "x1", base##x1), VECTOR(#base "x2", base##x2), \
                       VECTOR(#base "x3", base##x3), VECTOR(#base "x4", base##x4)
 #define VECTOR_ALIASES(alias, base) VECTOR(#alias "1", base##x1), VECTOR(#alias "2", base##x2), \
@@ -669,53 +675,53 @@ static const Entity entities[] = {
     DTYPE("numba.void", none), DTYPE("numba.none", none),
 
     /* The decorator itself: sema reads it, nothing lowers it. */
-    {"numba.cuda.jit", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_NONE, NULL},
+    {"numba.cuda.jit", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_NONE, 0, NULL},
 
-    {"numba.cuda.threadIdx", ENT_DIM3, NULL, NULL, 0, &ty_int32, LW_SREG, "tid"},
-    {"numba.cuda.blockIdx", ENT_DIM3, NULL, NULL, 0, &ty_int32, LW_SREG, "ctaid"},
-    {"numba.cuda.blockDim", ENT_DIM3, NULL, NULL, 0, &ty_int32, LW_SREG, "ntid"},
-    {"numba.cuda.gridDim", ENT_DIM3, NULL, NULL, 0, &ty_int32, LW_SREG, "nctaid"},
-    {"numba.cuda.laneid", ENT_VALUE, NULL, NULL, 0, &ty_int32, LW_SREG, "laneid"},
-    {"numba.cuda.warpsize", ENT_VALUE, NULL, NULL, 0, &ty_int32, LW_SREG, "warpsize"},
-    RULE("numba.cuda.grid", type_grid, NULL, LW_GRID, NULL),
-    RULE("numba.cuda.gridsize", type_grid, NULL, LW_GRIDSIZE, NULL),
+    SPECIAL("numba.cuda.threadIdx", ENT_DIM3, SV_THREAD_IDX),
+    SPECIAL("numba.cuda.blockIdx", ENT_DIM3, SV_BLOCK_IDX),
+    SPECIAL("numba.cuda.blockDim", ENT_DIM3, SV_BLOCK_DIM),
+    SPECIAL("numba.cuda.gridDim", ENT_DIM3, SV_GRID_DIM),
+    SPECIAL("numba.cuda.laneid", ENT_VALUE, SV_LANE_ID),
+    SPECIAL("numba.cuda.warpsize", ENT_VALUE, SV_WARP_SIZE),
+    RULE("numba.cuda.grid", type_grid, NULL, LW_GRID, 0),
+    RULE("numba.cuda.gridsize", type_grid, NULL, LW_GRIDSIZE, 0),
 
-    RULE("numba.cuda.syncthreads", type_no_args, &ty_none, LW_BARRIER, "syncthreads"),
-    RULE("numba.cuda.syncthreads_count", type_barrier_pred, NULL, LW_BARRIER_PRED, "popc"),
-    RULE("numba.cuda.syncthreads_and", type_barrier_pred, NULL, LW_BARRIER_PRED, "and"),
-    RULE("numba.cuda.syncthreads_or", type_barrier_pred, NULL, LW_BARRIER_PRED, "or"),
-    CASES("numba.cuda.syncwarp", syncwarp_cases, LW_BARRIER, "syncwarp"),
-    CASES("numba.cuda.nanosleep", nanosleep_cases, LW_BARRIER, "nanosleep"),
-    RULE("numba.cuda.threadfence", type_no_args, &ty_none, LW_BARRIER, "threadfence"),
-    RULE("numba.cuda.threadfence_block", type_no_args, &ty_none, LW_BARRIER, "threadfence_block"),
-    RULE("numba.cuda.threadfence_system", type_no_args, &ty_none, LW_BARRIER, "threadfence_system"),
+    RULE("numba.cuda.syncthreads", type_no_args, &ty_none, LW_BARRIER, SYNC_THREADS),
+    RULE("numba.cuda.syncthreads_count", type_barrier_pred, NULL, LW_BLOCK_VOTE, VOTE_COUNT),
+    RULE("numba.cuda.syncthreads_and", type_barrier_pred, NULL, LW_BLOCK_VOTE, VOTE_AND),
+    RULE("numba.cuda.syncthreads_or", type_barrier_pred, NULL, LW_BLOCK_VOTE, VOTE_OR),
+    CASES("numba.cuda.syncwarp", syncwarp_cases, LW_BARRIER, SYNC_WARP),
+    CASES("numba.cuda.nanosleep", nanosleep_cases, LW_BARRIER, NANOSLEEP),
+    RULE("numba.cuda.threadfence", type_no_args, &ty_none, LW_BARRIER, FENCE_DEVICE),
+    RULE("numba.cuda.threadfence_block", type_no_args, &ty_none, LW_BARRIER, FENCE_BLOCK),
+    RULE("numba.cuda.threadfence_system", type_no_args, &ty_none, LW_BARRIER, FENCE_SYSTEM),
 
-    RULE("numba.cuda.shared.array", type_shared_array, NULL, LW_SHARED_ARRAY, NULL),
-    RULE("numba.cuda.local.array", type_local_array, NULL, LW_LOCAL_ARRAY, NULL),
-    RULE("numba.cuda.const.array_like", type_const_array, NULL, LW_CONST_ARRAY, NULL),
+    RULE("numba.cuda.shared.array", type_shared_array, NULL, LW_SHARED_ARRAY, 0),
+    RULE("numba.cuda.local.array", type_local_array, NULL, LW_LOCAL_ARRAY, 0),
+    RULE("numba.cuda.const.array_like", type_const_array, NULL, LW_CONST_ARRAY, 0),
 
-    RULE("numba.cuda.atomic.add", type_atomic, NULL, LW_ATOMIC, "add"),
-    RULE("numba.cuda.atomic.sub", type_atomic, NULL, LW_ATOMIC, "sub"),
-    RULE("numba.cuda.atomic.max", type_atomic, NULL, LW_ATOMIC, "max"),
-    RULE("numba.cuda.atomic.min", type_atomic, NULL, LW_ATOMIC, "min"),
-    RULE("numba.cuda.atomic.nanmax", type_atomic, NULL, LW_ATOMIC, "nanmax"),
-    RULE("numba.cuda.atomic.nanmin", type_atomic, NULL, LW_ATOMIC, "nanmin"),
-    RULE("numba.cuda.atomic.and_", type_atomic, NULL, LW_ATOMIC, "and_"),
-    RULE("numba.cuda.atomic.or_", type_atomic, NULL, LW_ATOMIC, "or_"),
-    RULE("numba.cuda.atomic.xor", type_atomic, NULL, LW_ATOMIC, "xor"),
-    RULE("numba.cuda.atomic.exch", type_atomic, NULL, LW_ATOMIC, "exch"),
-    RULE("numba.cuda.atomic.inc", type_atomic, NULL, LW_ATOMIC, "inc"),
-    RULE("numba.cuda.atomic.dec", type_atomic, NULL, LW_ATOMIC, "dec"),
-    RULE("numba.cuda.atomic.cas", type_cas, NULL, LW_ATOMIC_CAS, "cas"),
-    RULE("numba.cuda.atomic.compare_and_swap", type_cas, NULL, LW_ATOMIC_CAS, "compare_and_swap"),
+    RULE("numba.cuda.atomic.add", type_atomic, NULL, LW_ATOMIC, ATOMIC_ADD),
+    RULE("numba.cuda.atomic.sub", type_atomic, NULL, LW_ATOMIC, ATOMIC_SUB),
+    RULE("numba.cuda.atomic.max", type_atomic, NULL, LW_ATOMIC, ATOMIC_MAX),
+    RULE("numba.cuda.atomic.min", type_atomic, NULL, LW_ATOMIC, ATOMIC_MIN),
+    RULE("numba.cuda.atomic.nanmax", type_atomic, NULL, LW_ATOMIC, ATOMIC_NANMAX),
+    RULE("numba.cuda.atomic.nanmin", type_atomic, NULL, LW_ATOMIC, ATOMIC_NANMIN),
+    RULE("numba.cuda.atomic.and_", type_atomic, NULL, LW_ATOMIC, ATOMIC_AND),
+    RULE("numba.cuda.atomic.or_", type_atomic, NULL, LW_ATOMIC, ATOMIC_OR),
+    RULE("numba.cuda.atomic.xor", type_atomic, NULL, LW_ATOMIC, ATOMIC_XOR),
+    RULE("numba.cuda.atomic.exch", type_atomic, NULL, LW_ATOMIC, ATOMIC_EXCH),
+    RULE("numba.cuda.atomic.inc", type_atomic, NULL, LW_ATOMIC, ATOMIC_INC),
+    RULE("numba.cuda.atomic.dec", type_atomic, NULL, LW_ATOMIC, ATOMIC_DEC),
+    RULE("numba.cuda.atomic.cas", type_cas, NULL, LW_ATOMIC, ATOMIC_CAS),
+    RULE("numba.cuda.atomic.compare_and_swap", type_cas, NULL, LW_ATOMIC, ATOMIC_CAS_FIRST),
 
-    CASES("numba.cuda.popc", popc_cases, LW_BITOP, "popc"),
-    CASES("numba.cuda.clz", popc_cases, LW_BITOP, "clz"),
-    CASES("numba.cuda.ffs", ffs_cases, LW_BITOP, "ffs"),
-    CASES("numba.cuda.brev", brev_cases, LW_BITOP, "brev"),
-    CASES("numba.cuda.fma", fma_cases, LW_FMA, NULL),
-    CASES("numba.cuda.cbrt", cbrt_cases, LW_MATH, "cbrt"),
-    RULE("numba.cuda.selp", type_selp, NULL, LW_SELP, NULL),
+    CASES("numba.cuda.popc", popc_cases, LW_BITOP, BIT_POPC),
+    CASES("numba.cuda.clz", popc_cases, LW_BITOP, BIT_CLZ),
+    CASES("numba.cuda.ffs", ffs_cases, LW_BITOP, BIT_FFS),
+    CASES("numba.cuda.brev", brev_cases, LW_BITOP, BIT_BREV),
+    CASES("numba.cuda.fma", fma_cases, LW_FMA, 0),
+    {"numba.cuda.cbrt", ENT_FUNCTION, NULL, cbrt_cases, N_(cbrt_cases), NULL, LW_MATH, MATH_CALL, "cbrt"},
+    RULE("numba.cuda.selp", type_selp, NULL, LW_SELP, 0),
 
     VECTORS(int8), VECTORS(int16), VECTORS(int32), VECTORS(int64),
     VECTORS(uint8), VECTORS(uint16), VECTORS(uint32), VECTORS(uint64),
@@ -727,45 +733,44 @@ static const Entity entities[] = {
     VECTOR_ALIASES(ulong, uint64), VECTOR_ALIASES(ulonglong, uint64),
     VECTOR_ALIASES(float, float32), VECTOR_ALIASES(double, float64),
 
-    RULE("numba.cuda.cg.this_grid", type_grid_group, &ty_grid_group, LW_GRID_GROUP, "this_grid"),
-    RULE("GridGroup.sync", type_grid_group, &ty_int32, LW_GRID_GROUP, "sync"),
+    RULE("numba.cuda.cg.this_grid", type_grid_group, &ty_grid_group, LW_GRID_GROUP, GRID_THIS),
+    RULE("GridGroup.sync", type_grid_group, &ty_int32, LW_GRID_GROUP, GRID_SYNC),
 
-    /* loads and stores with PTX cache operators: lower_name is the operator */
-    RULE("numba.cuda.ldca", type_cache_load, NULL, LW_CACHE_LOAD, "ca"),
-    RULE("numba.cuda.ldcg", type_cache_load, NULL, LW_CACHE_LOAD, "cg"),
-    RULE("numba.cuda.ldcs", type_cache_load, NULL, LW_CACHE_LOAD, "cs"),
-    RULE("numba.cuda.ldlu", type_cache_load, NULL, LW_CACHE_LOAD, "lu"),
-    RULE("numba.cuda.ldcv", type_cache_load, NULL, LW_CACHE_LOAD, "cv"),
-    RULE("numba.cuda.stcg", type_cache_store, NULL, LW_CACHE_STORE, "cg"),
-    RULE("numba.cuda.stcs", type_cache_store, NULL, LW_CACHE_STORE, "cs"),
-    RULE("numba.cuda.stwb", type_cache_store, NULL, LW_CACHE_STORE, "wb"),
-    RULE("numba.cuda.stwt", type_cache_store, NULL, LW_CACHE_STORE, "wt"),
+    /* loads and stores with PTX's cache operators */
+    RULE("numba.cuda.ldca", type_cache_load, NULL, LW_CACHE_LOAD, CACHE_CA),
+    RULE("numba.cuda.ldcg", type_cache_load, NULL, LW_CACHE_LOAD, CACHE_CG),
+    RULE("numba.cuda.ldcs", type_cache_load, NULL, LW_CACHE_LOAD, CACHE_CS),
+    RULE("numba.cuda.ldlu", type_cache_load, NULL, LW_CACHE_LOAD, CACHE_LU),
+    RULE("numba.cuda.ldcv", type_cache_load, NULL, LW_CACHE_LOAD, CACHE_CV),
+    RULE("numba.cuda.stcg", type_cache_store, NULL, LW_CACHE_STORE, CACHE_CG),
+    RULE("numba.cuda.stcs", type_cache_store, NULL, LW_CACHE_STORE, CACHE_CS),
+    RULE("numba.cuda.stwb", type_cache_store, NULL, LW_CACHE_STORE, CACHE_WB),
+    RULE("numba.cuda.stwt", type_cache_store, NULL, LW_CACHE_STORE, CACHE_WT),
 
-    RULE("numba.cuda.activemask", type_no_args, &ty_uint32, LW_WARP, "activemask"),
-    RULE("numba.cuda.lanemask_lt", type_no_args, &ty_uint32, LW_WARP, "lanemask_lt"),
-    RULE("numba.cuda.shfl_sync", type_shfl, NULL, LW_WARP, "idx"),
-    RULE("numba.cuda.shfl_up_sync", type_shfl, NULL, LW_WARP, "up"),
-    RULE("numba.cuda.shfl_down_sync", type_shfl, NULL, LW_WARP, "down"),
-    RULE("numba.cuda.shfl_xor_sync", type_shfl, NULL, LW_WARP, "bfly"),
-    CASES("numba.cuda.all_sync", vote_cases, LW_WARP, "all"),
-    CASES("numba.cuda.any_sync", vote_cases, LW_WARP, "any"),
-    CASES("numba.cuda.eq_sync", vote_cases, LW_WARP, "uni"),
-    CASES("numba.cuda.ballot_sync", ballot_cases, LW_WARP, "ballot"),
-    CASES("numba.cuda.match_any_sync", match_any_cases, LW_WARP, "match_any"),
-    CASES("numba.cuda.match_all_sync", match_all_cases, LW_WARP, "match_all"),
+    RULE("numba.cuda.activemask", type_no_args, &ty_uint32, LW_WARP, WARP_ACTIVEMASK),
+    RULE("numba.cuda.lanemask_lt", type_no_args, &ty_uint32, LW_WARP, WARP_LANEMASK_LT),
+    RULE("numba.cuda.shfl_sync", type_shfl, NULL, LW_WARP, WARP_SHFL_IDX),
+    RULE("numba.cuda.shfl_up_sync", type_shfl, NULL, LW_WARP, WARP_SHFL_UP),
+    RULE("numba.cuda.shfl_down_sync", type_shfl, NULL, LW_WARP, WARP_SHFL_DOWN),
+    RULE("numba.cuda.shfl_xor_sync", type_shfl, NULL, LW_WARP, WARP_SHFL_XOR),
+    CASES("numba.cuda.all_sync", vote_cases, LW_WARP, WARP_ALL),
+    CASES("numba.cuda.any_sync", vote_cases, LW_WARP, WARP_ANY),
+    CASES("numba.cuda.eq_sync", vote_cases, LW_WARP, WARP_EQ),
+    CASES("numba.cuda.ballot_sync", ballot_cases, LW_WARP, WARP_BALLOT),
+    CASES("numba.cuda.match_any_sync", match_any_cases, LW_WARP, WARP_MATCH_ANY),
+    CASES("numba.cuda.match_all_sync", match_all_cases, LW_WARP, WARP_MATCH_ALL),
 
     /* cuda.fp16: float16 intrinsics, lowered on half values */
-    CASES("numba.cuda.fp16.hadd", fp16_binary, LW_FP16, "hadd"), CASES("numba.cuda.fp16.hsub", fp16_binary, LW_FP16, "hsub"), CASES("numba.cuda.fp16.hmul", fp16_binary, LW_FP16, "hmul"),
-    CASES("numba.cuda.fp16.hdiv", fp16_binary, LW_FP16, "hdiv"), CASES("numba.cuda.fp16.hmax", fp16_binary, LW_FP16, "hmax"), CASES("numba.cuda.fp16.hmin", fp16_binary, LW_FP16, "hmin"),
-    CASES("numba.cuda.fp16.heq", fp16_compare, LW_FP16, "heq"), CASES("numba.cuda.fp16.hne", fp16_compare, LW_FP16, "hne"), CASES("numba.cuda.fp16.hgt", fp16_compare, LW_FP16, "hgt"),
-    CASES("numba.cuda.fp16.hge", fp16_compare, LW_FP16, "hge"), CASES("numba.cuda.fp16.hlt", fp16_compare, LW_FP16, "hlt"), CASES("numba.cuda.fp16.hle", fp16_compare, LW_FP16, "hle"),
-    CASES("numba.cuda.fp16.hneg", fp16_unary, LW_FP16, "hneg"), CASES("numba.cuda.fp16.habs", fp16_unary, LW_FP16, "habs"), CASES("numba.cuda.fp16.hsqrt", fp16_unary, LW_FP16, "hsqrt"),
-    CASES("numba.cuda.fp16.hrsqrt", fp16_unary, LW_FP16, "hrsqrt"), CASES("numba.cuda.fp16.hrcp", fp16_unary, LW_FP16, "hrcp"), CASES("numba.cuda.fp16.hsin", fp16_unary, LW_FP16, "hsin"),
-    CASES("numba.cuda.fp16.hcos", fp16_unary, LW_FP16, "hcos"), CASES("numba.cuda.fp16.htanh", fp16_unary, LW_FP16, "htanh"), CASES("numba.cuda.fp16.htanh_approx", fp16_unary, LW_FP16, "htanh_approx"),
-    CASES("numba.cuda.fp16.hexp", fp16_unary, LW_FP16, "hexp"), CASES("numba.cuda.fp16.hexp2", fp16_unary, LW_FP16, "hexp2"), CASES("numba.cuda.fp16.hexp10", fp16_unary, LW_FP16, "hexp10"),
-    CASES("numba.cuda.fp16.hlog", fp16_unary, LW_FP16, "hlog"), CASES("numba.cuda.fp16.hlog2", fp16_unary, LW_FP16, "hlog2"), CASES("numba.cuda.fp16.hlog10", fp16_unary, LW_FP16, "hlog10"),
-    CASES("numba.cuda.fp16.hrint", fp16_unary, LW_FP16, "hrint"), CASES("numba.cuda.fp16.htrunc", fp16_unary, LW_FP16, "htrunc"), CASES("numba.cuda.fp16.hceil", fp16_unary, LW_FP16, "hceil"),
-    CASES("numba.cuda.fp16.hfloor", fp16_unary, LW_FP16, "hfloor"), CASES("numba.cuda.fp16.hfma", fp16_ternary, LW_FP16, "hfma"),
+    FP16("hadd", fp16_binary, FP16_ADD), FP16("hsub", fp16_binary, FP16_SUB), FP16("hmul", fp16_binary, FP16_MUL),
+    FP16("hdiv", fp16_binary, FP16_DIV), FP16("hmax", fp16_binary, FP16_MAX), FP16("hmin", fp16_binary, FP16_MIN),
+    FP16("heq", fp16_compare, FP16_EQ), FP16("hne", fp16_compare, FP16_NE), FP16("hgt", fp16_compare, FP16_GT),
+    FP16("hge", fp16_compare, FP16_GE), FP16("hlt", fp16_compare, FP16_LT), FP16("hle", fp16_compare, FP16_LE),
+    FP16("hneg", fp16_unary, FP16_NEG), FP16("habs", fp16_unary, FP16_ABS), FP16("hfma", fp16_ternary, FP16_FMA),
+    FP16("hrcp", fp16_unary, FP16_RCP),
+    FP16_VIA("hsqrt", "sqrt"), FP16_VIA("hrsqrt", "rsqrt"), FP16_VIA("hsin", "sin"), FP16_VIA("hcos", "cos"),
+    FP16_VIA("htanh", "tanh"), FP16_VIA("htanh_approx", "tanh"), FP16_VIA("hexp", "exp"), FP16_VIA("hexp2", "exp2"),
+    FP16_VIA("hexp10", "exp10"), FP16_VIA("hlog", "log"), FP16_VIA("hlog2", "log2"), FP16_VIA("hlog10", "log10"),
+    FP16_VIA("hrint", "rint"), FP16_VIA("htrunc", "trunc"), FP16_VIA("hceil", "ceil"), FP16_VIA("hfloor", "floor"),
 
     MATH("sin", math_unary), MATH("cos", math_unary), MATH("tan", math_unary),
     MATH("asin", math_unary), MATH("acos", math_unary), MATH("atan", math_unary),
@@ -774,20 +779,20 @@ static const Entity entities[] = {
     MATH("exp", math_unary), MATH("exp2", math_unary), MATH("expm1", math_unary),
     MATH("log", math_unary), MATH("log2", math_unary), MATH("log10", math_unary), MATH("log1p", math_unary),
     MATH("sqrt", math_unary), MATH("fabs", math_unary), MATH("erf", math_unary), MATH("erfc", math_unary),
-    MATH("gamma", math_unary), MATH("lgamma", math_unary), MATH("degrees", math_unary),
-    MATH("radians", math_unary),
+    MATH_AS("gamma", math_unary, MATH_CALL, "tgamma"), MATH("lgamma", math_unary),
+    MATH_AS("degrees", math_unary, MATH_DEGREES, NULL), MATH_AS("radians", math_unary, MATH_RADIANS, NULL),
     MATH("atan2", math_binary_int), MATH("hypot", math_binary_int), MATH("fmod", math_binary),
     MATH("remainder", math_binary),
     /* numba-cuda's floor, ceil and trunc return floats (cudamath.py), not
      * the ints of Numba's CPU target */
     MATH("floor", math_unary), MATH("ceil", math_unary), MATH("trunc", math_unary),
-    MATH("copysign", math_binary), MATH("nextafter", math_binary), MATH("pow", math_pow),
+    MATH("copysign", math_binary), MATH("nextafter", math_binary), MATH_AS("pow", math_pow, MATH_POW, "pow"),
     MATH("ldexp", math_ldexp),
-    MATH("frexp", math_frexp), MATH("modf", math_modf),
+    MATH_AS("frexp", math_frexp, MATH_FREXP, "frexp"), MATH_AS("modf", math_modf, MATH_MODF, "modf"),
     FLOAT_CONSTANTS("math"),
-    CASES("math.isnan", math_predicate, LW_MATH_PRED, "isnan"),
-    CASES("math.isinf", math_predicate, LW_MATH_PRED, "isinf"),
-    CASES("math.isfinite", math_predicate, LW_MATH_PRED, "isfinite"),
+    MATH_AS("isnan", math_predicate, MATH_ISNAN, NULL),
+    MATH_AS("isinf", math_predicate, MATH_ISINF, NULL),
+    MATH_AS("isfinite", math_predicate, MATH_ISFINITE, NULL),
 
     /* cmath: cmathdecl.py's declarations, then cmathimpl.py's overloads */
     CMATH("acos", cmath_unary), CMATH("asin", cmath_unary), CMATH("asinh", cmath_unary),
@@ -802,30 +807,30 @@ static const Entity entities[] = {
     FLOAT_CONSTANTS("cmath"),
 
     /* methods of scalars; sema types them from the receiver */
-    {"method.conjugate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, "conjugate"},
-    {"method.bit_count", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, "bit_count"},
+    {"method.conjugate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, BUILTIN_CONJUGATE, NULL},
+    {"method.bit_count", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, BUILTIN_BIT_COUNT, NULL},
 
 #define LIBDEVICE(name, sig) \
-    {"numba.cuda.libdevice." #name, ENT_FUNCTION, type_libdevice, NULL, 0, NULL, LW_LIBDEVICE, sig},
+    {"numba.cuda.libdevice." #name, ENT_FUNCTION, type_libdevice, NULL, 0, NULL, LW_LIBDEVICE, 0, sig},
 #include "libdevice_funcs.def"
 #undef LIBDEVICE
 
-    CASES("builtins.abs", abs_cases, LW_BUILTIN, "abs"),
-    RULE("builtins.min", type_minmax, NULL, LW_BUILTIN, "min"),
-    RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, "max"),
-    RULE("builtins.len", type_len, NULL, LW_BUILTIN, "len"),
-    CASES("builtins.range", range_cases, LW_RANGE, NULL),
+    CASES("builtins.abs", abs_cases, LW_BUILTIN, BUILTIN_ABS),
+    RULE("builtins.min", type_minmax, NULL, LW_BUILTIN, BUILTIN_MIN),
+    RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, BUILTIN_MAX),
+    RULE("builtins.len", type_len, NULL, LW_BUILTIN, BUILTIN_LEN),
+    CASES("builtins.range", range_cases, LW_RANGE, ITER_RANGE),
     /* only as for-loop iterables: sema's type_for types them */
-    {"builtins.enumerate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, "enumerate"},
-    {"builtins.zip", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, "zip"},
-    RULE("builtins.int", type_number_ctor, &ty_int64, LW_BUILTIN, "int"),
-    RULE("builtins.float", type_number_ctor, &ty_float64, LW_BUILTIN, "float"),
-    RULE("builtins.bool", type_number_ctor, &ty_bool, LW_BUILTIN, "bool"),
-    RULE("builtins.complex", type_number_ctor, &ty_complex128, LW_BUILTIN, "complex"),
-    CASES("builtins.round", round_cases, LW_BUILTIN, "round"),
-    RULE("builtins.divmod", type_divmod, NULL, LW_BUILTIN, "divmod"),
-    RULE("builtins.pow", type_pow, NULL, LW_BUILTIN, "pow"),
-    RULE("builtins.print", type_print, NULL, LW_BUILTIN, "print"),
+    {"builtins.enumerate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, ITER_ENUMERATE, NULL},
+    {"builtins.zip", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, ITER_ZIP, NULL},
+    RULE("builtins.int", type_number_ctor, &ty_int64, LW_BUILTIN, BUILTIN_INT),
+    RULE("builtins.float", type_number_ctor, &ty_float64, LW_BUILTIN, BUILTIN_FLOAT),
+    RULE("builtins.bool", type_number_ctor, &ty_bool, LW_BUILTIN, BUILTIN_BOOL),
+    RULE("builtins.complex", type_number_ctor, &ty_complex128, LW_BUILTIN, BUILTIN_COMPLEX),
+    CASES("builtins.round", round_cases, LW_BUILTIN, BUILTIN_ROUND),
+    RULE("builtins.divmod", type_divmod, NULL, LW_BUILTIN, BUILTIN_DIVMOD),
+    RULE("builtins.pow", type_pow, NULL, LW_BUILTIN, BUILTIN_POW),
+    RULE("builtins.print", type_print, NULL, LW_BUILTIN, BUILTIN_PRINT),
 };
 
 /* The table indexed by path (open addressing, built on first use): a lookup
@@ -862,6 +867,18 @@ const char *entity_module_path(const char *import_name) {
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];
     return NULL;
+}
+
+Attr attr_lookup(const char *name) {
+    static const struct { const char *name; Attr attr; } attrs[] = {
+        {"shape", ATTR_SHAPE}, {"strides", ATTR_STRIDES}, {"ndim", ATTR_NDIM}, {"size", ATTR_SIZE},
+        {"itemsize", ATTR_ITEMSIZE}, {"nbytes", ATTR_NBYTES}, {"T", ATTR_T}, {"dtype", ATTR_DTYPE},
+        {"real", ATTR_REAL}, {"imag", ATTR_IMAG}, {"x", ATTR_X}, {"y", ATTR_Y}, {"z", ATTR_Z}, {"w", ATTR_W},
+        {"sync", ATTR_SYNC},
+    };
+    for (int i = 0; i < N_(attrs); i++)
+        if (strcmp(attrs[i].name, name) == 0) return attrs[i].attr;
+    return ATTR_NONE;
 }
 
 bool entity_takes_optionals(const Entity *e) { return e->type_call == type_minmax; }

@@ -2,22 +2,22 @@
  * codegen.c - the typed tree to LLVM IR, through LLVM's C API.
  *
  * Takes a Unit that sema typed (every expression has its type, every
- * operand its cast) and builds one LLVM module: kernels are PTX entries whose
- * arrays arrive as a global data pointer followed by shape and strides, as
- * the manifest describes; device functions are internal. It decides nothing
- * about typing, only how each typed operation runs with Python's semantics
- * as Numba compiles them.
+ * operand its cast) and builds one LLVM module for a target: kernels are
+ * entries whose arguments arrive as abi.c describes them; device functions
+ * are internal. It decides nothing about typing, only how each typed
+ * operation runs with Python's semantics as Numba compiles them.
  *
  * Values: bool is i1 (i8 in memory), ints iN, floats half/float/double,
  * complex {f, f}, tuples structs, arrays {ptr, [n x i64] shape, [n x i64]
- * strides} with a generic data pointer: kernel parameters and shared arrays
- * are cast from their address spaces, and NVPTX's InferAddressSpaces turns
- * the accesses back into ld.global / ld.shared.
+ * strides} with a generic data pointer: kernel parameters, shared arrays
+ * and constants are cast from the target's address spaces, and the
+ * optimiser (NVPTX's InferAddressSpaces) turns the accesses back.
  *
- * What depends on the GPU (special registers, barriers, atomics, libdevice)
- * goes through the gpu_* functions at the end of the file.
+ * What depends on the machine (special registers, barriers, warp
+ * operations, the math library, print, where globals live) is asked of
+ * the target through g->cfg->target (backend.h); the rest is portable IR.
  */
-#include "pykc.h"
+#include "backend.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
@@ -27,30 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { AS_GENERIC = 0, AS_GLOBAL = 1, AS_SHARED = 3, AS_CONST = 4, AS_LOCAL = 5, MAX_SOURCES = 16 };
+enum { MAX_SOURCES = 16 };
 
-typedef struct LoopState LoopState;
-
-typedef struct CodeGen {
-    LLVMContextRef ctx;
-    LLVMModuleRef mod;
-    LLVMBuilderRef b;
-    Unit *unit;
-    Diag *diag;
-    Arena *arena;
-    FuncInfo *fn;
-    LLVMValueRef llfn;
-    LoopState *loops;          /* the function's for loops, by node */
-    int loop_count, loop_cap;
-    bool fastmath;             /* the function's own: instruction flags, fast_ math */
-    bool ftz;                  /* the floating-point model it is compiled under
-                                  (that of the kernel calling it): libdevice's
-                                  flush-to-zero copy, approximate division */
-    bool has_tanh_approx;      /* the target's PTX has tanh.approx (7.0) */
-    bool failed;
-    LLVMDIBuilderRef di;       /* -g or --lineinfo, else NULL */
-    LLVMMetadataRef di_file, di_unit, di_scope;
-} CodeGen;
+/* The target of the module being built. */
+#define TARGET(g) ((g)->cfg->target)
 
 static void cg_error(CodeGen *g, Span at, const char *fmt, const char *what) {
     if (!g->failed || g->diag->error_count == 0) diag_error(g->diag, at, fmt, what);
@@ -64,6 +44,7 @@ static LLVMTypeRef i8(CodeGen *g) { return LLVMInt8TypeInContext(g->ctx); }
 static LLVMTypeRef i32(CodeGen *g) { return LLVMInt32TypeInContext(g->ctx); }
 static LLVMTypeRef i64(CodeGen *g) { return LLVMInt64TypeInContext(g->ctx); }
 static LLVMTypeRef ptr_in(CodeGen *g, unsigned as) { return LLVMPointerTypeInContext(g->ctx, as); }
+LLVMTypeRef cg_generic_pointer(CodeGen *g) { return ptr_in(g, 0); }
 
 static LLVMTypeRef llvm_type(CodeGen *g, const Type *t);
 
@@ -74,7 +55,7 @@ static LLVMTypeRef float_type(CodeGen *g, int bits) {
 
 static LLVMTypeRef array_struct(CodeGen *g, int ndim) {
     LLVMTypeRef dims = LLVMArrayType2(i64(g), (uint64_t)ndim);
-    LLVMTypeRef fields[] = {ptr_in(g, AS_GENERIC), dims, dims};
+    LLVMTypeRef fields[] = {cg_generic_pointer(g), dims, dims};
     return LLVMStructTypeInContext(g->ctx, fields, 3, false);
 }
 
@@ -110,6 +91,8 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
     }
 }
 
+LLVMTypeRef cg_type(CodeGen *g, const Type *t) { return llvm_type(g, t); }
+
 /* How a scalar sits in memory: bool as a byte. */
 static LLVMTypeRef memory_type(CodeGen *g, const Type *t) { return t->kind == TY_BOOL ? i8(g) : llvm_type(g, t); }
 
@@ -131,9 +114,7 @@ static LLVMValueRef extract(CodeGen *g, LLVMValueRef agg, unsigned i, const char
 /* ---- conversions ------------------------------------------------------------------- */
 
 static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t);
-static LLVMValueRef intrinsic(CodeGen *g, const char *name, LLVMTypeRef *overloads, int no, LLVMValueRef *args, int n);
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to);
-static LLVMBasicBlockRef new_block(CodeGen *g, const char *name);
 static void gen_raise(CodeGen *g);
 
 static LLVMValueRef make_optional(CodeGen *g, const Type *opt, LLVMValueRef value, LLVMValueRef valid) {
@@ -152,7 +133,7 @@ static LLVMValueRef convert_optional(CodeGen *g, LLVMValueRef v, const Type *fro
         LLVMValueRef data = convert(g, extract(g, v, 0, ""), from->dtype, to->dtype);
         return make_optional(g, to, data, extract(g, v, 1, ""));
     }
-    LLVMBasicBlockRef none = new_block(g, "optional.none"), some = new_block(g, "optional.some");
+    LLVMBasicBlockRef none = cg_new_block(g, "optional.none"), some = cg_new_block(g, "optional.some");
     LLVMBuildCondBr(g->b, extract(g, v, 1, ""), some, none);
     LLVMPositionBuilderAtEnd(g->b, none);
     gen_raise(g);
@@ -182,7 +163,7 @@ static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const 
         /* numba-cuda casts float16 with cvt.rni: to the nearest, ties to even */
         if (from->bits == 16) {
             LLVMTypeRef half = LLVMTypeOf(v);
-            v = intrinsic(g, "llvm.roundeven", &half, 1, &v, 1);
+            v = cg_intrinsic(g, "llvm.roundeven", &half, 1, &v, 1);
         }
         return to->is_signed ? LLVMBuildFPToSI(b, v, dst, "") : LLVMBuildFPToUI(b, v, dst, "");
     }
@@ -235,7 +216,7 @@ static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t) {
 
 /* ---- helpers ----------------------------------------------------------------------- */
 
-static LLVMValueRef call_fn(CodeGen *g, LLVMTypeRef ret, const char *name, LLVMValueRef *args, int n) {
+LLVMValueRef cg_call(CodeGen *g, LLVMTypeRef ret, const char *name, LLVMValueRef *args, int n) {
     LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
     LLVMTypeRef params[8];
     for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
@@ -244,15 +225,7 @@ static LLVMValueRef call_fn(CodeGen *g, LLVMTypeRef ret, const char *name, LLVMV
     return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(f), f, args, (unsigned)n, "");
 }
 
-/* A call of libdevice's __nv_<name>: its flush-to-zero copy (target.c
- * links it under the suffix .ftz) in a function of the fast model. */
-static LLVMValueRef libdevice_call(CodeGen *g, LLVMTypeRef ret, const char *name, LLVMValueRef *args, int n) {
-    char symbol[80];
-    snprintf(symbol, sizeof symbol, "__nv_%s%s", name, g->ftz ? ".ftz" : "");
-    return call_fn(g, ret, symbol, args, n);
-}
-
-static LLVMValueRef intrinsic(CodeGen *g, const char *name, LLVMTypeRef *overloads, int no, LLVMValueRef *args, int n) {
+LLVMValueRef cg_intrinsic(CodeGen *g, const char *name, LLVMTypeRef *overloads, int no, LLVMValueRef *args, int n) {
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     if (!id) ice("unknown intrinsic %s", name);
     LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->mod, id, overloads, (size_t)no);
@@ -265,12 +238,12 @@ static void set_fp_flags(CodeGen *g, LLVMValueRef inst) {
     LLVMSetFastMathFlags(inst, g->fastmath ? LLVMFastMathAll : LLVMFastMathAllowContract);
 }
 
-static LLVMBasicBlockRef new_block(CodeGen *g, const char *name) {
+LLVMBasicBlockRef cg_new_block(CodeGen *g, const char *name) {
     return LLVMAppendBasicBlockInContext(g->ctx, g->llfn, name);
 }
 
 /* An alloca in the entry block, so that mem2reg promotes it. */
-static LLVMValueRef entry_alloca(CodeGen *g, LLVMTypeRef t, const char *name) {
+LLVMValueRef cg_entry_alloca(CodeGen *g, LLVMTypeRef t, const char *name) {
     LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(g->llfn);
     LLVMBuilderRef eb = LLVMCreateBuilderInContext(g->ctx);
     LLVMValueRef first = LLVMGetFirstInstruction(entry);
@@ -281,166 +254,20 @@ static LLVMValueRef entry_alloca(CodeGen *g, LLVMTypeRef t, const char *name) {
     return a;
 }
 
-/* ---- GPU-specific lowering: the interface a host target would replace ------------ */
+/* ---- what the target lowers -------------------------------------------------------- */
 
-static LLVMValueRef gpu_sreg(CodeGen *g, const char *reg) {
-    char name[64];
-    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s", reg);
-    return intrinsic(g, name, NULL, 0, NULL, 0);
+static LLVMValueRef math_call(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n) {
+    return TARGET(g)->math(g, name, t, args, n);
 }
 
-static void gpu_barrier(CodeGen *g, const char *which, LLVMValueRef mask) {
-    if (!strcmp(which, "syncthreads")) intrinsic(g, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
-    else if (!strcmp(which, "syncwarp")) {
-        LLVMValueRef m = mask ? mask : const_int(g, i32(g), -1);
-        intrinsic(g, "llvm.nvvm.bar.warp.sync", NULL, 0, &m, 1);
-    } else if (!strcmp(which, "threadfence")) intrinsic(g, "llvm.nvvm.membar.gl", NULL, 0, NULL, 0);
-    else if (!strcmp(which, "threadfence_block")) intrinsic(g, "llvm.nvvm.membar.cta", NULL, 0, NULL, 0);
-    else intrinsic(g, "llvm.nvvm.membar.sys", NULL, 0, NULL, 0);
+static void barrier(CodeGen *g, BarrierOp op, LLVMValueRef arg) { TARGET(g)->barrier(g, op, arg); }
+
+/* A global of the module in the target's memory `space`. */
+static LLVMValueRef add_global(CodeGen *g, MemorySpace space, LLVMTypeRef type, const char *name) {
+    return LLVMAddGlobalInAddressSpace(g->mod, type, name, TARGET(g)->address_space[space]);
 }
 
-static LLVMValueRef gpu_barrier_pred(CodeGen *g, const char *which, LLVMValueRef pred) {
-    char name[64];
-    snprintf(name, sizeof name, "llvm.nvvm.barrier0.%s", which);
-    return intrinsic(g, name, NULL, 0, &pred, 1);
-}
-
-/* An instruction of inline PTX on float32 operands, as numba-cuda writes
- * the ones NVVM has no intrinsic for. */
-static LLVMValueRef f32_asm(CodeGen *g, LLVMBuilderRef B, const char *text, LLVMValueRef *args, int n) {
-    LLVMTypeRef f32 = LLVMFloatTypeInContext(g->ctx), params[] = {f32, f32};
-    const char *constraints = n == 1 ? "=f,f" : "=f,f,f";
-    LLVMTypeRef fty = LLVMFunctionType(f32, params, (unsigned)n, false);
-    LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints), false, false,
-                                         LLVMInlineAsmDialectATT, false);
-    return LLVMBuildCall2(g->b, fty, asm_, args, (unsigned)n, "");
-}
-
-static LLVMValueRef gpu_libdevice(CodeGen *g, const char *fn, const Type *t, LLVMValueRef *args, int n) {
-    /* Under fastmath Numba takes libdevice's approximate float32 versions. */
-    static const char *const fast[] = {"sin", "cos", "tan", "exp", "log", "log2", "log10", "pow"};
-    bool use_fast = false;
-    for (size_t i = 0; g->fastmath && t->bits == 32 && i < sizeof fast / sizeof fast[0]; i++)
-        use_fast = use_fast || !strcmp(fn, fast[i]);
-    if (g->fastmath && t->bits == 32 && !strcmp(fn, "tanh") && g->has_tanh_approx)
-        return f32_asm(g, g->b, "tanh.approx.f32 $0, $1;", args, 1);
-    char name[64];
-    snprintf(name, sizeof name, "%s%s%s", use_fast ? "fast_" : "", fn, t->bits == 32 ? "f" : "");
-    return libdevice_call(g, llvm_type(g, t), name, args, n);
-}
-
-/* The integer register a cache-hinted access moves an element of t
- * through, with its PTX constraint (cache_hints.py's CONSTRAINT_MAP):
- * 8-bit elements travel in 32-bit registers, as PTX allows ld.b8/st.b8. */
-static LLVMTypeRef cache_hint_register(CodeGen *g, const Type *t, const char **constraint) {
-    int bits = t->bits;
-    *constraint = bits == 64 ? "l" : bits == 16 ? "h" : "r";
-    return LLVMIntTypeInContext(g->ctx, bits == 8 ? 32 : (unsigned)bits);
-}
-
-/* ld.global.<op> of one element at the generic address p, as numba-cuda
- * emits it (inline PTX: LLVM has no intrinsic for the cache operators). */
-static LLVMValueRef gpu_cache_load(CodeGen *g, const char *op, LLVMValueRef p, const Type *t) {
-    const char *reg;
-    LLVMTypeRef rt = cache_hint_register(g, t, &reg);
-    char text[64], constraints[16];
-    snprintf(text, sizeof text, "ld.global.%s.b%d $0, [$1];", op, t->bits);
-    snprintf(constraints, sizeof constraints, "=%s,l", reg);
-    LLVMTypeRef pt = ptr_in(g, AS_GENERIC);
-    LLVMTypeRef fty = LLVMFunctionType(rt, &pt, 1, false);
-    LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints), false, false,
-                                         LLVMInlineAsmDialectATT, false);
-    LLVMValueRef bits = LLVMBuildCall2(g->b, fty, asm_, &p, 1, "");
-    if (t->bits == 8) bits = LLVMBuildTrunc(g->b, bits, i8(g), "");
-    return LLVMBuildBitCast(g->b, bits, llvm_type(g, t), "");
-}
-
-static void gpu_cache_store(CodeGen *g, const char *op, LLVMValueRef p, LLVMValueRef v, const Type *t) {
-    const char *reg;
-    LLVMTypeRef rt = cache_hint_register(g, t, &reg);
-    char text[64], constraints[24];
-    snprintf(text, sizeof text, "st.global.%s.b%d [$0], $1;", op, t->bits);
-    snprintf(constraints, sizeof constraints, "l,%s,~{memory}", reg);
-    LLVMTypeRef params[] = {ptr_in(g, AS_GENERIC), rt};
-    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->ctx), params, 2, false);
-    LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints), true, false,
-                                         LLVMInlineAsmDialectATT, false);
-    LLVMValueRef bits = LLVMBuildBitCast(g->b, v, LLVMIntTypeInContext(g->ctx, (unsigned)t->bits), "");
-    if (t->bits == 8) bits = LLVMBuildZExt(g->b, bits, rt, "");
-    LLVMValueRef args[] = {p, bits};
-    LLVMBuildCall2(g->b, fty, asm_, args, 2, "");
-}
-
-static LLVMValueRef gpu_atomic(CodeGen *g, const char *op, LLVMValueRef ptr, LLVMValueRef val, const Type *t) {
-    bool fp = t->kind == TY_FLOAT, sgn = t->kind == TY_INT && t->is_signed;
-    LLVMAtomicRMWBinOp rmw;
-    if (!strcmp(op, "add")) rmw = fp ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
-    else if (!strcmp(op, "sub")) rmw = fp ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub;
-    else if (!strcmp(op, "max") || !strcmp(op, "nanmax")) rmw = fp ? LLVMAtomicRMWBinOpFMax : sgn ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
-    else if (!strcmp(op, "min") || !strcmp(op, "nanmin")) rmw = fp ? LLVMAtomicRMWBinOpFMin : sgn ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
-    else if (!strcmp(op, "and_")) rmw = LLVMAtomicRMWBinOpAnd;
-    else if (!strcmp(op, "or_")) rmw = LLVMAtomicRMWBinOpOr;
-    else if (!strcmp(op, "xor")) rmw = LLVMAtomicRMWBinOpXor;
-    else if (!strcmp(op, "exch")) rmw = LLVMAtomicRMWBinOpXchg;
-    else if (!strcmp(op, "inc")) rmw = LLVMAtomicRMWBinOpUIncWrap;
-    else rmw = LLVMAtomicRMWBinOpUDecWrap;
-    return LLVMBuildAtomicRMW(g->b, rmw, ptr, val, LLVMAtomicOrderingMonotonic, false);
-}
-
-/* The grid's workspace, which the driver gives a cooperative launch in
- * %envreg1 (high half) and %envreg2 (low half), as CUDA's cooperative_groups
- * reads it (driver_abi.h): a word of size, then the grid barrier's word. */
-static LLVMValueRef gpu_grid_handle(CodeGen *g) {
-    LLVMValueRef hi = LLVMBuildZExt(g->b, gpu_sreg(g, "envreg1"), i64(g), "");
-    LLVMValueRef lo = LLVMBuildZExt(g->b, gpu_sreg(g, "envreg2"), i64(g), "");
-    return LLVMBuildOr(g->b, LLVMBuildShl(g->b, hi, i64c(g, 32), ""), lo, "grid");
-}
-
-static LLVMValueRef or_axes(CodeGen *g, const char *reg) {
-    LLVMValueRef v = NULL;
-    static const char *const axes[] = {"x", "y", "z"};
-    for (int i = 0; i < 3; i++) {
-        char name[16];
-        snprintf(name, sizeof name, "%s.%s", reg, axes[i]);
-        LLVMValueRef r = gpu_sreg(g, name);
-        v = v ? LLVMBuildOr(g->b, v, r, "") : r;
-    }
-    return v;
-}
-
-/* The grid barrier of cooperative_groups' sync_grids: after a block
- * barrier, thread 0 of each block adds 1 to the barrier word (block 0 adds
- * 0x80000000 - (blocks - 1)), so that the word's top bit flips when the last
- * block arrives; each waits for the flip, then the block barrier again. */
-static void gpu_grid_sync(CodeGen *g, LLVMValueRef handle) {
-    LLVMValueRef ws = LLVMBuildIntToPtr(g->b, handle, ptr_in(g, AS_GENERIC), "");
-    LLVMValueRef four = i64c(g, 4);
-    LLVMValueRef word = LLVMBuildGEP2(g->b, i8(g), ws, &four, 1, "barrier");
-    gpu_barrier(g, "syncthreads", NULL);
-    LLVMBasicBlockRef master = new_block(g, "grid.master"), spin = new_block(g, "grid.spin");
-    LLVMBasicBlockRef arrived = new_block(g, "grid.arrived"), join = new_block(g, "grid.join");
-    LLVMValueRef zero = const_int(g, i32(g), 0);
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, or_axes(g, "tid"), zero, ""), master, join);
-    LLVMPositionBuilderAtEnd(g->b, master);
-    LLVMValueRef blocks = LLVMBuildMul(g->b, LLVMBuildMul(g->b, gpu_sreg(g, "nctaid.x"), gpu_sreg(g, "nctaid.y"), ""),
-                                       gpu_sreg(g, "nctaid.z"), "");
-    LLVMValueRef first = LLVMBuildSub(g->b, const_int(g, i32(g), (long long)0x80000001u), blocks, "");
-    LLVMValueRef is_first = LLVMBuildICmp(g->b, LLVMIntEQ, or_axes(g, "ctaid"), zero, "");
-    LLVMValueRef add = LLVMBuildSelect(g->b, is_first, first, const_int(g, i32(g), 1), "");
-    gpu_barrier(g, "threadfence", NULL);
-    LLVMValueRef old = LLVMBuildAtomicRMW(g->b, LLVMAtomicRMWBinOpAdd, word, add, LLVMAtomicOrderingMonotonic, false);
-    LLVMBuildBr(g->b, spin);
-    LLVMPositionBuilderAtEnd(g->b, spin);
-    LLVMValueRef now = LLVMBuildLoad2(g->b, i32(g), word, "");
-    LLVMSetVolatile(now, true);
-    LLVMValueRef flipped = LLVMBuildAnd(g->b, LLVMBuildXor(g->b, old, now, ""), const_int(g, i32(g), (long long)0x80000000u), "");
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntNE, flipped, zero, ""), arrived, spin);
-    LLVMPositionBuilderAtEnd(g->b, arrived);
-    gpu_barrier(g, "threadfence", NULL);
-    LLVMBuildBr(g->b, join);
-    LLVMPositionBuilderAtEnd(g->b, join);
-    gpu_barrier(g, "syncthreads", NULL);
-}
+static LLVMValueRef generic(CodeGen *g, LLVMValueRef p) { return LLVMBuildAddrSpaceCast(g->b, p, cg_generic_pointer(g), ""); }
 
 /* ---- arrays ----------------------------------------------------------------------- */
 
@@ -516,15 +343,15 @@ static LLVMValueRef alloc_array(CodeGen *g, Node *call, bool shared) {
          * alias the launch's dynamic shared memory, as in Numba. */
         LLVMValueRef gv = count ? NULL : LLVMGetNamedGlobal(g->mod, "pykc_dynamic_shared");
         if (!gv) {
-            gv = LLVMAddGlobalInAddressSpace(g->mod, count ? storage : LLVMArrayType2(i8(g), 0),
-                                             count ? "shared" : "pykc_dynamic_shared", AS_SHARED);
+            gv = add_global(g, MEM_SHARED, count ? storage : LLVMArrayType2(i8(g), 0),
+                            count ? "shared" : "pykc_dynamic_shared");
             LLVMSetLinkage(gv, count ? LLVMInternalLinkage : LLVMExternalLinkage);
             if (count) LLVMSetInitializer(gv, LLVMGetUndef(storage));
             LLVMSetAlignment(gv, 16);
         }
-        data = LLVMBuildAddrSpaceCast(g->b, gv, ptr_in(g, AS_GENERIC), "");
+        data = generic(g, gv);
     } else {
-        LLVMValueRef a = entry_alloca(g, storage, "local");
+        LLVMValueRef a = cg_entry_alloca(g, storage, "local");
         LLVMSetAlignment(a, 16);
         data = a;
     }
@@ -577,13 +404,14 @@ static LLVMValueRef int_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const
     return LLVMBuildSelect(B, is_zero, zero, out, "");
 }
 
-/* A float division as Numba's NVVM compiles it: under fastmath
- * (prec_div=0) a float32 one is div.full.ftz, good to 2 ulp, which LLVM
- * 19's NVPTX back end would only choose for the whole process. */
+/* Whether a float32 division takes one of Numba's fastmath forms. */
+static bool fast_f32(const CodeGen *g, LLVMValueRef a) { return g->fastmath && LLVMTypeOf(a) == LLVMFloatTypeInContext(g->ctx); }
+
+/* A float division as Numba compiles it: under fastmath (prec_div=0) a
+ * float32 one is good to 2 ulp. */
 static LLVMValueRef float_div(CodeGen *g, LLVMBuilderRef B, LLVMValueRef a, LLVMValueRef b, const char *name) {
-    if (!g->fastmath || LLVMTypeOf(a) != LLVMFloatTypeInContext(g->ctx)) return LLVMBuildFDiv(B, a, b, name);
-    LLVMValueRef args[] = {a, b};
-    return f32_asm(g, B, "div.full.ftz.f32 $0, $1, $2;", args, 2);
+    if (!fast_f32(g, a)) return LLVMBuildFDiv(B, a, b, name);
+    return TARGET(g)->fast_fdiv(g, FDIV_FULL, a, b);
 }
 
 /* Python's float floor division and modulo, as Numba's real_divmod: from
@@ -596,13 +424,12 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
      * which is NaN for an infinite divisor where fmod would give x */
     LLVMTypeRef tover[] = {ty};
     LLVMValueRef quot;
-    if (g->fastmath && ty == LLVMFloatTypeInContext(g->ctx)) { /* NVVM keeps frem's division exact */
-        LLVMValueRef ab[] = {a, b};
-        quot = intrinsic(g, "llvm.nvvm.div.rn.ftz.f", NULL, 0, ab, 2);
+    if (fast_f32(g, a)) { /* NVVM keeps frem's division exact */
+        quot = TARGET(g)->fast_fdiv(g, FDIV_EXACT_FTZ, a, b);
     } else {
         quot = LLVMBuildFDiv(B, a, b, "");
     }
-    LLVMValueRef whole = intrinsic(g, "llvm.trunc", tover, 1, &quot, 1);
+    LLVMValueRef whole = cg_intrinsic(g, "llvm.trunc", tover, 1, &quot, 1);
     LLVMValueRef mod = fp_op(g, LLVMBuildFSub(B, a, fp_op(g, LLVMBuildFMul(B, whole, b, "")), ""));
     LLVMValueRef div = fp_op(g, float_div(g, B, fp_op(g, LLVMBuildFSub(B, a, mod, "")), b, ""));
     LLVMValueRef mod_nz = LLVMBuildFCmp(B, LLVMRealUNE, mod, zero, "");
@@ -613,19 +440,19 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
         LLVMValueRef fixed = LLVMBuildSelect(B, fix, fp_op(g, LLVMBuildFAdd(B, mod, b, "")), mod, "");
         LLVMValueRef args[] = {zero, b};
         LLVMTypeRef over[] = {ty};
-        LLVMValueRef signed_zero = intrinsic(g, "llvm.copysign", over, 1, args, 2);
+        LLVMValueRef signed_zero = cg_intrinsic(g, "llvm.copysign", over, 1, args, 2);
         return LLVMBuildSelect(B, mod_nz, fixed, signed_zero, "");
     }
     div = LLVMBuildSelect(B, fix, fp_op(g, LLVMBuildFSub(B, div, one, "")), div, "");
     LLVMTypeRef over[] = {ty};
-    LLVMValueRef fl = intrinsic(g, "llvm.floor", over, 1, &div, 1);
+    LLVMValueRef fl = cg_intrinsic(g, "llvm.floor", over, 1, &div, 1);
     LLVMValueRef frac = fp_op(g, LLVMBuildFSub(B, div, fl, ""));
     LLVMValueRef round_up = LLVMBuildFCmp(B, LLVMRealOGT, frac, LLVMConstReal(ty, 0.5), "");
     LLVMValueRef result = LLVMBuildSelect(B, round_up, fp_op(g, LLVMBuildFAdd(B, fl, one, "")), fl, "");
     LLVMValueRef plain = fp_op(g, float_div(g, B, a, b, ""));
     /* a zero quotient carries the sign of a / b, as Python's does */
     LLVMValueRef zero_args[] = {zero, plain};
-    LLVMValueRef signed_zero = intrinsic(g, "llvm.copysign", over, 1, zero_args, 2);
+    LLVMValueRef signed_zero = cg_intrinsic(g, "llvm.copysign", over, 1, zero_args, 2);
     result = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOEQ, div, zero, ""), signed_zero, result, "");
     LLVMValueRef b_zero = LLVMBuildFCmp(B, LLVMRealOEQ, b, zero, "");
     return LLVMBuildSelect(B, b_zero, plain, result, "");
@@ -714,19 +541,19 @@ static LLVMValueRef complex_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef b, cons
     LLVMValueRef br = extract(g, b, 0, ""), bi = extract(g, b, 1, "");
     LLVMValueRef zero = LLVMConstNull(ft);
     LLVMValueRef hyp_args[] = {ar, ai}, atan_args[] = {ai, ar};
-    LLVMValueRef vabs = gpu_libdevice(g, "hypot", part, hyp_args, 2);
+    LLVMValueRef vabs = math_call(g, "hypot", part, hyp_args, 2);
     LLVMValueRef pow_args[] = {vabs, br};
-    LLVMValueRef len = gpu_libdevice(g, "pow", part, pow_args, 2);
-    LLVMValueRef at = gpu_libdevice(g, "atan2", part, atan_args, 2);
+    LLVMValueRef len = math_call(g, "pow", part, pow_args, 2);
+    LLVMValueRef at = math_call(g, "atan2", part, atan_args, 2);
     LLVMValueRef phase = LLVMBuildFMul(B, at, br, "");
     LLVMValueRef scaled = LLVMBuildFMul(B, at, bi, "");
-    LLVMValueRef damp = gpu_libdevice(g, "exp", part, &scaled, 1);
-    LLVMValueRef turn = LLVMBuildFMul(B, bi, gpu_libdevice(g, "log", part, &vabs, 1), "");
+    LLVMValueRef damp = math_call(g, "exp", part, &scaled, 1);
+    LLVMValueRef turn = LLVMBuildFMul(B, bi, math_call(g, "log", part, &vabs, 1), "");
     LLVMValueRef has_imag = LLVMBuildFCmp(B, LLVMRealUNE, bi, zero, "");
     len = LLVMBuildSelect(B, has_imag, float_div(g, B, len, damp, ""), len, "");
     phase = LLVMBuildSelect(B, has_imag, LLVMBuildFAdd(B, phase, turn, ""), phase, "");
-    LLVMValueRef re = LLVMBuildFMul(B, len, gpu_libdevice(g, "cos", part, &phase, 1), "");
-    LLVMValueRef im = LLVMBuildFMul(B, len, gpu_libdevice(g, "sin", part, &phase, 1), "");
+    LLVMValueRef re = LLVMBuildFMul(B, len, math_call(g, "cos", part, &phase, 1), "");
+    LLVMValueRef im = LLVMBuildFMul(B, len, math_call(g, "sin", part, &phase, 1), "");
     LLVMValueRef b_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, ""),
                                        LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
     LLVMValueRef a_b_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, ar, zero, ""),
@@ -744,7 +571,7 @@ static LLVMValueRef power(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type
     if (ta->kind == TY_COMPLEX) return complex_pow(g, a, b, ta);
     if (tb->kind == TY_INT) return power_by_squaring(g, a, convert(g, b, tb, &ty_int64));
     LLVMValueRef args[] = {a, b};
-    return gpu_libdevice(g, "pow", ta, args, 2);
+    return math_call(g, "pow", ta, args, 2);
 }
 
 static LLVMValueRef shift(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
@@ -787,7 +614,7 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
          * goes; a zero divisor gives NaNs (no exception in a kernel). */
         LLVMTypeRef ft = LLVMTypeOf(ar);
         LLVMTypeRef over[] = {ft};
-        LLVMValueRef abs_r = intrinsic(g, "llvm.fabs", over, 1, &br, 1), abs_i = intrinsic(g, "llvm.fabs", over, 1, &bi, 1);
+        LLVMValueRef abs_r = cg_intrinsic(g, "llvm.fabs", over, 1, &br, 1), abs_i = cg_intrinsic(g, "llvm.fabs", over, 1, &bi, 1);
         LLVMValueRef real_big = LLVMBuildFCmp(B, LLVMRealOGE, abs_r, abs_i, "");
         LLVMValueRef ratio1 = float_div(g, B, bi, br, ""), denom1 = LLVMBuildFAdd(B, br, LLVMBuildFMul(B, bi, ratio1, ""), "");
         LLVMValueRef re1 = float_div(g, B, LLVMBuildFAdd(B, ar, LLVMBuildFMul(B, ai, ratio1, ""), ""), denom1, "");
@@ -827,10 +654,8 @@ static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValue
     case OP_MUL: return fp ? fp_op(g, LLVMBuildFMul(B, a, b, "")) : LLVMBuildMul(B, a, b, "");
     case OP_DIV:
         /* numba-cuda's own lowering of float32 / float32 under fastmath */
-        if (g->fastmath && at->kind == ND_BINOP && t->kind == TY_FLOAT && t->bits == 32 && tb->kind == TY_FLOAT && tb->bits == 32) {
-            LLVMValueRef args[] = {a, b};
-            return libdevice_call(g, LLVMTypeOf(a), "fast_fdividef", args, 2);
-        }
+        if (g->fastmath && at->kind == ND_BINOP && t->kind == TY_FLOAT && t->bits == 32 && tb->kind == TY_FLOAT && tb->bits == 32)
+            return TARGET(g)->fast_fdiv(g, FDIV_FAST, a, b);
         return fp_op(g, float_div(g, B, a, b, ""));
     case OP_FLOORDIV: return fp ? float_divmod(g, a, b, t, false) : int_divmod(g, a, b, t, false);
     case OP_MOD: return fp ? float_divmod(g, a, b, t, true) : int_divmod(g, a, b, t, true);
@@ -904,7 +729,7 @@ static LLVMValueRef const_array(CodeGen *g, Sym *sym) {
     LLVMValueRef gv = LLVMGetNamedGlobal(g->mod, c->name);
     if (!gv) {
         LLVMValueRef init = LLVMConstStringInContext2(g->ctx, c->data, bytes, true);
-        gv = LLVMAddGlobalInAddressSpace(g->mod, LLVMTypeOf(init), c->name, AS_CONST);
+        gv = add_global(g, MEM_CONST, LLVMTypeOf(init), c->name);
         LLVMSetInitializer(gv, init);
         LLVMSetGlobalConstant(gv, true);
         LLVMSetAlignment(gv, 16);
@@ -916,7 +741,7 @@ static LLVMValueRef const_array(CodeGen *g, Sym *sym) {
         strides[i] = i64c(g, stride);
         stride *= c->shape[i];
     }
-    return make_array(g, t, LLVMBuildAddrSpaceCast(g->b, gv, ptr_in(g, AS_GENERIC), ""), shape, strides);
+    return make_array(g, t, generic(g, gv), shape, strides);
 }
 
 /* A scalar or tuple module constant as an LLVM constant of type t. */
@@ -937,7 +762,7 @@ static bool has_storage(const Sym *sym) { return sym->ty && is_value(sym->ty) &&
 
 /* A version's slot, made the first time it is asked for. */
 static LLVMValueRef version_slot(CodeGen *g, Sym *sym) {
-    if (!sym->cg) sym->cg = entry_alloca(g, llvm_type(g, sym->ty), sym->name);
+    if (!sym->cg) sym->cg = cg_entry_alloca(g, llvm_type(g, sym->ty), sym->name);
     return sym->cg;
 }
 
@@ -981,63 +806,71 @@ static LLVMValueRef gen_name(CodeGen *g, Node *n) {
     return load_version(g, sym);
 }
 
-static LLVMValueRef gen_dim3(CodeGen *g, Node *n) {
-    char reg[32];
-    snprintf(reg, sizeof reg, "%s.%s", n->entity->lower_name, n->name);
-    return gpu_sreg(g, reg);
+/* The product of an array's extents, times `scale` if not NULL. */
+static LLVMValueRef array_size(CodeGen *g, const Type *t, LLVMValueRef arr, LLVMValueRef scale) {
+    LLVMValueRef size = scale;
+    for (int i = 0; i < t->ndim; i++) {
+        LLVMValueRef extent = array_dim(g, arr, 1, i);
+        size = size ? LLVMBuildNSWMul(g->b, size, extent, "") : extent;
+    }
+    return size ? size : i64c(g, 1);
+}
+
+/* An array with the same data and its dimensions reversed (.T), or the
+ * same dimensions and its data offset by `offset` bytes (.real, .imag). */
+static LLVMValueRef array_view(CodeGen *g, const Type *t, const Type *view, LLVMValueRef arr, bool reverse, long offset) {
+    LLVMValueRef shape[8], strides[8], data = extract(g, arr, 0, "");
+    for (int i = 0; i < t->ndim; i++) {
+        int from = reverse ? t->ndim - 1 - i : i;
+        shape[i] = array_dim(g, arr, 1, from);
+        strides[i] = array_dim(g, arr, 2, from);
+    }
+    if (offset) {
+        LLVMValueRef by = i64c(g, offset);
+        data = LLVMBuildGEP2(g->b, i8(g), data, &by, 1, "");
+    }
+    return make_array(g, view, data, shape, strides);
+}
+
+/* .shape or .strides: the tuple of an array's dimension field. */
+static LLVMValueRef array_dims(CodeGen *g, const Type *t, const Type *tuple, LLVMValueRef arr, int field) {
+    LLVMValueRef dims = extract(g, arr, (unsigned)field, "");
+    LLVMValueRef out = LLVMGetUndef(llvm_type(g, tuple));
+    for (int i = 0; i < t->ndim; i++)
+        out = LLVMBuildInsertValue(g->b, out, extract(g, dims, (unsigned)i, ""), (unsigned)i, "");
+    return out;
+}
+
+static LLVMValueRef array_attribute(CodeGen *g, Node *n, LLVMValueRef arr) {
+    const Type *t = n->lhs->ty;
+    long part = type_size(t->dtype) / 2;
+    switch (n->attr) {
+    case ATTR_NDIM: return i64c(g, t->ndim);
+    case ATTR_ITEMSIZE: return i64c(g, type_size(t->dtype));
+    case ATTR_SIZE: return array_size(g, t, arr, NULL);
+    case ATTR_NBYTES: return array_size(g, t, arr, i64c(g, type_size(t->dtype)));
+    case ATTR_REAL: return array_view(g, t, n->ty, arr, false, 0);
+    case ATTR_IMAG: return array_view(g, t, n->ty, arr, false, part);
+    case ATTR_T: return array_view(g, t, n->ty, arr, true, 0);
+    case ATTR_SHAPE: return array_dims(g, t, n->ty, arr, 1);
+    default: return array_dims(g, t, n->ty, arr, 2);
+    }
 }
 
 static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
     if (n->sym && n->sym->kind == SYM_CONST) return gen_name(g, n); /* mod.CONSTANT */
-    if (n->entity && n->entity->kind == ENT_DIM3) return gen_dim3(g, n);
-    if (n->entity && n->entity->lower == LW_CONSTANT)
-        return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), strtod(n->entity->lower_name, NULL));
-    if (n->entity && n->entity->kind == ENT_VALUE) return gpu_sreg(g, n->entity->lower_name);
+    const Entity *e = n->entity;
+    if (e && e->lower == LW_CONSTANT) return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), strtod(e->lower_name, NULL));
+    if (e && e->kind == ENT_DIM3) return TARGET(g)->special(g, (SpecialValue)e->op, n->attr - ATTR_X);
+    if (e && e->kind == ENT_VALUE) return TARGET(g)->special(g, (SpecialValue)e->op, 0);
     const Type *bt = n->lhs->ty;
     LLVMValueRef base = gen_expr(g, n->lhs);
-    if (bt->kind == TY_ARRAY) {
-        if (!strcmp(n->name, "ndim")) return i64c(g, bt->ndim);
-        if (!strcmp(n->name, "itemsize")) return i64c(g, type_size(bt->dtype));
-        if (!strcmp(n->name, "size") || !strcmp(n->name, "nbytes")) {
-            LLVMValueRef size = !strcmp(n->name, "nbytes") ? i64c(g, type_size(bt->dtype)) : NULL;
-            for (int i = 0; i < bt->ndim; i++) {
-                LLVMValueRef extent = array_dim(g, base, 1, i);
-                size = size ? LLVMBuildNSWMul(g->b, size, extent, "") : extent;
-            }
-            return size ? size : i64c(g, 1);
-        }
-        if ((!strcmp(n->name, "real") || !strcmp(n->name, "imag")) && bt->dtype->kind == TY_COMPLEX) {
-            /* a strided view of the parts: the same strides, offset by one part for imag */
-            LLVMValueRef data = extract(g, base, 0, "");
-            if (!strcmp(n->name, "imag")) {
-                LLVMValueRef part = i64c(g, type_size(bt->dtype) / 2);
-                data = LLVMBuildGEP2(g->b, i8(g), data, &part, 1, "");
-            }
-            LLVMValueRef shape[8], strides[8];
-            for (int i = 0; i < bt->ndim; i++) {
-                shape[i] = array_dim(g, base, 1, i);
-                strides[i] = array_dim(g, base, 2, i);
-            }
-            return make_array(g, n->ty, data, shape, strides);
-        }
-        if (!strcmp(n->name, "T")) {
-            LLVMValueRef shape[8], strides[8];
-            for (int i = 0; i < bt->ndim; i++) {
-                shape[i] = array_dim(g, base, 1, bt->ndim - 1 - i);
-                strides[i] = array_dim(g, base, 2, bt->ndim - 1 - i);
-            }
-            return make_array(g, n->ty, extract(g, base, 0, ""), shape, strides);
-        }
-        LLVMValueRef dims = extract(g, base, !strcmp(n->name, "shape") ? 1 : 2, "");
-        LLVMValueRef t = LLVMGetUndef(llvm_type(g, n->ty));
-        for (int i = 0; i < bt->ndim; i++)
-            t = LLVMBuildInsertValue(g->b, t, extract(g, dims, (unsigned)i, ""), (unsigned)i, "");
-        return t;
+    switch (bt->kind) {
+    case TY_ARRAY: return array_attribute(g, n, base);
+    case TY_COMPLEX: return complex_parts(g, base, n->attr == ATTR_IMAG);
+    case TY_VECTOR: return extract(g, base, (unsigned)(n->attr - ATTR_X), n->name);
+    default: return n->attr == ATTR_IMAG ? LLVMConstNull(llvm_type(g, n->ty)) : base; /* a real's .real, .imag */
     }
-    if (bt->kind == TY_COMPLEX) return complex_parts(g, base, !strcmp(n->name, "imag"));
-    if (bt->kind == TY_VECTOR) return extract(g, base, (unsigned)(strchr("xyzw", n->name[0]) - "xyzw"), n->name);
-    if (!strcmp(n->name, "imag")) return LLVMConstNull(llvm_type(g, n->ty));
-    return base;
 }
 
 /* The indices of a subscript, as values and types. */
@@ -1147,7 +980,7 @@ static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
             (void)c;
             /* a uniform tuple with a variable index: spill and index */
             LLVMTypeRef tt = llvm_type(g, n->lhs->ty);
-            LLVMValueRef slot = entry_alloca(g, tt, "tuple");
+            LLVMValueRef slot = cg_entry_alloca(g, tt, "tuple");
             LLVMBuildStore(g->b, t, slot);
             LLVMValueRef i = gen_cast(g, n->rhs, &ty_int64);
             LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, i, i64c(g, 0), "");
@@ -1233,7 +1066,7 @@ static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
         LLVMValueRef left = gen_expr(g, n->items[0]);
         return compare_pair(g, n, 0, left, gen_expr(g, n->items[1]));
     }
-    LLVMBasicBlockRef done = new_block(g, "cmp.done");
+    LLVMBasicBlockRef done = cg_new_block(g, "cmp.done");
     LLVMValueRef *phi_vals = ARENA_ARRAY(g->arena, LLVMValueRef, n->item_len);
     LLVMBasicBlockRef *phi_from = ARENA_ARRAY(g->arena, LLVMBasicBlockRef, n->item_len);
     int k = 0;
@@ -1243,7 +1076,7 @@ static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
         LLVMValueRef right = gen_expr(g, n->items[i + 1]);
         result = compare_pair(g, n, i, left, right);
         if (i + 2 < n->item_len) {
-            LLVMBasicBlockRef next = new_block(g, "cmp.next");
+            LLVMBasicBlockRef next = cg_new_block(g, "cmp.next");
             phi_vals[k] = result;
             phi_from[k++] = LLVMGetInsertBlock(g->b);
             LLVMBuildCondBr(g->b, result, next, done);
@@ -1262,7 +1095,7 @@ static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
 
 /* `a and b` / `a or b` return an operand, converted to the joined type. */
 static LLVMValueRef gen_boolop(CodeGen *g, Node *n) {
-    LLVMBasicBlockRef done = new_block(g, n->op == OP_AND ? "and.done" : "or.done");
+    LLVMBasicBlockRef done = cg_new_block(g, n->op == OP_AND ? "and.done" : "or.done");
     LLVMValueRef vals[64];
     LLVMBasicBlockRef from[64];
     int k = 0;
@@ -1277,7 +1110,7 @@ static LLVMValueRef gen_boolop(CodeGen *g, Node *n) {
         }
         LLVMValueRef truth = to_bool(g, v, n->items[i]->ty);
         from[k - 1] = LLVMGetInsertBlock(g->b);
-        LLVMBasicBlockRef next = new_block(g, "bool.next");
+        LLVMBasicBlockRef next = cg_new_block(g, "bool.next");
         if (n->op == OP_AND) LLVMBuildCondBr(g->b, truth, next, done);
         else LLVMBuildCondBr(g->b, truth, done, next);
         LLVMPositionBuilderAtEnd(g->b, next);
@@ -1290,7 +1123,7 @@ static LLVMValueRef gen_boolop(CodeGen *g, Node *n) {
 
 static LLVMValueRef gen_ifexp(CodeGen *g, Node *n) {
     LLVMValueRef c = to_bool(g, gen_expr(g, n->cond), n->cond->ty);
-    LLVMBasicBlockRef then = new_block(g, "ifexp.then"), els = new_block(g, "ifexp.else"), done = new_block(g, "ifexp.done");
+    LLVMBasicBlockRef then = cg_new_block(g, "ifexp.then"), els = cg_new_block(g, "ifexp.else"), done = cg_new_block(g, "ifexp.done");
     LLVMBuildCondBr(g->b, c, then, els);
     LLVMPositionBuilderAtEnd(g->b, then);
     LLVMValueRef a = gen_cast(g, n->then, n->ty);
@@ -1320,29 +1153,27 @@ static LLVMValueRef arg_cast(CodeGen *g, Node *call, int i) {
     return call->casts ? gen_cast(g, call->items[i], call->casts[i]) : gen_expr(g, call->items[i]);
 }
 
+/* A special value, zero-extended to int64: special registers are never
+ * negative, and saying so lets LLVM prove an index non-negative, so that
+ * x[cuda.grid(1)] needs no wraparound test. */
+static LLVMValueRef special64(CodeGen *g, SpecialValue v, int axis) {
+    return LLVMBuildZExt(g->b, TARGET(g)->special(g, v, axis), i64(g), "");
+}
+
+/* cuda.grid(n) (blockIdx * blockDim + threadIdx) or cuda.gridsize(n)
+ * (gridDim * blockDim), an int64 or a tuple of n. */
 static LLVMValueRef gen_grid(CodeGen *g, Node *call, bool size) {
     int n = call->ty->kind == TY_TUPLE ? call->ty->elem_count : 1;
-    static const char *const axes[] = {"x", "y", "z"};
     LLVMValueRef out = n > 1 ? LLVMGetUndef(llvm_type(g, call->ty)) : NULL, v = NULL;
     for (int i = 0; i < n; i++) {
-        char reg[16];
-        snprintf(reg, sizeof reg, "%s.%s", size ? "nctaid" : "ctaid", axes[i]);
-        /* Special registers are non-negative: zero extension and nuw/nsw let
-         * LLVM prove the index non-negative, so x[cuda.grid(1)] needs no
-         * wraparound check. */
-        LLVMValueRef a = LLVMBuildZExt(g->b, gpu_sreg(g, reg), i64(g), "");
-        snprintf(reg, sizeof reg, "ntid.%s", axes[i]);
-        LLVMValueRef b = LLVMBuildZExt(g->b, gpu_sreg(g, reg), i64(g), "");
-        LLVMValueRef prod = LLVMBuildNUWMul(g->b, a, b, "");
-        LLVMSetNSW(prod, true);
+        LLVMValueRef a = special64(g, size ? SV_GRID_DIM : SV_BLOCK_IDX, i), b = special64(g, SV_BLOCK_DIM, i);
+        v = LLVMBuildNUWMul(g->b, a, b, "");
+        LLVMSetNSW(v, true);
         if (!size) {
-            snprintf(reg, sizeof reg, "tid.%s", axes[i]);
-            LLVMValueRef t = LLVMBuildZExt(g->b, gpu_sreg(g, reg), i64(g), "");
-            prod = LLVMBuildNUWAdd(g->b, prod, t, "");
-            LLVMSetNSW(prod, true);
+            v = LLVMBuildNUWAdd(g->b, v, special64(g, SV_THREAD_IDX, i), "");
+            LLVMSetNSW(v, true);
         }
-        v = prod;
-        if (out) out = LLVMBuildInsertValue(g->b, out, prod, (unsigned)i, "");
+        if (out) out = LLVMBuildInsertValue(g->b, out, v, (unsigned)i, "");
     }
     return out ? out : v;
 }
@@ -1357,16 +1188,35 @@ static LLVMValueRef call_element_ptr(CodeGen *g, Node *call) {
     return element_ptr(g, call->items[0]->ty, arr, idx, tys);
 }
 
+/* LLVM's atomicrmw for an atomic of cuda.atomic on elements of type t. */
+static LLVMAtomicRMWBinOp atomic_rmw(AtomicOp op, const Type *t) {
+    bool fp = t->kind == TY_FLOAT, sgn = t->kind == TY_INT && t->is_signed;
+    switch (op) {
+    case ATOMIC_ADD: return fp ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+    case ATOMIC_SUB: return fp ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub;
+    case ATOMIC_MAX: case ATOMIC_NANMAX:
+        return fp ? LLVMAtomicRMWBinOpFMax : sgn ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+    case ATOMIC_MIN: case ATOMIC_NANMIN:
+        return fp ? LLVMAtomicRMWBinOpFMin : sgn ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+    case ATOMIC_AND: return LLVMAtomicRMWBinOpAnd;
+    case ATOMIC_OR: return LLVMAtomicRMWBinOpOr;
+    case ATOMIC_XOR: return LLVMAtomicRMWBinOpXor;
+    case ATOMIC_EXCH: return LLVMAtomicRMWBinOpXchg;
+    case ATOMIC_INC: return LLVMAtomicRMWBinOpUIncWrap;
+    default: return LLVMAtomicRMWBinOpUDecWrap;
+    }
+}
+
 static LLVMValueRef gen_atomic(CodeGen *g, Node *call, const Entity *e) {
     LLVMValueRef p = call_element_ptr(g, call);
-    const Type *dt = call->ty;
-    if (e->lower == LW_ATOMIC_CAS) {
-        int first = strcmp(e->lower_name, "cas") == 0 ? 2 : 1;
+    AtomicOp op = (AtomicOp)e->op;
+    if (op == ATOMIC_CAS || op == ATOMIC_CAS_FIRST) {
+        int first = op == ATOMIC_CAS ? 2 : 1;
         LLVMValueRef old = arg_cast(g, call, first), val = arg_cast(g, call, first + 1);
         LLVMValueRef r = LLVMBuildAtomicCmpXchg(g->b, p, old, val, LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, false);
         return extract(g, r, 0, "");
     }
-    return gpu_atomic(g, e->lower_name, p, arg_cast(g, call, 2), dt);
+    return LLVMBuildAtomicRMW(g->b, atomic_rmw(op, call->ty), p, arg_cast(g, call, 2), LLVMAtomicOrderingMonotonic, false);
 }
 
 static LLVMValueRef gen_minmax(CodeGen *g, Node *call, bool is_max) {
@@ -1389,21 +1239,21 @@ static LLVMValueRef gen_minmax(CodeGen *g, Node *call, bool is_max) {
 /* A NUL-terminated string in constant memory, as a generic pointer. */
 static LLVMValueRef const_string(CodeGen *g, const char *text, size_t len) {
     LLVMValueRef init = LLVMConstStringInContext2(g->ctx, text, len, false);
-    LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->mod, LLVMTypeOf(init), "str", AS_CONST);
+    LLVMValueRef gv = add_global(g, MEM_CONST, LLVMTypeOf(init), "str");
     LLVMSetInitializer(gv, init);
     LLVMSetGlobalConstant(gv, true);
     LLVMSetLinkage(gv, LLVMInternalLinkage);
     LLVMSetUnnamedAddress(gv, LLVMGlobalUnnamedAddr);
-    return LLVMBuildAddrSpaceCast(g->b, gv, ptr_in(g, AS_GENERIC), "");
+    return generic(g, gv);
 }
 
-/* print(a, b, ...) as numba-cuda prints: one vprintf of the items joined
+/* print(a, b, ...) as numba-cuda prints: one printf of the items joined
  * by spaces; ints as %lld or %llu, floats as %f of a double, bools as
  * True/False, strings as they are. */
 static LLVMValueRef gen_print(CodeGen *g, Node *call) {
     size_t cap = 64, len = 0;
     char *fmt = malloc(cap);
-    LLVMValueRef vals[32];
+    LLVMValueRef *vals = ARENA_ARRAY(g->arena, LLVMValueRef, call->item_len ? call->item_len : 1);
     int n = 0;
     for (int i = 0; i < call->item_len && fmt; i++) {
         Node *a = call->items[i];
@@ -1446,117 +1296,134 @@ static LLVMValueRef gen_print(CodeGen *g, Node *call) {
     fmt[len++] = '\n';
     LLVMValueRef fmt_ptr = const_string(g, fmt, len);
     free(fmt);
-    LLVMValueRef buffer = LLVMConstPointerNull(ptr_in(g, AS_GENERIC));
-    if (n) {
-        LLVMTypeRef fields[32];
-        for (int i = 0; i < n; i++) fields[i] = LLVMTypeOf(vals[i]);
-        LLVMTypeRef st = LLVMStructTypeInContext(g->ctx, fields, (unsigned)n, false);
-        LLVMValueRef slot = entry_alloca(g, st, "print.args");
-        for (int i = 0; i < n; i++) LLVMBuildStore(g->b, vals[i], LLVMBuildStructGEP2(g->b, st, slot, (unsigned)i, ""));
-        buffer = LLVMBuildAddrSpaceCast(g->b, slot, ptr_in(g, AS_GENERIC), "");
-    }
-    LLVMValueRef args[] = {fmt_ptr, buffer};
-    call_fn(g, i32(g), "vprintf", args, 2);
+    TARGET(g)->print(g, fmt_ptr, vals, n);
     return NULL;
 }
 
-static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
-    const char *name = e->lower_name;
+static LLVMValueRef gen_abs(CodeGen *g, Node *call) {
+    LLVMValueRef v = arg_cast(g, call, 0);
+    const Type *in = call->casts[0];
+    if (in->kind == TY_FLOAT) {
+        LLVMTypeRef over[] = {LLVMTypeOf(v)};
+        return cg_intrinsic(g, "llvm.fabs", over, 1, &v, 1);
+    }
+    if (in->kind == TY_INT && !in->is_signed) return v;
+    if (in->kind == TY_INT) {
+        LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, v, LLVMConstNull(LLVMTypeOf(v)), "");
+        return LLVMBuildSelect(g->b, neg, LLVMBuildNeg(g->b, v, ""), v, "");
+    }
+    LLVMValueRef parts[] = {complex_parts(g, v, 0), complex_parts(g, v, 1)};
+    return math_call(g, "hypot", call->ty, parts, 2);
+}
+
+/* complex(re[, im]): each part converted to the result's float type;
+ * complex(z) widens z. */
+static LLVMValueRef gen_complex(CodeGen *g, Node *call) {
     const Type *t = call->ty;
-    if (!strcmp(name, "min") || !strcmp(name, "max")) return gen_minmax(g, call, !strcmp(name, "max"));
-    if (!strcmp(name, "len")) {
+    if (call->item_len == 1 && call->items[0]->ty->kind == TY_COMPLEX) return gen_cast(g, call->items[0], t);
+    Type *part = type_float(t->bits / 2);
+    LLVMValueRef re = gen_cast(g, call->items[0], part);
+    LLVMValueRef im = call->item_len > 1 ? gen_cast(g, call->items[1], part) : LLVMConstReal(float_type(g, part->bits), 0);
+    return complex_make(g, llvm_type(g, t), re, im);
+}
+
+static LLVMValueRef gen_divmod(CodeGen *g, Node *call) {
+    const Type *ct = call->casts[0];
+    LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
+    LLVMValueRef q = arith(g, call, OP_FLOORDIV, a, b, ct, call->casts[1], ct);
+    LLVMValueRef r = arith(g, call, OP_MOD, a, b, ct, call->casts[1], ct);
+    LLVMValueRef out = LLVMGetUndef(llvm_type(g, call->ty));
+    out = LLVMBuildInsertValue(g->b, out, q, 0, "");
+    return LLVMBuildInsertValue(g->b, out, r, 1, "");
+}
+
+/* round(x): to the nearest int, ties to even. round(x, n): scaled by
+ * 10**n, rounded half to even and scaled back; numba-cuda's round_to_impl
+ * keeps x when x * 10**n is not finite. */
+static LLVMValueRef gen_round(CodeGen *g, Node *call) {
+    if (call->item_len == 1) {
+        const Type *in = call->items[0]->ty;
+        LLVMValueRef v = gen_expr(g, call->items[0]);
+        if (in->kind != TY_FLOAT) return convert(g, v, in, call->ty);
+        LLVMTypeRef over[] = {LLVMTypeOf(v)};
+        return convert(g, cg_intrinsic(g, "llvm.roundeven", over, 1, &v, 1), in, call->ty);
+    }
+    LLVMValueRef x = arg_cast(g, call, 0);
+    LLVMValueRef n = convert(g, arg_cast(g, call, 1), call->casts[1], &ty_int32);
+    LLVMValueRef pargs[] = {LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 10.0), n};
+    LLVMValueRef scale = convert(g, math_call(g, "powi", &ty_float64, pargs, 2), &ty_float64, call->casts[0]);
+    LLVMValueRef y = LLVMBuildFMul(g->b, x, scale, "");
+    LLVMTypeRef over[] = {LLVMTypeOf(y)};
+    LLVMValueRef r = float_div(g, g->b, cg_intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
+    LLVMValueRef mag = cg_intrinsic(g, "llvm.fabs", over, 1, &y, 1);
+    LLVMValueRef finite = LLVMBuildFCmp(g->b, LLVMRealOLT, mag, LLVMConstReal(LLVMTypeOf(y), 1.0 / 0.0), "");
+    return LLVMBuildSelect(g->b, finite, r, x, "");
+}
+
+/* x.conjugate() and i.bit_count() */
+static LLVMValueRef gen_method(CodeGen *g, Node *call, BuiltinOp op) {
+    LLVMValueRef v = gen_expr(g, call->func->lhs);
+    if (op == BUILTIN_BIT_COUNT) {
+        LLVMTypeRef over[] = {LLVMTypeOf(v)};
+        return cg_intrinsic(g, "llvm.ctpop", over, 1, &v, 1);
+    }
+    if (call->ty->kind != TY_COMPLEX) return v;
+    return complex_make(g, LLVMTypeOf(v), complex_parts(g, v, 0), LLVMBuildFNeg(g->b, complex_parts(g, v, 1), ""));
+}
+
+static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
+    switch ((BuiltinOp)e->op) {
+    case BUILTIN_MIN: case BUILTIN_MAX: return gen_minmax(g, call, e->op == BUILTIN_MAX);
+    case BUILTIN_LEN: {
         const Type *at = call->items[0]->ty;
         if (at->kind == TY_TUPLE) return i64c(g, at->elem_count);
         return array_dim(g, gen_expr(g, call->items[0]), 1, 0);
     }
-    if (!strcmp(name, "abs")) {
-        LLVMValueRef v = arg_cast(g, call, 0);
-        const Type *in = call->casts[0];
-        if (in->kind == TY_FLOAT) {
-            LLVMTypeRef over[] = {LLVMTypeOf(v)};
-            return intrinsic(g, "llvm.fabs", over, 1, &v, 1);
-        }
-        if (in->kind == TY_INT && !in->is_signed) return v;
-        if (in->kind == TY_INT) {
-            LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, v, LLVMConstNull(LLVMTypeOf(v)), "");
-            return LLVMBuildSelect(g->b, neg, LLVMBuildNeg(g->b, v, ""), v, "");
-        }
-        LLVMValueRef parts[] = {complex_parts(g, v, 0), complex_parts(g, v, 1)};
-        return gpu_libdevice(g, "hypot", t, parts, 2);
-    }
-    if (!strcmp(name, "int") || !strcmp(name, "float") || !strcmp(name, "bool"))
-        return gen_cast(g, call->items[0], t);
-    if (!strcmp(name, "complex")) {
-        /* each part converted to the result's float type; complex(z) widens z */
-        if (call->item_len == 1 && call->items[0]->ty->kind == TY_COMPLEX) return gen_cast(g, call->items[0], t);
-        Type *part = type_float(t->bits / 2);
-        LLVMValueRef re = gen_cast(g, call->items[0], part);
-        LLVMValueRef im = call->item_len > 1 ? gen_cast(g, call->items[1], part) : LLVMConstReal(float_type(g, part->bits), 0);
-        return complex_make(g, llvm_type(g, t), re, im);
-    }
-    if (!strcmp(name, "divmod")) {
-        const Type *ct = call->casts[0];
+    case BUILTIN_ABS: return gen_abs(g, call);
+    case BUILTIN_INT: case BUILTIN_FLOAT: case BUILTIN_BOOL: return gen_cast(g, call->items[0], call->ty);
+    case BUILTIN_COMPLEX: return gen_complex(g, call);
+    case BUILTIN_DIVMOD: return gen_divmod(g, call);
+    case BUILTIN_ROUND: return gen_round(g, call);
+    case BUILTIN_PRINT: return gen_print(g, call);
+    case BUILTIN_CONJUGATE: case BUILTIN_BIT_COUNT: return gen_method(g, call, (BuiltinOp)e->op);
+    case BUILTIN_POW: {
         LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
-        LLVMValueRef q = arith(g, call, OP_FLOORDIV, a, b, ct, call->casts[1], ct);
-        LLVMValueRef r = arith(g, call, OP_MOD, a, b, ct, call->casts[1], ct);
-        LLVMValueRef out = LLVMGetUndef(llvm_type(g, t));
-        out = LLVMBuildInsertValue(g->b, out, q, 0, "");
-        return LLVMBuildInsertValue(g->b, out, r, 1, "");
+        return convert(g, power(g, a, b, call->casts[0], call->casts[1]), call->casts[0], call->ty);
     }
-    if (!strcmp(name, "round") && call->item_len == 2) {
-        /* round(x, n): scale by 10**n, round half to even, scale back */
-        LLVMValueRef x = arg_cast(g, call, 0);
-        LLVMValueRef n = convert(g, arg_cast(g, call, 1), call->casts[1], &ty_int32);
-        LLVMValueRef pargs[] = {LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 10.0), n};
-        LLVMValueRef scale = convert(g, libdevice_call(g, LLVMDoubleTypeInContext(g->ctx), "powi", pargs, 2), &ty_float64, call->casts[0]);
-        LLVMValueRef y = LLVMBuildFMul(g->b, x, scale, "");
-        LLVMTypeRef over[] = {LLVMTypeOf(y)};
-        LLVMValueRef r = float_div(g, g->b, intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
-        /* numba-cuda's round_to_impl keeps x when x * 10**n is not finite */
-        LLVMValueRef mag = intrinsic(g, "llvm.fabs", over, 1, &y, 1);
-        LLVMValueRef finite = LLVMBuildFCmp(g->b, LLVMRealOLT, mag, LLVMConstReal(LLVMTypeOf(y), 1.0 / 0.0), "");
-        return LLVMBuildSelect(g->b, finite, r, x, "");
     }
-    if (!strcmp(name, "round") && call->item_len == 1) {
-        const Type *in = call->items[0]->ty;
-        LLVMValueRef v = gen_expr(g, call->items[0]);
-        if (in->kind != TY_FLOAT) return convert(g, v, in, t);
-        LLVMTypeRef over[] = {LLVMTypeOf(v)};
-        return convert(g, intrinsic(g, "llvm.roundeven", over, 1, &v, 1), in, t);
-    }
-    if (!strcmp(name, "print")) return gen_print(g, call);
-    if (!strcmp(name, "conjugate") || !strcmp(name, "bit_count")) {
-        LLVMValueRef v = gen_expr(g, call->func->lhs);
-        if (!strcmp(name, "bit_count")) {
-            LLVMTypeRef over[] = {LLVMTypeOf(v)};
-            return intrinsic(g, "llvm.ctpop", over, 1, &v, 1);
-        }
-        if (t->kind != TY_COMPLEX) return v;
-        return complex_make(g, LLVMTypeOf(v), complex_parts(g, v, 0), LLVMBuildFNeg(g->b, complex_parts(g, v, 1), ""));
-    }
-    if (!strcmp(name, "pow")) {
-        LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
-        return convert(g, power(g, a, b, call->casts[0], call->casts[1]), call->casts[0], t);
-    }
-    cg_error(g, call->span, "%s() is not supported by code generation yet", name);
-    return LLVMGetUndef(llvm_type(g, t));
+    ice("builtin %s has no lowering", e->path);
+}
+
+/* isnan, isinf, isfinite: of an int, constants. */
+static LLVMValueRef math_predicate(CodeGen *g, MathOp op, LLVMValueRef v, const Type *in) {
+    if (in->kind == TY_INT) return LLVMConstInt(i1(g), op == MATH_ISFINITE, false);
+    LLVMValueRef nan = LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
+    if (op == MATH_ISNAN) return nan;
+    LLVMTypeRef over[] = {LLVMTypeOf(v)};
+    LLVMValueRef mag = cg_intrinsic(g, "llvm.fabs", over, 1, &v, 1);
+    LLVMValueRef inf = LLVMBuildFCmp(g->b, LLVMRealOEQ, mag, LLVMConstReal(LLVMTypeOf(v), 1.0 / 0.0), "");
+    return op == MATH_ISINF ? inf : LLVMBuildNot(g->b, LLVMBuildOr(g->b, nan, inf, ""), "");
+}
+
+/* frexp and modf: the library returns one part and stores the other
+ * through a pointer; Python's modf gives (fraction, integer part), as
+ * libdevice does. */
+static LLVMValueRef math_two_parts(CodeGen *g, Node *call, const char *name, const Type *in, LLVMValueRef x) {
+    LLVMTypeRef other = !strcmp(name, "frexp") ? i32(g) : LLVMTypeOf(x);
+    LLVMValueRef slot = cg_entry_alloca(g, other, name);
+    LLVMValueRef args[] = {x, slot};
+    LLVMValueRef first = math_call(g, name, in, args, 2);
+    LLVMValueRef t = LLVMGetUndef(llvm_type(g, call->ty));
+    t = LLVMBuildInsertValue(g->b, t, first, 0, "");
+    return LLVMBuildInsertValue(g->b, t, LLVMBuildLoad2(g->b, other, slot, ""), 1, "");
 }
 
 static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
     LLVMValueRef args[3];
     for (int i = 0; i < call->item_len; i++) args[i] = arg_cast(g, call, i);
     const Type *in = call->casts[0];
-    const char *name = e->lower_name;
-    if (e->lower == LW_MATH_PRED) {
-        if (in->kind == TY_INT) return LLVMConstInt(i1(g), !strcmp(name, "isfinite"), false);
-        LLVMValueRef v = args[0];
-        LLVMValueRef nan = LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
-        if (!strcmp(name, "isnan")) return nan;
-        LLVMTypeRef over[] = {LLVMTypeOf(v)};
-        LLVMValueRef mag = intrinsic(g, "llvm.fabs", over, 1, &v, 1);
-        LLVMValueRef inf = LLVMBuildFCmp(g->b, LLVMRealOEQ, mag, LLVMConstReal(LLVMTypeOf(v), 1.0 / 0.0), "");
-        return !strcmp(name, "isinf") ? inf : LLVMBuildNot(g->b, LLVMBuildOr(g->b, nan, inf, ""), "");
-    }
+    MathOp op = (MathOp)e->op;
+    if (op >= MATH_ISNAN) return math_predicate(g, op, args[0], in);
     if (in->kind == TY_INT) {
         /* an int argument: the float64 function of float64(n), as the
          * (float64, int64) case of Numba's math templates computes it */
@@ -1564,138 +1431,84 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
             if (call->casts[i]->kind == TY_INT) args[i] = convert(g, args[i], call->casts[i], &ty_float64);
         in = &ty_float64;
     }
-    if (in == &ty_float16) {
-        /* float16 math runs in float32 and rounds back */
+    if (in == &ty_float16) { /* float16 math runs in float32 and rounds back */
         args[0] = convert(g, args[0], in, &ty_float32);
-        LLVMValueRef r = gpu_libdevice(g, name, &ty_float32, args, 1);
-        return convert(g, r, &ty_float32, call->ty);
+        return convert(g, math_call(g, e->lower_name, &ty_float32, args, 1), &ty_float32, call->ty);
     }
-    static const struct { const char *py, *nv; } renames[] = {
-        {"gamma", "tgamma"}, {"degrees", NULL}, {"radians", NULL}, {"floor", "floor"}, {"ceil", "ceil"}, {"trunc", "trunc"},
-    };
-    const char *nv = name;
-    for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++)
-        if (!strcmp(renames[i].py, name)) nv = renames[i].nv;
-    if (!nv) {
-        double k = !strcmp(name, "degrees") ? 57.29577951308232 : 0.017453292519943295;
+    switch (op) {
+    case MATH_DEGREES: case MATH_RADIANS: {
+        double k = op == MATH_DEGREES ? 57.29577951308232 : 0.017453292519943295;
         return fp_op(g, LLVMBuildFMul(g->b, args[0], LLVMConstReal(LLVMTypeOf(args[0]), k), ""));
     }
-    /* pow(float, int32): libdevice's powi, as numba-cuda's mathimpl lowers it */
-    if (!strcmp(name, "pow") && call->casts[1]->kind == TY_INT) return gpu_libdevice(g, "powi", in, args, 2);
-    if (!strcmp(name, "ldexp")) return libdevice_call(g, LLVMTypeOf(args[0]), in->bits == 32 ? "ldexpf" : "ldexp", args, 2);
-    if (!strcmp(name, "frexp") || !strcmp(name, "modf")) {
-        /* libdevice returns one part and stores the other through a pointer */
-        bool frexp = !strcmp(name, "frexp");
-        LLVMTypeRef other = frexp ? i32(g) : LLVMTypeOf(args[0]);
-        LLVMValueRef slot = entry_alloca(g, other, name);
-        LLVMValueRef cargs[] = {args[0], slot};
-        LLVMValueRef first = gpu_libdevice(g, name, in, cargs, 2);
-        LLVMValueRef second = LLVMBuildLoad2(g->b, other, slot, "");
-        LLVMValueRef t = LLVMGetUndef(llvm_type(g, call->ty));
-        /* Python's modf gives (fraction, integer part), as libdevice does */
-        t = LLVMBuildInsertValue(g->b, t, first, 0, "");
-        return LLVMBuildInsertValue(g->b, t, second, 1, "");
+    case MATH_FREXP: case MATH_MODF: return math_two_parts(g, call, e->lower_name, in, args[0]);
+    case MATH_POW: /* pow(float, int32): libdevice's powi, as numba-cuda's mathimpl lowers it */
+        if (call->casts[1]->kind == TY_INT) return math_call(g, "powi", in, args, 2);
+        return convert(g, math_call(g, "pow", in, args, 2), in, call->ty);
+    default: return convert(g, math_call(g, e->lower_name, in, args, call->item_len), in, call->ty);
     }
-    LLVMValueRef r = gpu_libdevice(g, nv, in, args, call->item_len);
-    return convert(g, r, in, call->ty);
 }
 
 static LLVMValueRef gen_bitop(CodeGen *g, Node *call, const Entity *e) {
     LLVMValueRef v = arg_cast(g, call, 0);
     const Type *in = call->casts[0];
     LLVMTypeRef over[] = {LLVMTypeOf(v)};
-    const char *op = e->lower_name;
-    if (!strcmp(op, "popc")) return intrinsic(g, "llvm.ctpop", over, 1, &v, 1);
-    if (!strcmp(op, "brev")) return intrinsic(g, "llvm.bitreverse", over, 1, &v, 1);
     LLVMValueRef args[] = {v, LLVMConstInt(i1(g), 0, false)};
-    if (!strcmp(op, "clz")) return intrinsic(g, "llvm.ctlz", over, 1, args, 2);
+    switch ((BitOp)e->op) {
+    case BIT_POPC: return cg_intrinsic(g, "llvm.ctpop", over, 1, &v, 1);
+    case BIT_BREV: return cg_intrinsic(g, "llvm.bitreverse", over, 1, &v, 1);
+    case BIT_CLZ: return cg_intrinsic(g, "llvm.ctlz", over, 1, args, 2);
+    case BIT_FFS: break;
+    }
     /* ffs: 1 + the index of the lowest set bit, 0 for 0 (cuda's __ffs) */
-    LLVMValueRef tz = intrinsic(g, "llvm.cttz", over, 1, args, 2);
+    LLVMValueRef tz = cg_intrinsic(g, "llvm.cttz", over, 1, args, 2);
     LLVMValueRef one = LLVMBuildAdd(g->b, tz, LLVMConstInt(LLVMTypeOf(v), 1, false), "");
     LLVMValueRef zero = LLVMBuildICmp(g->b, LLVMIntEQ, v, LLVMConstNull(LLVMTypeOf(v)), "");
     LLVMValueRef r = LLVMBuildSelect(g->b, zero, LLVMConstNull(LLVMTypeOf(v)), one, "");
     return convert(g, r, in->bits > 32 ? in : type_int(in->bits, false), &ty_uint32);
 }
 
+/* The warp functions: the mask first, as uint32 for the votes, and the
+ * value shuffled or matched in its own type. */
 static LLVMValueRef gen_warp(CodeGen *g, Node *call, const Entity *e) {
-    const char *op = e->lower_name;
-    if (!strcmp(op, "activemask")) return intrinsic(g, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
-    if (!strcmp(op, "lanemask_lt")) return gpu_sreg(g, "lanemask.lt");
-    if (!strcmp(op, "match_any") || !strcmp(op, "match_all")) {
-        LLVMValueRef mask = arg_cast(g, call, 0), v = arg_cast(g, call, 1);
-        bool wide = type_size(call->casts[1]) == 8;
-        if (call->casts[1]->kind == TY_FLOAT) v = LLVMBuildBitCast(g->b, v, wide ? i64(g) : i32(g), "");
-        char name[48];
-        snprintf(name, sizeof name, "llvm.nvvm.%s.sync.i%d%s", !strcmp(op, "match_any") ? "match.any" : "match.all",
-                 wide ? 64 : 32, !strcmp(op, "match_all") ? "p" : "");
-        LLVMValueRef args[] = {mask, v};
-        LLVMValueRef r = intrinsic(g, name, NULL, 0, args, 2);
-        if (!strcmp(op, "match_any")) return r;
-        return r; /* {i32, i1}: the tuple (mask, pred) as Numba gives it */
+    WarpOp op = (WarpOp)e->op;
+    LLVMValueRef args[3];
+    bool vote = op == WARP_ALL || op == WARP_ANY || op == WARP_EQ || op == WARP_BALLOT;
+    if (vote) {
+        args[0] = gen_cast(g, call->items[0], &ty_uint32);
+        args[1] = gen_cast(g, call->items[1], &ty_bool);
+    } else {
+        for (int i = 0; i < call->item_len && i < 3; i++) args[i] = arg_cast(g, call, i);
     }
-    if (!strcmp(op, "all") || !strcmp(op, "any") || !strcmp(op, "uni") || !strcmp(op, "ballot")) {
-        LLVMValueRef args[] = {gen_cast(g, call->items[0], &ty_uint32), gen_cast(g, call->items[1], &ty_bool)};
-        char name[48];
-        snprintf(name, sizeof name, "llvm.nvvm.vote.%s.sync", op);
-        return intrinsic(g, name, NULL, 0, args, 2);
-    }
-    const Type *t = call->ty;
-    LLVMValueRef mask = arg_cast(g, call, 0), v = arg_cast(g, call, 1), lane = arg_cast(g, call, 2);
-    LLVMValueRef clamp = const_int(g, i32(g), !strcmp(op, "up") ? 0 : 0x1f);
-    char name[48];
-    bool wide = type_size(t) == 8, fp = t->kind == TY_FLOAT;
-    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", op, fp && !wide ? "f32" : "i32");
-    if (!wide) {
-        LLVMValueRef args[] = {mask, v, lane, clamp};
-        return intrinsic(g, name, NULL, 0, args, 4);
-    }
-    /* 64-bit values shuffle as two 32-bit halves */
-    LLVMValueRef bits = fp ? LLVMBuildBitCast(g->b, v, i64(g), "") : v;
-    LLVMValueRef lo = LLVMBuildTrunc(g->b, bits, i32(g), "");
-    LLVMValueRef hi = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, bits, i64c(g, 32), ""), i32(g), "");
-    LLVMValueRef a1[] = {mask, lo, lane, clamp}, a2[] = {mask, hi, lane, clamp};
-    lo = LLVMBuildZExt(g->b, intrinsic(g, name, NULL, 0, a1, 4), i64(g), "");
-    hi = LLVMBuildZExt(g->b, intrinsic(g, name, NULL, 0, a2, 4), i64(g), "");
-    LLVMValueRef r = LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, i64c(g, 32), ""), "");
-    return fp ? LLVMBuildBitCast(g->b, r, LLVMDoubleTypeInContext(g->ctx), "") : r;
+    const Type *t = op == WARP_MATCH_ANY || op == WARP_MATCH_ALL ? call->casts[1] : call->ty;
+    return TARGET(g)->warp(g, op, args, t);
 }
 
 /* cuda.fp16: half arithmetic in LLVM's half type (sm_53+ runs it
- * natively); transcendental functions through float32 libdevice. */
+ * natively); transcendental functions through float32. */
 static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
-    const char *op = e->lower_name;
+    static const Op ops[] = {[FP16_ADD] = OP_ADD, [FP16_SUB] = OP_SUB, [FP16_MUL] = OP_MUL, [FP16_DIV] = OP_DIV,
+                             [FP16_EQ] = OP_EQ,   [FP16_NE] = OP_NE,   [FP16_GT] = OP_GT,   [FP16_GE] = OP_GE,
+                             [FP16_LT] = OP_LT,   [FP16_LE] = OP_LE};
+    Fp16Op op = (Fp16Op)e->op;
     LLVMValueRef a[3];
     for (int i = 0; i < call->item_len && i < 3; i++) a[i] = arg_cast(g, call, i);
-    LLVMTypeRef half = LLVMHalfTypeInContext(g->ctx);
-    LLVMTypeRef over[] = {half};
-    static const struct { const char *name; Op op; } arith_ops[] = {
-        {"hadd", OP_ADD}, {"hsub", OP_SUB}, {"hmul", OP_MUL}, {"hdiv", OP_DIV},
-        {"heq", OP_EQ}, {"hne", OP_NE}, {"hgt", OP_GT}, {"hge", OP_GE}, {"hlt", OP_LT}, {"hle", OP_LE},
-    };
-    for (size_t i = 0; i < sizeof arith_ops / sizeof arith_ops[0]; i++)
-        if (!strcmp(op, arith_ops[i].name))
-            return arith_ops[i].op >= OP_EQ ? compare(g, arith_ops[i].op, a[0], a[1], &ty_float16)
-                                             : arith(g, call, arith_ops[i].op, a[0], a[1], &ty_float16, &ty_float16, &ty_float16);
-    if (!strcmp(op, "hfma")) return intrinsic(g, "llvm.fma", over, 1, a, 3);
-    if (!strcmp(op, "hmax")) return intrinsic(g, "llvm.maxnum", over, 1, a, 2);
-    if (!strcmp(op, "hmin")) return intrinsic(g, "llvm.minnum", over, 1, a, 2);
-    if (!strcmp(op, "hneg")) return LLVMBuildFNeg(g->b, a[0], "");
-    if (!strcmp(op, "habs")) return intrinsic(g, "llvm.fabs", over, 1, a, 1);
-    static const struct { const char *name, *nv; } via_float[] = {
-        {"hsqrt", "sqrt"}, {"hrsqrt", "rsqrt"}, {"hsin", "sin"}, {"hcos", "cos"}, {"htanh", "tanh"},
-        {"htanh_approx", "tanh"}, {"hexp", "exp"}, {"hexp2", "exp2"}, {"hexp10", "exp10"}, {"hlog", "log"},
-        {"hlog2", "log2"}, {"hlog10", "log10"}, {"hrint", "rint"}, {"htrunc", "trunc"}, {"hceil", "ceil"},
-        {"hfloor", "floor"}, {"hrcp", "frcp_rn"},
-    };
-    for (size_t i = 0; i < sizeof via_float / sizeof via_float[0]; i++) {
-        if (strcmp(op, via_float[i].name)) continue;
-        LLVMValueRef f = convert(g, a[0], &ty_float16, &ty_float32);
-        LLVMValueRef r = !strcmp(op, "hrcp") ? libdevice_call(g, LLVMFloatTypeInContext(g->ctx), "frcp_rn", &f, 1)
-                                             : gpu_libdevice(g, via_float[i].nv, &ty_float32, &f, 1);
-        return convert(g, r, &ty_float32, &ty_float16);
+    LLVMTypeRef over[] = {LLVMHalfTypeInContext(g->ctx)};
+    switch (op) {
+    case FP16_EQ: case FP16_NE: case FP16_GT: case FP16_GE: case FP16_LT: case FP16_LE:
+        return compare(g, ops[op], a[0], a[1], &ty_float16);
+    case FP16_ADD: case FP16_SUB: case FP16_MUL: case FP16_DIV:
+        return arith(g, call, ops[op], a[0], a[1], &ty_float16, &ty_float16, &ty_float16);
+    case FP16_NEG: return LLVMBuildFNeg(g->b, a[0], "");
+    case FP16_ABS: return cg_intrinsic(g, "llvm.fabs", over, 1, a, 1);
+    case FP16_FMA: return cg_intrinsic(g, "llvm.fma", over, 1, a, 3);
+    case FP16_MAX: return cg_intrinsic(g, "llvm.maxnum", over, 1, a, 2);
+    case FP16_MIN: return cg_intrinsic(g, "llvm.minnum", over, 1, a, 2);
+    case FP16_RCP: case FP16_VIA_FLOAT32: break;
     }
-    cg_error(g, call->span, "%s is not supported by code generation yet", e->path);
-    return LLVMGetUndef(half);
+    LLVMValueRef f = convert(g, a[0], &ty_float16, &ty_float32);
+    LLVMValueRef r = op == FP16_RCP ? TARGET(g)->math_symbol(g, "frcp_rn", LLVMFloatTypeInContext(g->ctx), &f, 1)
+                                    : math_call(g, e->lower_name, &ty_float32, &f, 1);
+    return convert(g, r, &ty_float32, &ty_float16);
 }
 
 /* A vector from scalars and smaller vectors, their members in order. */
@@ -1730,11 +1543,11 @@ static LLVMValueRef gen_libdevice(CodeGen *g, Node *call, const Entity *e) {
         }
         const Type *out = tuple ? t->elems[(has_ret ? 1 : 0) + nslots] : t;
         slot_types[nslots] = llvm_type(g, out);
-        slots[nslots] = entry_alloca(g, slot_types[nslots], "");
+        slots[nslots] = cg_entry_alloca(g, slot_types[nslots], "");
         args[n++] = slots[nslots++];
     }
     LLVMTypeRef ret = has_ret ? llvm_type(g, tuple ? t->elems[0] : t) : LLVMVoidTypeInContext(g->ctx);
-    LLVMValueRef r = libdevice_call(g, ret, name, args, n);
+    LLVMValueRef r = TARGET(g)->math_symbol(g, name, ret, args, n);
     if (nslots == 0) return has_ret ? r : NULL;
     if (!tuple) return LLVMBuildLoad2(g->b, slot_types[0], slots[0], "");
     LLVMValueRef out = LLVMGetUndef(llvm_type(g, t));
@@ -1752,50 +1565,69 @@ static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
     return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)call->item_len, "");
 }
 
-static LLVMValueRef gen_call(CodeGen *g, Node *n) {
-    if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
-    if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
-    const Entity *e = n->entity;
+static LLVMValueRef gen_fma(CodeGen *g, Node *n) {
+    LLVMValueRef args[] = {arg_cast(g, n, 0), arg_cast(g, n, 1), arg_cast(g, n, 2)};
+    LLVMTypeRef over[] = {LLVMTypeOf(args[0])};
+    return cg_intrinsic(g, "llvm.fma", over, 1, args, 3);
+}
+
+static LLVMValueRef gen_selp(CodeGen *g, Node *n) {
+    LLVMValueRef c = to_bool(g, gen_expr(g, n->items[0]), n->items[0]->ty);
+    return LLVMBuildSelect(g->b, c, gen_expr(g, n->items[1]), gen_expr(g, n->items[2]), "");
+}
+
+/* cuda.cg.this_grid() and its sync(), which gives cudaCGSynchronize's
+ * cudaSuccess. */
+static LLVMValueRef gen_grid_group(CodeGen *g, Node *n, GridOp op) {
+    if (op == GRID_THIS) return TARGET(g)->grid_group(g);
+    TARGET(g)->grid_sync(g, gen_expr(g, n->func->lhs));
+    return const_int(g, i32(g), 0);
+}
+
+static LLVMValueRef gen_cache_store(CodeGen *g, Node *n, CacheOp op) {
+    LLVMValueRef p = call_element_ptr(g, n);
+    TARGET(g)->cache_store(g, op, p, arg_cast(g, n, 2), n->casts[2]);
+    return NULL;
+}
+
+static LLVMValueRef gen_barrier(CodeGen *g, Node *n, BarrierOp op) {
+    barrier(g, op, n->item_len ? arg_cast(g, n, 0) : NULL);
+    return NULL;
+}
+
+static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
     switch (e->lower) {
     case LW_GRID: return gen_grid(g, n, false);
     case LW_GRIDSIZE: return gen_grid(g, n, true);
-    case LW_BARRIER: gpu_barrier(g, e->lower_name, n->item_len ? arg_cast(g, n, 0) : NULL); return NULL;
-    case LW_BARRIER_PRED: return gpu_barrier_pred(g, e->lower_name, arg_cast(g, n, 0));
+    case LW_BARRIER: return gen_barrier(g, n, (BarrierOp)e->op);
+    case LW_BLOCK_VOTE: return TARGET(g)->block_vote(g, (BlockVote)e->op, arg_cast(g, n, 0));
     case LW_SHARED_ARRAY: return alloc_array(g, n, true);
     case LW_LOCAL_ARRAY: return alloc_array(g, n, false);
     case LW_CONST_ARRAY: return gen_expr(g, n->items[0]);
-    case LW_ATOMIC: case LW_ATOMIC_CAS: return gen_atomic(g, n, e);
-    case LW_MATH: case LW_MATH_PRED: return gen_math(g, n, e);
+    case LW_ATOMIC: return gen_atomic(g, n, e);
+    case LW_MATH: return gen_math(g, n, e);
     case LW_BUILTIN: return gen_builtin(g, n, e);
     case LW_BITOP: return gen_bitop(g, n, e);
-    case LW_FMA: {
-        LLVMValueRef args[] = {arg_cast(g, n, 0), arg_cast(g, n, 1), arg_cast(g, n, 2)};
-        LLVMTypeRef over[] = {LLVMTypeOf(args[0])};
-        return intrinsic(g, "llvm.fma", over, 1, args, 3);
-    }
-    case LW_SELP: {
-        LLVMValueRef c = to_bool(g, gen_expr(g, n->items[0]), n->items[0]->ty);
-        return LLVMBuildSelect(g->b, c, gen_expr(g, n->items[1]), gen_expr(g, n->items[2]), "");
-    }
+    case LW_FMA: return gen_fma(g, n);
+    case LW_SELP: return gen_selp(g, n);
     case LW_WARP: return gen_warp(g, n, e);
     case LW_FP16: return gen_fp16(g, n, e);
-    case LW_CACHE_LOAD: return gpu_cache_load(g, e->lower_name, call_element_ptr(g, n), n->ty);
+    case LW_CACHE_LOAD: return TARGET(g)->cache_load(g, (CacheOp)e->op, call_element_ptr(g, n), n->ty);
+    case LW_CACHE_STORE: return gen_cache_store(g, n, (CacheOp)e->op);
     case LW_VECTOR: return gen_vector(g, n);
-    case LW_GRID_GROUP:
-        if (!strcmp(e->lower_name, "this_grid")) return gpu_grid_handle(g);
-        gpu_grid_sync(g, gen_expr(g, n->func->lhs));
-        return const_int(g, i32(g), 0); /* cudaCGSynchronize's cudaSuccess */
+    case LW_GRID_GROUP: return gen_grid_group(g, n, (GridOp)e->op);
     case LW_LIBDEVICE: return gen_libdevice(g, n, e);
     case LW_OWN: return convert(g, gen_device_call(g, n, n->sym->func), n->sym->func->ret, n->ty);
-    case LW_CACHE_STORE: {
-        LLVMValueRef p = call_element_ptr(g, n);
-        gpu_cache_store(g, e->lower_name, p, arg_cast(g, n, 2), n->casts[2]);
-        return NULL;
-    }
     default:
         cg_error(g, n->span, "%s is not supported by code generation yet", e->path);
         return n->ty->kind == TY_NONE ? NULL : LLVMGetUndef(llvm_type(g, n->ty));
     }
+}
+
+static LLVMValueRef gen_call(CodeGen *g, Node *n) {
+    if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
+    if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
+    return gen_entity_call(g, n, n->entity);
 }
 
 static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
@@ -1986,7 +1818,7 @@ static void loop_init(CodeGen *g, Node *n) {
             st->stop = arg_cast(g, it, 1);
             if (it->item_len == 3) st->step = arg_cast(g, it, 2);
         }
-        st->counter = entry_alloca(g, ty, "range.i");
+        st->counter = cg_entry_alloca(g, ty, "range.i");
         LLVMBuildStore(g->b, start, st->counter);
         return;
     }
@@ -1999,7 +1831,7 @@ static void loop_init(CodeGen *g, Node *n) {
         st->len = st->len ? LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, len, st->len, ""), len, st->len, "") : len;
     }
     st->first = enumerate && it->item_len == 2 ? gen_cast(g, it->items[1], &ty_int64) : i64c(g, 0);
-    st->counter = entry_alloca(g, i64(g), "iter.i");
+    st->counter = cg_entry_alloca(g, i64(g), "iter.i");
     LLVMBuildStore(g->b, i64c(g, 0), st->counter);
 }
 
@@ -2179,7 +2011,7 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
 static void gen_body(CodeGen *g, FuncInfo *f) {
     static const char *const names[] = {"jump", "branch", "for.cond", "return", "raise"};
     for (int i = 0; i < f->block_count; i++)
-        f->blocks[i]->cg = i == 0 ? LLVMGetInsertBlock(g->b) : new_block(g, f->blocks[i]->name ? f->blocks[i]->name : names[f->blocks[i]->term]);
+        f->blocks[i]->cg = i == 0 ? LLVMGetInsertBlock(g->b) : cg_new_block(g, f->blocks[i]->name ? f->blocks[i]->name : names[f->blocks[i]->term]);
     for (int i = 0; i < f->block_count && !g->failed; i++) {
         CfgBlock *blk = f->blocks[i];
         /* after the blocks that the previous one's expressions made */
@@ -2192,27 +2024,16 @@ static void gen_body(CodeGen *g, FuncInfo *f) {
 
 /* ---- functions and the kernel ABI -------------------------------------------------------- */
 
-/* The PTX parameters of one source parameter, as the manifest lists them:
- * an array is its data pointer, then shape[i] and strides[i]; a complex
- * scalar its real and imaginary parts; bool travels as a byte. */
-static int abi_params(CodeGen *g, const Type *t, LLVMTypeRef *out) {
-    if (t->kind == TY_ARRAY) {
-        int n = 0;
-        out[n++] = ptr_in(g, AS_GLOBAL);
-        for (int i = 0; i < 2 * t->ndim; i++) out[n++] = i64(g);
-        return n;
-    }
-    if (t->kind == TY_COMPLEX) {
-        out[0] = out[1] = float_type(g, t->bits / 2);
-        return 2;
-    }
-    out[0] = memory_type(g, t);
-    return 1;
+/* The entry's parameter for one part of a kernel's parameter (abi.c). */
+static LLVMTypeRef part_type(CodeGen *g, AbiPart p) {
+    return p.kind == PART_DATA ? ptr_in(g, TARGET(g)->address_space[MEM_GLOBAL]) : memory_type(g, p.type);
 }
 
+/* A kernel parameter of type t, rebuilt from its parts, the entry's
+ * parameters from *next on. */
 static LLVMValueRef abi_unpack(CodeGen *g, const Type *t, LLVMValueRef fn, unsigned *next) {
     if (t->kind == TY_ARRAY) {
-        LLVMValueRef data = LLVMBuildAddrSpaceCast(g->b, LLVMGetParam(fn, (*next)++), ptr_in(g, AS_GENERIC), "");
+        LLVMValueRef data = generic(g, LLVMGetParam(fn, (*next)++));
         LLVMValueRef shape[8], strides[8];
         for (int i = 0; i < t->ndim; i++) shape[i] = LLVMGetParam(fn, (*next)++);
         for (int i = 0; i < t->ndim; i++) strides[i] = LLVMGetParam(fn, (*next)++);
@@ -2226,11 +2047,20 @@ static LLVMValueRef abi_unpack(CodeGen *g, const Type *t, LLVMValueRef fn, unsig
     return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(i8(g), 0, false), "") : v;
 }
 
-static void mark_kernel(CodeGen *g, LLVMValueRef fn) {
-    LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
-    LLVMMetadataRef md[] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(g->ctx, "kernel", 6),
-                            LLVMValueAsMetadata(const_int(g, i32(g), 1))};
-    LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations", LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, md, 3)));
+/* The LLVM function type of f: a kernel's parameters in their parts. */
+static LLVMTypeRef function_type(CodeGen *g, const FuncInfo *f) {
+    int n = 0;
+    for (int i = 0; i < f->param_count; i++) n += f->is_kernel ? abi_part_count(f->params[i]->ty) : 1;
+    LLVMTypeRef *params = ARENA_ARRAY(g->arena, LLVMTypeRef, n ? n : 1);
+    n = 0;
+    for (int i = 0; i < f->param_count; i++) {
+        const Type *t = f->params[i]->ty;
+        if (!f->is_kernel) params[n++] = llvm_type(g, t);
+        else
+            for (int j = 0; j < abi_part_count(t); j++) params[n++] = part_type(g, abi_part(t, j));
+    }
+    LLVMTypeRef ret = f->is_kernel ? LLVMVoidTypeInContext(g->ctx) : llvm_type(g, f->ret);
+    return LLVMFunctionType(ret, params, (unsigned)n, false);
 }
 
 /* A function's own floating-point model: @cuda.jit(fastmath=True) or
@@ -2265,18 +2095,11 @@ static bool compiled_under(const Unit *u, const FuncInfo *f, unsigned models, bo
  * both models names its fast copy NAME.ftz (a name no Python name clashes
  * with). */
 static void declare_function(CodeGen *g, FuncInfo *f, bool ftz, bool both) {
-    LLVMTypeRef params[256];
-    int n = 0;
-    for (int i = 0; i < f->param_count && n < 240; i++) {
-        if (f->is_kernel) n += abi_params(g, f->params[i]->ty, &params[n]);
-        else params[n++] = llvm_type(g, f->params[i]->ty);
-    }
-    LLVMTypeRef ret = f->is_kernel ? LLVMVoidTypeInContext(g->ctx) : llvm_type(g, f->ret);
     const char *name = both && ftz ? arena_printf(g->arena, "%s.ftz", f->def->name) : f->def->name;
-    LLVMValueRef fn = LLVMAddFunction(g->mod, name, LLVMFunctionType(ret, params, (unsigned)n, false));
-    if (f->is_kernel) mark_kernel(g, fn);
+    LLVMValueRef fn = LLVMAddFunction(g->mod, name, function_type(g, f));
+    if (f->is_kernel) TARGET(g)->mark_kernel(g, fn);
     else LLVMSetLinkage(fn, LLVMInternalLinkage);
-    if (ftz) target_mark_fastmath(fn);
+    if (ftz) TARGET(g)->mark_fast_model(fn);
     f->cg[ftz] = fn;
 }
 
@@ -2339,16 +2162,14 @@ static void build_functions(CodeGen *g) {
             if (compiled_under(u, u->funcs[i], models, ftz)) define_function(g, u->funcs[i], ftz);
 }
 
-LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const TargetConfig *cfg) {
-    CodeGen g = {.ctx = ctx, .unit = u, .diag = u->diag, .arena = u->arena, .has_tanh_approx = target_ptx_isa(cfg) >= 70};
-    g.mod = LLVMModuleCreateWithNameInContext(u->opts->input, ctx);
-    /* the data layout first, so that every load and store gets the
-     * alignment the target gives its type */
-    if (!target_prepare_module(g.mod, cfg, u->diag)) {
-        LLVMDisposeModule(g.mod);
-        return NULL;
-    }
-    g.b = LLVMCreateBuilderInContext(ctx);
+IrModule *cg_module(Unit *u, const TargetConfig *cfg) {
+    IrModule *m = ir_module_new(cfg, u->opts->input, u->diag);
+    if (!m) return NULL;
+    /* Names of values (not of functions and globals) matter only in IR
+     * that someone reads: PTX names its registers itself. */
+    LLVMContextSetDiscardValueNames(m->ctx, u->opts->emit != EMIT_LLVM);
+    CodeGen g = {.ctx = m->ctx, .mod = m->mod, .cfg = cfg, .unit = u, .diag = u->diag, .arena = u->arena};
+    g.b = LLVMCreateBuilderInContext(m->ctx);
     if (u->opts->debug_info || u->opts->lineinfo) di_begin(&g, u->opts->debug_info);
     build_functions(&g);
     if (g.di) {
@@ -2357,7 +2178,7 @@ LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const TargetConfig *cfg) {
     }
     LLVMDisposeBuilder(g.b);
     if (g.failed) {
-        LLVMDisposeModule(g.mod);
+        ir_module_free(m);
         return NULL;
     }
     drop_unused_aggregates(g.mod);
@@ -2369,106 +2190,5 @@ LLVMModuleRef cg_module(Unit *u, LLVMContextRef ctx, const TargetConfig *cfg) {
         ice("the LLVM IR that pykc built does not verify: %s", msg);
     }
     LLVMDisposeMessage(msg);
-    return g.mod;
-}
-
-/* The module's IR as text, malloc'd. */
-static bool print_module(LLVMModuleRef m, char **text, size_t *len) {
-    char *ir = LLVMPrintModuleToString(m);
-    *len = strlen(ir);
-    *text = strdup(ir);
-    LLVMDisposeMessage(ir);
-    return *text != NULL;
-}
-
-bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]) {
-    LLVMContextRef ctx = LLVMContextCreate();
-    /* Names of values (not of functions and globals) matter only in IR
-     * that someone reads: PTX names its registers itself. */
-    LLVMContextSetDiscardValueNames(ctx, !ir_only);
-    LLVMModuleRef m = cg_module(u, ctx, cfg);
-    bool ok = m && target_link_libdevice(m, cfg, u->diag) && target_optimize(m, cfg, u->diag);
-    if (ok && ir_only) ok = print_module(m, text, len);
-    else if (ok) ok = target_emit_ptx(m, cfg, text, len, ptx_version, u->diag);
-    if (m) LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-    return ok;
-}
-
-/* ---- the manifest's view of the ABI ------------------------------------------------------ */
-
-static const char *scalar_ptx_type(const Type *t) {
-    if (t->kind == TY_FLOAT) return t->bits == 16 ? "b16" : t->bits == 32 ? "f32" : "f64";
-    int bytes = type_size(t);
-    return bytes == 1 ? "u8" : bytes == 2 ? "u16" : bytes == 4 ? "u32" : "u64";
-}
-
-static void add_ptx_param(Arena *a, Vec *v, const char *type, int size, int param, const char *part) {
-    ManifestPtxParam *p = ARENA_NEW(a, ManifestPtxParam);
-    *p = (ManifestPtxParam){type, size, size, param, part};
-    vec_push(a, v, p);
-}
-
-static void describe_kernel(Unit *u, FuncInfo *f, ManifestKernel *k) {
-    Arena *a = u->arena;
-    k->name = k->entry = f->def->name;
-    k->param_count = f->param_count;
-    k->params = ARENA_ARRAY(a, ManifestParam, f->param_count ? f->param_count : 1);
-    Vec ptx = {0};
-    for (int i = 0; i < f->param_count; i++) {
-        Sym *p = f->params[i];
-        const Type *t = p->ty;
-        ManifestParam *mp = &k->params[i];
-        mp->name = p->name;
-        mp->is_array = t->kind == TY_ARRAY;
-        mp->dtype = type_name(a, mp->is_array ? t->dtype : t);
-        mp->ndim = mp->is_array ? t->ndim : 0;
-        mp->layout = mp->is_array ? t->layout : 'A';
-        mp->access = p->written ? (p->read ? "readwrite" : "write") : "read";
-        if (mp->is_array) {
-            add_ptx_param(a, &ptx, "u64", 8, i, "data");
-            for (int d = 0; d < t->ndim; d++) add_ptx_param(a, &ptx, "u64", 8, i, arena_printf(a, "shape[%d]", d));
-            for (int d = 0; d < t->ndim; d++) add_ptx_param(a, &ptx, "u64", 8, i, arena_printf(a, "strides[%d]", d));
-        } else if (t->kind == TY_COMPLEX) {
-            const Type *part = type_float(t->bits / 2);
-            add_ptx_param(a, &ptx, scalar_ptx_type(part), type_size(part), i, "real");
-            add_ptx_param(a, &ptx, scalar_ptx_type(part), type_size(part), i, "imag");
-        } else {
-            add_ptx_param(a, &ptx, scalar_ptx_type(t), type_size(t), i, "value");
-        }
-    }
-    k->ptx_param_count = ptx.len;
-    k->ptx_params = ARENA_ARRAY(a, ManifestPtxParam, ptx.len ? ptx.len : 1);
-    for (int i = 0; i < ptx.len; i++) k->ptx_params[i] = *(ManifestPtxParam *)ptx.items[i];
-    k->shared_static = f->shared_static;
-    k->shared_dynamic = f->shared_dynamic;
-    k->max_threads = f->launch_bounds;
-    k->cooperative = f->cooperative;
-}
-
-static void describe_constants(Unit *u, Manifest *m) {
-    m->const_count = u->array_count;
-    m->consts = ARENA_ARRAY(u->arena, ManifestConst, u->array_count ? u->array_count : 1);
-    for (int i = 0; i < u->array_count; i++) {
-        ConstValue *c = u->arrays[i];
-        ManifestConst *mc = &m->consts[i];
-        mc->name = c->name;
-        mc->dtype = type_name(u->arena, c->ty->dtype);
-        mc->ndim = c->ty->ndim;
-        mc->size = type_size(c->ty->dtype);
-        for (int d = 0; d < c->ty->ndim; d++) {
-            mc->shape[d] = c->shape[d];
-            mc->size *= c->shape[d];
-        }
-    }
-}
-
-void cg_describe_kernels(Unit *u, Manifest *m) {
-    describe_constants(u, m);
-    int n = 0;
-    for (int i = 0; i < u->func_count; i++) n += u->funcs[i]->is_kernel && !u->funcs[i]->imported;
-    m->kernels = ARENA_ARRAY(u->arena, ManifestKernel, n ? n : 1);
-    m->kernel_count = 0;
-    for (int i = 0; i < u->func_count; i++)
-        if (u->funcs[i]->is_kernel && !u->funcs[i]->imported) describe_kernel(u, u->funcs[i], &m->kernels[m->kernel_count++]);
+    return m;
 }

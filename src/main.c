@@ -19,6 +19,7 @@ static const char usage_text[] =
     "options:\n"
     "  -o FILE              output file (x.ptx also writes x.yaml)\n"
     "  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
+    "  --target NAME        what to compile for: nvptx (CUDA GPUs, the default)\n"
     "  --arch sm_XX         target architecture, repeatable (default sm_75)\n"
     "  --emit KIND          ptx (default), llvm, cubin, manifest, header or c\n"
     "  -g, --lineinfo       debug information, or line tables only\n"
@@ -71,13 +72,6 @@ static bool parse_emit(const char *v, EmitKind *out) {
     return false;
 }
 
-static bool valid_arch(const char *v) {
-    if (strncmp(v, "sm_", 3) != 0 || strlen(v) < 5) return false;
-    char *end;
-    long n = strtol(v + 3, &end, 10);
-    return n >= 75 && n <= 120 && (*end == '\0' || (end[0] == 'a' && end[1] == '\0'));
-}
-
 static int parse_define(Options *o, const char *v) {
     const char *eq = strchr(v, '=');
     size_t n = eq ? (size_t)(eq - v) : strlen(v);
@@ -128,9 +122,11 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
         o->output = v;
     } else if (is_option(arg, "--arch")) {
         if (!(v = VALUE("--arch"))) return EXIT_USAGE + 1;
-        if (!valid_arch(v)) return usage_error("unsupported architecture '%s' (sm_75 to sm_120)", v), EXIT_USAGE + 1;
         if (o->arch_count == PYKC_MAX_ARCHS) return usage_error("too many --arch options (at most %s)", "8"), EXIT_USAGE + 1;
         o->archs[o->arch_count++] = v;
+    } else if (is_option(arg, "--target")) {
+        if (!(v = VALUE("--target"))) return EXIT_USAGE + 1;
+        if (!(o->target = target_find(v))) return usage_error("unknown target '%s' (nvptx)", v), EXIT_USAGE + 1;
     } else if (is_option(arg, "--emit")) {
         if (!(v = VALUE("--emit"))) return EXIT_USAGE + 1;
         if (!parse_emit(v, &o->emit)) return usage_error("unknown --emit kind '%s'", v), EXIT_USAGE + 1;
@@ -158,6 +154,18 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     return 1;
 }
 
+/* Each --arch, as the target knows it. */
+static int check_archs(const Options *o) {
+    Diag d;
+    diag_init(&d, stderr);
+    bool ok = true;
+    for (int i = 0; i < o->arch_count && ok; i++) ok = target_check_arch(o->target, o->archs[i], &d);
+    diag_free(&d);
+    if (ok) return 0;
+    fputs("(run 'pykc --help' for usage)\n", stderr);
+    return EXIT_USAGE;
+}
+
 int options_parse(Options *o, int argc, char **argv) {
     memset(o, 0, sizeof *o);
     o->opt_level = 3;
@@ -181,8 +189,9 @@ int options_parse(Options *o, int argc, char **argv) {
         o->input = arg;
     }
     if (!o->input) return usage_error("%s", "no input file");
-    if (o->arch_count == 0) o->archs[o->arch_count++] = "sm_75";
-    return 0;
+    if (!o->target) o->target = target_find(NULL);
+    if (o->arch_count == 0) o->archs[o->arch_count++] = target_default_arch(o->target);
+    return check_archs(o);
 }
 
 void options_free(Options *o) {
@@ -207,29 +216,29 @@ static const char *base_name(const char *path) {
     return slash ? slash + 1 : path;
 }
 
-/* One arch: IR, libdevice, passes, then PTX (or IR, or a cubin) among the
- * outputs, and what the manifest says of it in *t. */
+/* The back half of the pipeline for one arch: IR, libraries, passes, then
+ * PTX (or IR, or a cubin) among the outputs, and what the manifest says of
+ * it in *t. */
 static bool compile_arch(Unit *u, const Options *o, int arch, Outputs *outs, ManifestTarget *t) {
-    TargetConfig cfg = {.arch = o->archs[arch], .opt_level = o->opt_level,
+    TargetConfig cfg = {.target = o->target, .arch = o->archs[arch], .opt_level = o->opt_level,
                         .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice};
+    Code code = {0};
+    IrModule *ir = cg_module(u, &cfg);                           /* build the IR */
+    bool ok = ir && target_link(ir, u->diag);                    /* link libdevice */
+    ok = ok && target_optimize(ir, u->diag);                     /* optimise */
+    ok = ok && target_emit(ir, o->emit, &code, u->diag);         /* emit PTX, a cubin or IR */
+    ir_module_free(ir);
     const char *out = o->output ? o->output : "-";
     bool cubin = o->emit == EMIT_CUBIN;
     char *path = o->arch_count > 1 && strcmp(out, "-") ? sibling(out, cfg.arch, cubin ? "cubin" : "ptx") : strdup(out);
-    char *text = NULL, *code = NULL;
-    size_t len = 0, code_len = 0;
-    char version[8] = "";
-    bool ok = cg_emit(u, &cfg, o->emit == EMIT_LLVM, &text, &len, version);
-    if (ok && cubin) ok = target_assemble_cubin(text, len, &cfg, &code, &code_len, u->diag);
-    else if (ok) code = text, code_len = len, text = NULL;
-    if (ok && o->emit != EMIT_MANIFEST) ok = output_add(outs, path, code, code_len);
+    if (ok && o->emit != EMIT_MANIFEST) ok = output_add(outs, path, code.bytes, code.len);
     if (ok) {
         char digest[25];
-        digest_fnv1a64(code, code_len, digest);
-        *t = (ManifestTarget){cfg.arch, arena_strdup(u->arena, version), cubin ? "cubin" : "ptx",
+        digest_fnv1a64(code.bytes, code.len, digest);
+        *t = (ManifestTarget){cfg.arch, arena_strdup(u->arena, code.version), cubin ? "cubin" : "ptx",
                               arena_strdup(u->arena, base_name(path)), arena_strdup(u->arena, digest)};
     }
-    free(code);
-    free(text);
+    free(code.bytes);
     free(path);
     return ok;
 }
@@ -259,7 +268,7 @@ static bool generate(Unit *u, const Options *o, Outputs *outs) {
     for (int i = 0; i < o->arch_count && ok; i++) ok = compile_arch(u, o, i, outs, &targets[i]);
     char *path = manifest_path(o);
     if (ok && path) {
-        cg_describe_kernels(u, &m);
+        abi_describe_module(u, &m);
         size_t len;
         char *yaml = manifest_render(&m, &len, u->diag);
         ok = yaml && output_add(outs, path, yaml, len);
@@ -304,18 +313,18 @@ static int compile(const Options *o) {
         return EXIT_INPUT_ERROR;
     }
     Arena arena = {0};
-    TokenArray toks = lex_file(&arena, &diag, file);
-    Node *module = parse_module(&arena, &diag, file, &toks);
+    TokenArray toks = lex_file(&arena, &diag, file);                        /* lex */
+    Node *module = parse_module(&arena, &diag, file, &toks);                /* parse */
     Unit unit = {.arena = &arena, .diag = &diag, .opts = o, .module = module};
     if (o->dump_ast && diag.error_count == 0) ast_dump(stdout, &diag, module);
     bool front_only = o->dump_ast || o->dump_types || o->syntax_only;
-    if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);
+    if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);         /* names, types */
     if (o->dump_types && diag.error_count == 0) sema_dump_types(stdout, &unit);
     Outputs outs;
     outputs_init(&outs, &diag);
     if (diag.error_count == 0 && (o->dep_only || o->dep_file)) write_deps(&unit, o, &outs);
-    if (diag.error_count == 0 && !front_only && !o->dep_only) generate(&unit, o, &outs);
-    if (diag.error_count == 0) outputs_commit(&outs);
+    if (diag.error_count == 0 && !front_only && !o->dep_only) generate(&unit, o, &outs); /* code, manifest */
+    if (diag.error_count == 0) outputs_commit(&outs);                      /* rename into place */
     outputs_discard(&outs);
     int status = diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
     arena_release(&arena);
@@ -332,6 +341,5 @@ int main(int argc, char **argv) {
     }
     int status = compile(&opts);
     options_free(&opts);
-    target_release_machine();
     return status;
 }

@@ -1,12 +1,15 @@
 /*
- * pykc.h - the compiler's one internal header, sectioned by the file that
- * defines each part. A compilation is a pipeline over one Unit:
+ * pykc.h - the compiler's internal header, sectioned by the file that
+ * defines each part. A compilation is a pipeline over one Unit, as main.c
+ * runs it:
  *
- *   lex_file -> parse_module -> sema_module -> cg_module -> target_emit
- *            -> manifest_write
+ *   lex_file -> parse_module -> sema_module -> cg_module -> target_link
+ *            -> target_optimize -> target_emit -> manifest_render -> outputs
  *
  * Everything a pass allocates for the unit lives in the unit's Arena and is
- * released at once; LLVM objects stay outside it (codegen.c, target.c).
+ * released at once. Nothing here names LLVM: the back end's files
+ * (codegen.c, target.c and each target) share backend.h, and LLVM's
+ * objects stay outside the arena, in an IrModule.
  */
 #ifndef PYKC_H
 #define PYKC_H
@@ -305,6 +308,14 @@ typedef enum {
     OP_COUNT
 } Op;
 
+/* The attributes that Numba's values have (arrays, complex numbers,
+ * vectors, threadIdx and friends, grid groups), by name in builtins.c's
+ * table: sema types an Attribute node by its attr and codegen lowers it. */
+typedef enum {
+    ATTR_NONE, ATTR_SHAPE, ATTR_STRIDES, ATTR_NDIM, ATTR_SIZE, ATTR_ITEMSIZE, ATTR_NBYTES, ATTR_T, ATTR_DTYPE,
+    ATTR_REAL, ATTR_IMAG, ATTR_X, ATTR_Y, ATTR_Z, ATTR_W, ATTR_SYNC,
+} Attr;
+
 typedef struct Node Node;
 typedef struct Type Type;
 typedef struct Sym Sym;
@@ -354,6 +365,7 @@ struct Node {
                                        converts to (BinOp 2, Compare 2 a
                                        pair, Call one an argument) */
     const Entity *entity;           /* set by sema: a Call's callee */
+    Attr attr;                      /* set by sema: an Attribute of a value */
     long *dims;                     /* set by sema: the constant shape of a
                                        shared or local array */
     int height;                     /* expression tree height, bounded by
@@ -496,38 +508,70 @@ Type *type_unify(Arena *a, Type *x, Type *y);
 
 /* ---- sema.c and builtins.c -------------------------------------------- */
 
-/* How codegen lowers what an Entity names: ORDER LOWERING (codegen.c's
- * dispatch switch follows this list). */
+/* How codegen lowers what an Entity names; the entry's `op` says which
+ * operation of the family (the enums below), `lower_name` names what a
+ * library or pykc's own modules call it. */
 typedef enum {
     LW_NONE,
-    LW_SREG,            /* a special register; name: "tid.x", "laneid" */
+    LW_SPECIAL,         /* op: SpecialValue (threadIdx, laneid ...) */
     LW_GRID, LW_GRIDSIZE,
-    LW_BARRIER,         /* name: syncthreads, syncwarp, threadfence... */
-    LW_BARRIER_PRED,    /* syncthreads_count/and/or */
+    LW_BARRIER,         /* op: BarrierOp */
+    LW_BLOCK_VOTE,      /* op: BlockVote: syncthreads_count/and/or */
     LW_SHARED_ARRAY, LW_LOCAL_ARRAY, LW_CONST_ARRAY,
-    LW_ATOMIC,          /* name: add sub max min and_ or_ xor exch inc dec */
-    LW_ATOMIC_CAS,      /* cas, compare_and_swap */
-    LW_MATH,            /* libdevice __nv_<name> (f suffix for float32) */
-    LW_MATH_PRED,       /* isnan isinf isfinite */
-    LW_BUILTIN,         /* name: abs min max len int float bool round
-                           complex pow print */
-    LW_RANGE,
+    LW_ATOMIC,          /* op: AtomicOp */
+    LW_MATH,            /* op: MathOp; name: the math library's (sin, tgamma) */
+    LW_BUILTIN,         /* op: BuiltinOp */
+    LW_RANGE,           /* op: IterKind */
     LW_CAST,            /* a dtype called as a function: float32(x) */
-    LW_BITOP,           /* popc brev clz ffs */
+    LW_BITOP,           /* op: BitOp */
     LW_FMA, LW_SELP,
-    LW_WARP,            /* name: shfl_sync ... activemask lanemask_lt */
+    LW_WARP,            /* op: WarpOp */
     LW_CONSTANT,        /* a float constant; name: its value (math.pi) */
-    LW_FP16,            /* cuda.fp16.<name> on half values */
-    LW_CACHE_LOAD,      /* ld.global.<name>: ca cg cs lu cv */
-    LW_CACHE_STORE,     /* st.global.<name>: cg cs wb wt */
+    LW_FP16,            /* op: Fp16Op; name: the float32 function of FP16_VIA_FLOAT32 */
+    LW_CACHE_LOAD,      /* op: CacheOp */
+    LW_CACHE_STORE,     /* op: CacheOp */
     LW_VECTOR,          /* a vector type's constructor: float32x4(...) */
-    LW_GRID_GROUP,      /* name: this_grid, sync (cuda.cg) */
+    LW_GRID_GROUP,      /* op: GridOp (cuda.cg) */
     LW_LIBDEVICE,       /* numba.cuda.libdevice.<f>, a call of __nv_<f>;
                            name: its signature, as libdevice_funcs.def
                            spells it */
     LW_OWN,             /* a call of a function of pykc's own modules
                            (src/lib/), which sema gives as the call's sym */
 } Lowering;
+
+/* The operations of each family, which targets implement (backend.h). */
+typedef enum { SV_THREAD_IDX, SV_BLOCK_IDX, SV_BLOCK_DIM, SV_GRID_DIM, SV_LANE_ID, SV_WARP_SIZE } SpecialValue;
+typedef enum { SYNC_THREADS, SYNC_WARP, FENCE_DEVICE, FENCE_BLOCK, FENCE_SYSTEM, NANOSLEEP } BarrierOp;
+typedef enum { VOTE_COUNT, VOTE_AND, VOTE_OR } BlockVote;
+typedef enum {
+    ATOMIC_ADD, ATOMIC_SUB, ATOMIC_MAX, ATOMIC_MIN, ATOMIC_NANMAX, ATOMIC_NANMIN, ATOMIC_AND, ATOMIC_OR,
+    ATOMIC_XOR, ATOMIC_EXCH, ATOMIC_INC, ATOMIC_DEC,
+    ATOMIC_CAS,         /* cas(ary, idx, old, val) */
+    ATOMIC_CAS_FIRST,   /* compare_and_swap(ary, old, val): element 0 */
+} AtomicOp;
+typedef enum {
+    WARP_ACTIVEMASK, WARP_LANEMASK_LT, WARP_SHFL_IDX, WARP_SHFL_UP, WARP_SHFL_DOWN, WARP_SHFL_XOR,
+    WARP_ALL, WARP_ANY, WARP_EQ, WARP_BALLOT, WARP_MATCH_ANY, WARP_MATCH_ALL,
+} WarpOp;
+typedef enum { CACHE_CA, CACHE_CG, CACHE_CS, CACHE_LU, CACHE_CV, CACHE_WB, CACHE_WT } CacheOp;
+typedef enum {
+    BUILTIN_ABS, BUILTIN_MIN, BUILTIN_MAX, BUILTIN_LEN, BUILTIN_INT, BUILTIN_FLOAT, BUILTIN_BOOL, BUILTIN_COMPLEX,
+    BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT,
+} BuiltinOp;
+typedef enum { ITER_RANGE, ITER_ENUMERATE, ITER_ZIP } IterKind;
+typedef enum { BIT_POPC, BIT_CLZ, BIT_FFS, BIT_BREV } BitOp;
+typedef enum {
+    MATH_CALL,          /* the library's function `name` */
+    MATH_DEGREES, MATH_RADIANS, MATH_POW, MATH_FREXP, MATH_MODF,
+    MATH_ISNAN, MATH_ISINF, MATH_ISFINITE,
+} MathOp;
+typedef enum {
+    FP16_ADD, FP16_SUB, FP16_MUL, FP16_DIV, FP16_EQ, FP16_NE, FP16_GT, FP16_GE, FP16_LT, FP16_LE,
+    FP16_NEG, FP16_ABS, FP16_FMA, FP16_MAX, FP16_MIN,
+    FP16_RCP,           /* 1/x rounded to nearest, through float32 */
+    FP16_VIA_FLOAT32,   /* the float32 math function `name`, rounded back */
+} Fp16Op;
+typedef enum { GRID_THIS, GRID_SYNC } GridOp;
 
 typedef enum {
     ENT_MODULE,         /* numba, numba.cuda, math, numpy, cuda.atomic ... */
@@ -550,10 +594,14 @@ struct Entity {
     int ncases;
     Type *type;              /* DTYPE: the type; VALUE: its type */
     Lowering lower;
+    int op;                  /* the operation of the family `lower` */
     const char *lower_name;
 };
 
 const Entity *entity_lookup(const char *path);
+Attr attr_lookup(const char *name);
+
+
 /* Whether the entity's typing rule takes OptionalType arguments as their
  * values, as Numba's template retries them. */
 bool entity_takes_optionals(const Entity *e);
@@ -738,45 +786,45 @@ typedef struct CfgBlock {
 typedef ConstValue *(*GlobalConstFn)(void *ctx, const char *name);
 void ssa_build(Arena *a, const Diag *d, FuncInfo *f, GlobalConstFn global_const, void *ctx);
 
-/* ---- target.c ---------------------------------------------------------- */
+/* ---- target.c: the back half of the pipeline ------------------------- */
 
-/* The NVPTX back end behind LLVM's C API. Only target.c and codegen.c see
- * LLVM's headers; the rest of the compiler passes modules as opaque refs. */
-struct LLVMOpaqueModule;
-struct LLVMOpaqueContext;
+typedef enum { EMIT_PTX, EMIT_LLVM, EMIT_CUBIN, EMIT_MANIFEST, EMIT_HEADER, EMIT_C } EmitKind;
+
+/* A target (backend.h): one per kind of machine, NVPTX the one there is. */
+typedef struct Target Target;
+/* A module of LLVM IR for one target configuration (backend.h). */
+typedef struct IrModule IrModule;
 
 typedef struct TargetConfig {
-    const char *arch;          /* sm_75 .. sm_90a */
+    const Target *target;
+    const char *arch;          /* sm_75 .. sm_120a for NVPTX */
     int opt_level;             /* 0..3 */
     bool debug_info;           /* -g or --lineinfo: keep debug metadata */
     const char *libdevice;     /* --libdevice, or NULL to search */
 } TargetConfig;
 
-/* Sets the module's triple and data layout for cfg->arch. */
-bool target_prepare_module(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
-/* The PTX ISA version (63 for 6.3) that pykc writes for cfg; 0 for an
- * arch it does not know. */
-int target_ptx_isa(const TargetConfig *cfg);
-/* Disposes the target machine this thread made: a thread calls it before
- * it ends (the main thread's lives until the process ends). */
-void target_release_machine(void);
-/* Links libdevice into m when m calls a __nv_ function; searches
- * cfg->libdevice, $CUDA_HOME, /usr/local/cuda. Errors name what is missing. */
-bool target_link_libdevice(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
-/* Gives one function Numba's fastmath model (approximate division and
- * square root, denormals flushed): @cuda.jit(fastmath=True). */
-struct LLVMOpaqueValue;
-void target_mark_fastmath(struct LLVMOpaqueValue *fn);
-/* Runs the new pass manager's default<On> pipeline. */
-bool target_optimize(struct LLVMOpaqueModule *m, const TargetConfig *cfg, Diag *d);
-/* Emits PTX text (malloc'd, NUL-terminated) and its .version. */
-bool target_emit_ptx(struct LLVMOpaqueModule *m, const TargetConfig *cfg, char **ptx, size_t *len,
-                     char ptx_version[8], Diag *d);
-/* Assembles PTX into a cubin (malloc'd) with the toolkit's ptxas, passing
- * on its messages; the path of ptxas comes from $CUDA_HOME or
- * /usr/local/cuda. */
-bool target_assemble_cubin(const char *ptx, size_t len, const TargetConfig *cfg, char **cubin, size_t *cubin_len,
-                           Diag *d);
+/* What a target emits: the bytes (malloc'd) and their format's version
+ * (the PTX ISA, "7.8"), as the manifest records them. */
+typedef struct Code {
+    char *bytes;
+    size_t len;
+    char version[8];
+} Code;
+
+/* The target called `name` (nvptx), or NULL. */
+const Target *target_find(const char *name);
+const char *target_default_arch(const Target *t);
+/* Whether the target knows arch; a usage message on d if not. */
+bool target_check_arch(const Target *t, const char *arch, Diag *d);
+/* An empty module for cfg (triple and data layout set), or NULL. */
+IrModule *ir_module_new(const TargetConfig *cfg, const char *name, Diag *d);
+void ir_module_free(IrModule *m);
+/* The stages after the IR is built, each through cfg->target: libraries
+ * linked in (libdevice), the optimiser's pipeline, and the code of `kind`
+ * (EMIT_LLVM: the module's IR as text). */
+bool target_link(IrModule *m, Diag *d);
+bool target_optimize(IrModule *m, Diag *d);
+bool target_emit(IrModule *m, EmitKind kind, Code *out, Diag *d);
 
 /* ---- output.c ---------------------------------------------------------- */
 
@@ -861,17 +909,29 @@ char *manifest_render(const Manifest *m, size_t *len, Diag *d);
 
 /* ---- codegen.c --------------------------------------------------------- */
 
-/* Builds the LLVM module of a typed unit in ctx; NULL after errors. */
-struct LLVMOpaqueModule *cg_module(Unit *u, struct LLVMOpaqueContext *ctx, const TargetConfig *cfg);
-/* Builds, links and optimises the unit for one arch and gives its PTX (or
- * with ir_only its LLVM IR) as malloc'd text. */
-bool cg_emit(Unit *u, const TargetConfig *cfg, bool ir_only, char **text, size_t *len, char ptx_version[8]);
-/* The kernels' parameters as the manifest lists them (the ABI above). */
-void cg_describe_kernels(Unit *u, Manifest *m);
+/* Builds the LLVM module of a typed unit for cfg; NULL after errors. */
+IrModule *cg_module(Unit *u, const TargetConfig *cfg);
+
+/* ---- abi.c: how a kernel's arguments travel ----------------------------- */
+
+typedef enum { PART_VALUE, PART_DATA, PART_SHAPE, PART_STRIDES, PART_REAL, PART_IMAG } AbiPartKind;
+
+/* One parameter of a kernel's entry: a part of a source parameter. */
+typedef struct AbiPart {
+    AbiPartKind kind;
+    int axis;                  /* SHAPE, STRIDES: which */
+    const Type *type;          /* the scalar it holds; DATA: NULL, a pointer
+                                  to global memory */
+    int size;                  /* bytes */
+} AbiPart;
+
+/* How many parts a source parameter of type t is passed as, and part i. */
+int abi_part_count(const Type *t);
+AbiPart abi_part(const Type *t, int i);
+/* The module's kernels and constants as the manifest lists them. */
+void abi_describe_module(Unit *u, Manifest *m);
 
 /* ---- main.c ------------------------------------------------------------ */
-
-typedef enum { EMIT_PTX, EMIT_LLVM, EMIT_CUBIN, EMIT_MANIFEST, EMIT_HEADER, EMIT_C } EmitKind;
 
 #define PYKC_MAX_ARCHS 8
 
@@ -881,6 +941,7 @@ typedef struct Define {
 
 /* The command line, parsed. Lists point into argv. */
 struct Options {
+    const Target *target;           /* --target, NULL until parsed */
     const char *input, *output;
     int opt_level;                  /* 0..3 */
     const char *archs[PYKC_MAX_ARCHS];

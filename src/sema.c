@@ -671,12 +671,37 @@ static Type *member(Sema *s, Node *n, const Entity *base) {
     return type_entity(s->arena, e);
 }
 
-/* The index of a vector member named x, y, z or w, else -1. */
-static int vector_member(const char *name) {
-    static const char *const names[] = {"x", "y", "z", "w"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(name, names[i])) return i;
-    return -1;
+/* An array's attribute: NULL if it has none of that name. */
+static Type *type_array_attribute(Sema *s, Type *base, Attr a) {
+    switch (a) {
+    case ATTR_SHAPE: case ATTR_STRIDES: return type_unituple(s->arena, &ty_int64, base->ndim);
+    case ATTR_NDIM: return type_literal_int(s->arena, base->ndim, false);
+    case ATTR_SIZE: case ATTR_ITEMSIZE: case ATTR_NBYTES: return &ty_int64;
+    case ATTR_T: {
+        char layout = base->ndim == 1 ? base->layout : base->layout == 'C' ? 'F' : base->layout == 'F' ? 'C' : 'A';
+        return type_array(s->arena, base->dtype, base->ndim, layout);
+    }
+    case ATTR_DTYPE: return type_dtype(s->arena, base->dtype);
+    case ATTR_REAL: case ATTR_IMAG:
+        if (base->dtype->kind != TY_COMPLEX) return NULL;
+        return type_array(s->arena, type_float(base->dtype->bits / 2), base->ndim, 'A');
+    default: return NULL;
+    }
+}
+
+/* The type of attribute a of a value of type base, or NULL if it has none. */
+static Type *type_value_attribute(Sema *s, Type *base, Attr a) {
+    bool part = a == ATTR_REAL || a == ATTR_IMAG;
+    int component = a >= ATTR_X && a <= ATTR_W ? (int)(a - ATTR_X) : -1;
+    switch (base->kind) {
+    case TY_ENTITY: return component >= 0 && component < 3 ? &ty_int32 : NULL; /* threadIdx.x */
+    case TY_ARRAY: return type_array_attribute(s, base, a);
+    case TY_COMPLEX: return part ? type_float(base->bits / 2) : NULL;
+    case TY_INT: case TY_FLOAT: return part ? type_strip(base) : NULL;
+    case TY_GRID_GROUP: return a == ATTR_SYNC ? type_entity(s->arena, entity_lookup("GridGroup.sync")) : NULL;
+    case TY_VECTOR: return component >= 0 && component < base->elem_count ? base->dtype : NULL;
+    default: return NULL;
+    }
 }
 
 static Type *type_attribute(Sema *s, Node *n) {
@@ -693,44 +718,13 @@ static Type *type_attribute(Sema *s, Node *n) {
         }
     }
     Type *base = type_expr(s, n->lhs);
-    const char *a = n->name;
-    switch (base->kind) {
-    case TY_ERROR: return base;
-    case TY_ENTITY:
-        if (base->entity->kind == ENT_DIM3) {
-            if (strcmp(a, "x") && strcmp(a, "y") && strcmp(a, "z")) break;
-            n->entity = base->entity;
-            return &ty_int32;
-        }
-        return member(s, n, base->entity);
-    case TY_ARRAY:
-        if (!strcmp(a, "shape") || !strcmp(a, "strides")) return type_unituple(s->arena, &ty_int64, base->ndim);
-        if (!strcmp(a, "ndim")) return type_literal_int(s->arena, base->ndim, false);
-        if (!strcmp(a, "size") || !strcmp(a, "itemsize") || !strcmp(a, "nbytes")) return &ty_int64;
-        if (!strcmp(a, "T"))
-            return type_array(s->arena, base->dtype, base->ndim,
-                              base->ndim == 1 ? base->layout : base->layout == 'C' ? 'F' : base->layout == 'F' ? 'C' : 'A');
-        if (!strcmp(a, "dtype")) return type_dtype(s->arena, base->dtype);
-        if ((!strcmp(a, "real") || !strcmp(a, "imag")) && base->dtype->kind == TY_COMPLEX)
-            return type_array(s->arena, type_float(base->dtype->bits / 2), base->ndim, 'A');
-        break;
-    case TY_COMPLEX:
-        if (!strcmp(a, "real") || !strcmp(a, "imag")) return type_float(base->bits / 2);
-        break;
-    case TY_INT: case TY_FLOAT:
-        if (!strcmp(a, "real") || !strcmp(a, "imag")) return type_strip(base);
-        break;
-    case TY_GRID_GROUP:
-        if (!strcmp(a, "sync")) return type_entity(s->arena, entity_lookup("GridGroup.sync"));
-        break;
-    case TY_VECTOR: {
-        int k = vector_member(a);
-        if (k >= 0 && k < base->elem_count) return base->dtype;
-        break;
-    }
-    default: break;
-    }
-    sema_error(s, n->span, "%s has no attribute '%s'", sema_type_name(s, base), a);
+    if (base->kind == TY_ERROR) return base;
+    if (base->kind == TY_ENTITY && base->entity->kind != ENT_DIM3) return member(s, n, base->entity);
+    n->attr = attr_lookup(n->name);
+    Type *t = n->attr == ATTR_NONE ? NULL : type_value_attribute(s, base, n->attr);
+    if (t && base->kind == TY_ENTITY) n->entity = base->entity;
+    if (t) return t;
+    sema_error(s, n->span, "%s has no attribute '%s'", sema_type_name(s, base), n->name);
     return &ty_error;
 }
 
@@ -1049,7 +1043,8 @@ static bool check_args_typed(Node *call) {
 static bool float16_math(const Entity *e, const Node *call) {
     static const char *const names[] = {"sin", "cos", "tanh", "exp", "exp2", "fabs", "log", "log2", "log10",
                                         "sqrt", "ceil", "floor", "trunc"};
-    if (e->lower != LW_MATH || call->item_len != 1 || call->items[0]->ty != &ty_float16) return false;
+    if (e->lower != LW_MATH || e->op != MATH_CALL || call->item_len != 1 || call->items[0]->ty != &ty_float16)
+        return false;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(e->lower_name, names[i])) return true;
     return false;
@@ -1717,37 +1712,62 @@ static bool apply_signature(Sema *s, FuncInfo *f, Node *str) {
     return true;
 }
 
-static void apply_jit_option(Sema *s, FuncInfo *f, Node *kw) {
-    static const char *const accepted[] = {"device", "fastmath", "lineinfo", "debug", "opt", "max_registers",
-                                           "cache", "inline", "forceinline", "launch_bounds", "link", "boundscheck"};
-    bool known = false;
-    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) known = known || !strcmp(kw->name, accepted[i]);
-    if (!known) {
-        sema_error(s, kw->span, "unknown cuda.jit option '%s'", kw->name);
-        return;
-    }
+/* How a cuda.jit option is read, and where it goes in FuncInfo. */
+typedef enum {
+    OPT_FLAG,           /* a constant truth value, into a bool */
+    OPT_NOT_FLAG,       /* the same, negated (device= sets is_kernel) */
+    OPT_INT,            /* a constant int, or a tuple whose first is one */
+    OPT_STRING,         /* a string, into a const char * (else ignored) */
+    OPT_IGNORED,        /* accepted, with any value; nothing to do */
+} JitOptionKind;
+
+static const struct {
+    const char *name;
+    JitOptionKind kind;
+    size_t field;
+} jit_options[] = {
+    {"device", OPT_NOT_FLAG, offsetof(FuncInfo, is_kernel)},
+    {"fastmath", OPT_FLAG, offsetof(FuncInfo, fastmath)},
+    {"lineinfo", OPT_FLAG, offsetof(FuncInfo, lineinfo)},
+    {"debug", OPT_FLAG, offsetof(FuncInfo, debug)},
+    {"max_registers", OPT_INT, offsetof(FuncInfo, max_registers)},
+    {"launch_bounds", OPT_INT, offsetof(FuncInfo, launch_bounds)},
+    {"inline", OPT_STRING, offsetof(FuncInfo, inline_mode)},
+    {"forceinline", OPT_IGNORED, 0},
+    {"opt", OPT_IGNORED, 0},          /* -O decides */
+    {"cache", OPT_IGNORED, 0},        /* compiled ahead of time: nothing to cache */
+    {"link", OPT_IGNORED, 0},
+    {"boundscheck", OPT_IGNORED, 0},
+};
+
+static void read_jit_option(Sema *s, FuncInfo *f, Node *kw, JitOptionKind kind, size_t field) {
     Node *v = kw->rhs;
-    if (!strcmp(kw->name, "inline") || !strcmp(kw->name, "link")) {
-        if (v->kind == ND_STR) f->inline_mode = v->v.s.data;
+    void *at = (char *)f + field;
+    if (kind == OPT_STRING) {
+        if (v->kind == ND_STR) *(const char **)at = v->v.s.data;
         return;
     }
-    if (!strcmp(kw->name, "max_registers") || !strcmp(kw->name, "launch_bounds")) {
+    if (kind == OPT_INT) {
         int64_t n = 0;
         if (v->kind == ND_TUPLE && v->item_len > 0) v = v->items[0];
-        if (sema_const_int(s, v, kw->name, &n)) *(!strcmp(kw->name, "max_registers") ? &f->max_registers : &f->launch_bounds) = (int)n;
+        if (sema_const_int(s, v, kw->name, &n)) *(int *)at = (int)n;
         return;
     }
     ConstValue *c = fold(s, v);
     if (!c || c->ty->kind == TY_TUPLE) {
-        if (!strcmp(kw->name, "opt") || !strcmp(kw->name, "cache") || !strcmp(kw->name, "boundscheck")) return;
         sema_error(s, v->span, "cuda.jit option '%s' must be a constant", kw->name);
         return;
     }
-    bool on = c->v.i != 0;
-    if (!strcmp(kw->name, "device")) f->is_kernel = !on;
-    else if (!strcmp(kw->name, "fastmath")) f->fastmath = on;
-    else if (!strcmp(kw->name, "lineinfo")) f->lineinfo = on;
-    else if (!strcmp(kw->name, "debug")) f->debug = on;
+    *(bool *)at = (c->v.i != 0) != (kind == OPT_NOT_FLAG);
+}
+
+static void apply_jit_option(Sema *s, FuncInfo *f, Node *kw) {
+    for (size_t i = 0; i < sizeof jit_options / sizeof jit_options[0]; i++) {
+        if (strcmp(kw->name, jit_options[i].name) != 0) continue;
+        if (jit_options[i].kind != OPT_IGNORED) read_jit_option(s, f, kw, jit_options[i].kind, jit_options[i].field);
+        return;
+    }
+    sema_error(s, kw->span, "unknown cuda.jit option '%s'", kw->name);
 }
 
 /* @cuda.jit, @cuda.jit(...options), @cuda.jit("sig", ...): true if the

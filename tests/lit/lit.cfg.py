@@ -22,10 +22,6 @@ layout = lit_config.params.get("layout")
 if layout:
     config.available_features.add(layout)
     config.substitutions.append(("%link_order", lit_config.params.get("link_order")))
-# Sanitizer builds (SAN=1) free everything at exit, as a normal build
-# does not (src/main.c).
-if lit_config.params.get("sanitized"):
-    config.available_features.add("sanitized")
 # lit's builtin `not` counts a crash (death by a signal) as a failure and so
 # as success; LLVM's `not` binary does not: `%not %pykc` passes only when
 # pykc exits with an error status of its own.

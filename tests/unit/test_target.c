@@ -4,10 +4,8 @@
  * away. Checks the PTX of each -O level, --fastmath and a few archs, the
  * errors, and, where the CUDA toolkit is installed, the cubin from ptxas.
  * Without libdevice or ptxas those checks are skipped and say so. */
-#include "pykc.h"
+#include "backend.h"
 #include "unit.h"
-
-#include <llvm-c/Core.h>
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -52,13 +50,12 @@ static LLVMValueRef call_nv(LLVMModuleRef m, LLVMBuilderRef b, LLVMTypeRef f32, 
  * and calls libdevice's flush-to-zero copy. */
 static bool fast_model;
 
-static LLVMModuleRef build_kernel(LLVMContextRef ctx, bool use_libdevice) {
-    LLVMModuleRef m = LLVMModuleCreateWithNameInContext("t", ctx);
+static void build_kernel(LLVMContextRef ctx, LLVMModuleRef m, bool use_libdevice) {
     LLVMTypeRef f32 = LLVMFloatTypeInContext(ctx);
     LLVMTypeRef params[] = {LLVMPointerTypeInContext(ctx, 1), f32, f32, f32};
     LLVMValueRef k = LLVMAddFunction(m, "k", LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 4, false));
     LLVMSetFunctionCallConv(k, LLVMPTXKernelCallConv);
-    if (fast_model) target_mark_fastmath(k);
+    if (fast_model) target_nvptx.mark_fast_model(k);
     LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
     LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, k, "entry"));
     LLVMValueRef out = LLVMGetParam(k, 0), a = LLVMGetParam(k, 1);
@@ -75,26 +72,26 @@ static LLVMModuleRef build_kernel(LLVMContextRef ctx, bool use_libdevice) {
     }
     LLVMBuildRetVoid(b);
     LLVMDisposeBuilder(b);
-    return m;
 }
 
 /* Runs the pipeline as main does; returns the PTX (malloc'd) or NULL. */
-static char *compile(const TargetConfig *cfg, bool use_libdevice, char version[8], char **diag_text) {
-    LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef m = build_kernel(ctx, use_libdevice);
+static char *compile(TargetConfig *cfg, bool use_libdevice, char version[8], char **diag_text) {
+    cfg->target = &target_nvptx;
     Capture c;
     capture_begin(&c);
-    char *ptx = NULL;
-    size_t len = 0;
-    bool ok = target_prepare_module(m, cfg, &c.d) && target_link_libdevice(m, cfg, &c.d) &&
-              target_optimize(m, cfg, &c.d) && target_emit_ptx(m, cfg, &ptx, &len, version, &c.d);
+    Code code = {0};
+    IrModule *m = ir_module_new(cfg, "t", &c.d);
+    if (m) build_kernel(m->ctx, m->mod, use_libdevice);
+    bool ok = m && target_link(m, &c.d) && target_optimize(m, &c.d) && target_emit(m, EMIT_PTX, &code, &c.d);
+    ir_module_free(m);
     char *text = capture_end(&c);
     if (diag_text) *diag_text = text;
     else free(text);
-    LLVMDisposeModule(m);
-    LLVMContextDispose(ctx);
-    if (ok) ASSERT(ptx != NULL && strlen(ptx) == len);
-    return ok ? ptx : NULL;
+    if (ok) {
+        ASSERT(code.bytes != NULL && strlen(code.bytes) == code.len);
+        memcpy(version, code.version, 8);
+    }
+    return ok ? code.bytes : NULL;
 }
 
 static bool has(const char *ptx, const char *s) { return ptx && strstr(ptx, s) != NULL; }
@@ -106,11 +103,10 @@ static bool assembles(const char *ptx, const TargetConfig *cfg) {
     if (!ptx || !have_ptxas()) return ptx != NULL;
     Capture c;
     capture_begin(&c);
-    char *cubin = NULL;
-    size_t len;
-    bool ok = target_assemble_cubin(ptx, strlen(ptx), cfg, &cubin, &len, &c.d);
+    Code in = {(char *)ptx, strlen(ptx), ""}, out = {0};
+    bool ok = nvptx_assemble_cubin(&in, cfg, &out, &c.d);
     free(capture_end(&c));
-    free(cubin);
+    free(out.bytes);
     return ok;
 }
 
@@ -219,18 +215,19 @@ static void test_cubin(void) {
     char *ptx = compile(&cfg, false, v, NULL);
     Capture c;
     capture_begin(&c);
-    char *cubin = NULL;
-    size_t len = 0;
-    ASSERT(ptx && target_assemble_cubin(ptx, strlen(ptx), &cfg, &cubin, &len, &c.d));
+    Code in = {ptx, ptx ? strlen(ptx) : 0, ""}, out = {0};
+    ASSERT(ptx && nvptx_assemble_cubin(&in, &cfg, &out, &c.d));
     free(capture_end(&c));
-    ASSERT(cubin && len > 4 && memcmp(cubin, "\x7f" "ELF", 4) == 0);
-    free(cubin);
+    ASSERT(out.bytes && out.len > 4 && memcmp(out.bytes, "\x7f" "ELF", 4) == 0);
+    free(out.bytes);
     free(ptx);
 
     static const char bad[] = ".version 6.3\n.target sm_75\n.address_size 64\n"
                               ".visible .entry k() {\n  bogus.instruction;\n  ret;\n}\n";
     capture_begin(&c);
-    ASSERT(!target_assemble_cubin(bad, sizeof bad - 1, &cfg, &cubin, &len, &c.d));
+    in = (Code){(char *)bad, sizeof bad - 1, ""};
+    out = (Code){0};
+    ASSERT(!nvptx_assemble_cubin(&in, &cfg, &out, &c.d));
     char *text = capture_end(&c);
     ASSERT(has(text, "error: ptxas: ") && has(text, "(PTX line 5)"));
     ASSERT(!has(text, "/tmp/pykc-")); /* the temporary file stays out of it */

@@ -1,0 +1,136 @@
+/*
+ * backend.h - the back end's internal header, for the files that speak
+ * LLVM: codegen.c (the IR builder), target.c (the table of targets and the
+ * steps every target shares) and each target (nvptx.c).
+ *
+ * A target is a struct of functions (Target, below) in two groups: the
+ * pipeline after the IR is built (prepare, link, optimise, emit), which
+ * main.c runs through target.c, and the lowering of what depends on the
+ * machine, which codegen.c calls while it builds the IR: special values,
+ * barriers and fences, warp operations, cache-hinted accesses, the grid
+ * barrier, the math library, print, where globals live, and how a kernel
+ * is marked. Everything else codegen builds as portable LLVM IR (atomics
+ * are LLVM's atomicrmw and cmpxchg). A new target is a new file that
+ * defines a Target, and a line in target.c's table.
+ */
+#ifndef PYKC_BACKEND_H
+#define PYKC_BACKEND_H
+
+#include "pykc.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+/* A module on its way through the pipeline, in a context of its own, for
+ * one target configuration (ir_module_new). */
+struct IrModule {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    const TargetConfig *cfg;
+    LLVMTargetMachineRef machine;  /* the target's, made by its prepare */
+};
+
+typedef struct LoopState LoopState;
+
+/* The IR builder's state while it builds a module; the target's lowering
+ * functions build into g->b, in g->mod. */
+typedef struct CodeGen {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    const TargetConfig *cfg;
+    Unit *unit;
+    Diag *diag;
+    Arena *arena;
+    FuncInfo *fn;
+    LLVMValueRef llfn;
+    LoopState *loops;          /* the function's for loops, by node */
+    int loop_count, loop_cap;
+    bool fastmath;             /* the function's own: instruction flags,
+                                  the fast forms of math and division */
+    bool ftz;                  /* the floating-point model it is compiled
+                                  under, that of the kernels calling it */
+    bool failed;
+    LLVMDIBuilderRef di;       /* -g or --lineinfo, else NULL */
+    LLVMMetadataRef di_file, di_unit, di_scope;
+} CodeGen;
+
+/* Where a global lives: each target maps these to its address spaces. */
+typedef enum { MEM_GLOBAL, MEM_SHARED, MEM_CONST, MEM_COUNT } MemorySpace;
+
+/* The forms of float32 division that Numba's fastmath asks for. */
+typedef enum {
+    FDIV_FAST,          /* `/` of two float32 values: approximate */
+    FDIV_FULL,          /* other divisions: 2 ulp, flushing denormals */
+    FDIV_EXACT_FTZ,     /* the division in %: rounded, flushing denormals */
+} FastDiv;
+
+struct Target {
+    const char *name;             /* --target NAME */
+    const char *default_arch;
+    /* ---- the pipeline */
+    /* Checks an --arch value: false, with a usage message, if unknown. */
+    bool (*check_arch)(const char *arch, Diag *d);
+    /* Sets the module's triple and data layout. */
+    bool (*prepare)(IrModule *m, Diag *d);
+    /* Links the libraries the module calls into it. */
+    bool (*link)(IrModule *m, Diag *d);
+    bool (*optimize)(IrModule *m, Diag *d);
+    /* The code for `kind` (not EMIT_LLVM, which target.c prints), and the
+     * version of its format ("7.8" for PTX ISA 7.8). */
+    bool (*emit)(IrModule *m, EmitKind kind, Code *out, Diag *d);
+    /* ---- lowering */
+    unsigned address_space[MEM_COUNT];
+    /* A special value of the running thread (axis 0..2 for the dim3 ones). */
+    LLVMValueRef (*special)(CodeGen *g, SpecialValue v, int axis);
+    /* A barrier, fence or pause; arg: syncwarp's mask (NULL: all lanes),
+     * nanosleep's time. */
+    void (*barrier)(CodeGen *g, BarrierOp op, LLVMValueRef arg);
+    LLVMValueRef (*block_vote)(CodeGen *g, BlockVote op, LLVMValueRef pred);
+    /* A warp operation on args (as the call gives them, converted); t: the
+     * type of the value shuffled or matched. */
+    LLVMValueRef (*warp)(CodeGen *g, WarpOp op, LLVMValueRef *args, const Type *t);
+    LLVMValueRef (*cache_load)(CodeGen *g, CacheOp op, LLVMValueRef p, const Type *t);
+    void (*cache_store)(CodeGen *g, CacheOp op, LLVMValueRef p, LLVMValueRef v, const Type *t);
+    /* cuda.cg.this_grid() and its sync() (the kernel needs a cooperative
+     * launch). */
+    LLVMValueRef (*grid_group)(CodeGen *g);
+    void (*grid_sync)(CodeGen *g, LLVMValueRef group);
+    /* The math library's function `name` (sin, hypot, powi) of type t's
+     * precision; `symbol`: a function by the library's own name. */
+    LLVMValueRef (*math)(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n);
+    LLVMValueRef (*math_symbol)(CodeGen *g, const char *symbol, LLVMTypeRef ret, LLVMValueRef *args, int n);
+    LLVMValueRef (*fast_fdiv)(CodeGen *g, FastDiv kind, LLVMValueRef a, LLVMValueRef b);
+    /* Prints format (a NUL-terminated string's generic pointer) with the
+     * values it names, as printf would. */
+    void (*print)(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, int n);
+    /* A kernel entry, and a function of the fast floating-point model. */
+    void (*mark_kernel)(CodeGen *g, LLVMValueRef fn);
+    void (*mark_fast_model)(LLVMValueRef fn);
+};
+
+extern const Target target_nvptx;
+/* The cubin of PTX text, assembled by the toolkit's ptxas ($CUDA_HOME or
+ * /usr/local/cuda), its messages passed on as diagnostics. */
+bool nvptx_assemble_cubin(const Code *ptx, const TargetConfig *cfg, Code *out, Diag *d);
+
+/* ---- codegen.c: what a target's lowering may use -------------------------- */
+
+LLVMTypeRef cg_type(CodeGen *g, const Type *t);
+LLVMTypeRef cg_generic_pointer(CodeGen *g);
+LLVMValueRef cg_intrinsic(CodeGen *g, const char *name, LLVMTypeRef *overloads, int no, LLVMValueRef *args, int n);
+/* A call of the external function `name`, declared as the arguments say. */
+LLVMValueRef cg_call(CodeGen *g, LLVMTypeRef ret, const char *name, LLVMValueRef *args, int n);
+/* An alloca in the function's entry block, where mem2reg finds it. */
+LLVMValueRef cg_entry_alloca(CodeGen *g, LLVMTypeRef t, const char *name);
+LLVMBasicBlockRef cg_new_block(CodeGen *g, const char *name);
+
+static inline LLVMValueRef cg_i32(CodeGen *g, long long v) {
+    return LLVMConstInt(LLVMInt32TypeInContext(g->ctx), (unsigned long long)v, true);
+}
+
+static inline LLVMValueRef cg_i64(CodeGen *g, long long v) {
+    return LLVMConstInt(LLVMInt64TypeInContext(g->ctx), (unsigned long long)v, true);
+}
+
+#endif

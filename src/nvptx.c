@@ -1,0 +1,1067 @@
+/*
+ * nvptx.c - the NVPTX target: CUDA GPUs, through LLVM's NVPTX back end.
+ *
+ * Its pipeline takes the module codegen built (kernels marked as PTX
+ * entries, libdevice's __nv_* math functions left as declarations) for one
+ * arch: triple, data layout and target machine (nvptx_prepare), libdevice
+ * linked in (nvptx_link), the new pass manager's pipeline (nvptx_optimize),
+ * and PTX text, or a cubin assembled by the toolkit's ptxas (nvptx_emit).
+ * Linking and optimising fold __CUDA_ARCH, so a module serves the arch it
+ * was prepared for. Its lowering gives codegen what depends on the GPU:
+ * special registers, barriers, warp intrinsics, cache operators, the grid
+ * barrier, libdevice's names, vprintf and the address spaces.
+ *
+ * The floating-point model follows Numba (NVVM) and nvcc:
+ *  - a*b+c fuses into fma.rn: codegen sets the `contract` flag on fadd,
+ *    fsub and fmul, which the NVPTX back end fuses at every -O level;
+ *  - fastmath (Numba's fastmath=True: NVVM's ftz=1 prec-div=0 prec-sqrt=0)
+ *    is a function's model: the attributes below make its f32 division and
+ *    square root div.approx / sqrt.approx and its f32 arithmetic flush
+ *    denormals (.ftz), and it calls libdevice's flush-to-zero copy, linked
+ *    beside the plain one; codegen also sets the `fast` flags on its
+ *    floating-point instructions, which later LLVMs read instead.
+ */
+#include "backend.h"
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/ErrorHandling.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Support.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define TRIPLE "nvptx64-nvidia-cuda"
+#define LIBDEVICE_SUBPATH "/nvvm/libdevice/libdevice.10.bc"
+#define DEFAULT_CUDA_HOME "/usr/local/cuda"
+#define DEBUG_PTX 75
+
+/* ---- architectures ---------------------------------------------------- */
+
+/* The archs pykc targets. `ptx` is the oldest PTX ISA (times ten) that the
+ * CUDA toolkit accepts for the arch: asking for it explicitly keeps the
+ * .version as old as it can be, so the PTX loads on the oldest driver that
+ * knows the arch, whatever default a given LLVM picks. `llvm` is the first
+ * LLVM whose NVPTX back end knows the arch. sm_101 is absent: CUDA 13
+ * renamed it sm_110. */
+typedef struct ArchInfo {
+    const char *name;
+    int ptx;
+    int llvm;
+} ArchInfo;
+
+static const ArchInfo arch_table[] = {
+    {"sm_75", 63, 19},   {"sm_80", 70, 19},   {"sm_86", 71, 19},   {"sm_87", 74, 19},
+    {"sm_89", 78, 19},   {"sm_90", 78, 19},   {"sm_90a", 80, 19},  {"sm_100", 86, 20},
+    {"sm_100a", 86, 20}, {"sm_120", 87, 20},  {"sm_120a", 87, 20}, {"sm_103", 88, 21},
+    {"sm_103a", 88, 21}, {"sm_121", 88, 21},  {"sm_121a", 88, 21}, {"sm_110", 90, 22},
+    {"sm_110a", 90, 22},
+};
+
+static const ArchInfo *arch_info(const char *arch) {
+    for (size_t i = 0; i < sizeof arch_table / sizeof arch_table[0]; i++)
+        if (strcmp(arch_table[i].name, arch) == 0) return &arch_table[i];
+    return NULL;
+}
+
+static bool nvptx_check_arch(const char *arch, Diag *d) {
+    const ArchInfo *a = arch_info(arch);
+    if (!a) {
+        diag_plain(d, DIAG_ERROR, "unsupported architecture '%s' (sm_75 to sm_120a)", arch);
+        return false;
+    }
+    if (a->llvm > LLVM_VERSION_MAJOR) {
+        diag_plain(d, DIAG_ERROR, "architecture '%s' needs LLVM %d or newer; pykc was built with LLVM %d", arch,
+                   a->llvm, LLVM_VERSION_MAJOR);
+        return false;
+    }
+    return true;
+}
+
+/* ---- the target machine ----------------------------------------------- */
+
+/* LLVM reports its own bugs through report_fatal_error; those are pykc's
+ * internal errors, not the user's. */
+static void on_llvm_fatal(const char *reason) { ice("LLVM: %s", reason); }
+
+/* Four passes of the back end's pipeline that ptxas makes moot: over the 105
+ * kernels of tests/gpu and samples, sm_90 SASS came out instruction for
+ * instruction the same without them (ptxas lays out blocks, hoists and
+ * materialises constants itself). And no linear function test replacement
+ * in indvars: rewriting a loop's exit test onto another induction variable
+ * left ptxas more to do, not less; without it the 72 modules of tests/gpu
+ * and samples assemble to 1% fewer sm_90 SASS instructions (ten smaller,
+ * none larger). Options of LLVM's command line are process-wide: set once,
+ * before any pipeline is built. */
+static void set_llvm_options(void) {
+    const char *const args[] = {"pykc", "-disable-block-placement", "-disable-machine-licm",
+                                "-disable-constant-hoisting", "-disable-early-taildup", "-disable-lftr"};
+    LLVMParseCommandLineOptions((int)(sizeof args / sizeof args[0]), args, NULL);
+}
+
+/* Registers the NVPTX back end, once. */
+static void init_llvm(void) {
+    static bool done;
+    if (done) return;
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    LLVMInstallFatalErrorHandler(on_llvm_fatal);
+    set_llvm_options();
+    done = true;
+}
+
+/* DWARF sections in PTX (-g) need PTX 7.5: ptxas refuses them in older
+ * versions ("labels1 - labels2 expression in .section"). */
+static int ptx_isa(const TargetConfig *cfg) {
+    const ArchInfo *arch = arch_info(cfg->arch);
+    return cfg->debug_info && arch->ptx < DEBUG_PTX ? DEBUG_PTX : arch->ptx;
+}
+
+static LLVMCodeGenOptLevel codegen_level(int opt_level) {
+    switch (opt_level) {
+    case 0: return LLVMCodeGenLevelNone;
+    case 1: return LLVMCodeGenLevelLess;
+    /* Aggressive only swaps the back end's early CSE for GVN, which finds
+     * nothing after the middle end's GVN. */
+    default: return LLVMCodeGenLevelDefault;
+    }
+}
+
+static LLVMTargetMachineRef make_machine(const TargetConfig *cfg, Diag *d) {
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(TRIPLE, &target, &msg)) {
+        diag_plain(d, DIAG_ERROR, "LLVM has no NVPTX back end: %s", msg);
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    char features[16];
+    snprintf(features, sizeof features, "+ptx%d", ptx_isa(cfg));
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, TRIPLE, cfg->arch, features, codegen_level(cfg->opt_level),
+                                                      LLVMRelocDefault, LLVMCodeModelDefault);
+    if (!tm) diag_plain(d, DIAG_ERROR, "LLVM cannot make a target machine for %s", cfg->arch);
+    return tm;
+}
+
+static bool nvptx_prepare(IrModule *m, Diag *d) {
+    init_llvm();
+    if (!nvptx_check_arch(m->cfg->arch, d) || !(m->machine = make_machine(m->cfg, d))) return false;
+    LLVMSetTarget(m->mod, TRIPLE);
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(m->machine);
+    LLVMSetModuleDataLayout(m->mod, layout);
+    LLVMDisposeTargetData(layout);
+    return true;
+}
+
+/* ---- the floating-point model ----------------------------------------- */
+
+/* What --fastmath means to LLVM 19's NVPTX back end, per function:
+ * "unsafe-fp-math" selects div.approx.f32 and sqrt.approx.f32 (and fusion);
+ * "denormal-fp-math-f32" selects the .ftz forms. The others say what the
+ * `fast` flags say, for the optimiser. */
+static const struct { const char *key, *value; } fastmath_attrs[] = {
+    {"unsafe-fp-math", "true"},          {"no-infs-fp-math", "true"},
+    {"no-nans-fp-math", "true"},         {"no-signed-zeros-fp-math", "true"},
+    {"approx-func-fp-math", "true"},     {"denormal-fp-math-f32", "preserve-sign,preserve-sign"},
+};
+
+/* Every definition gets them, libdevice's too: inlining ANDs a caller's
+ * "unsafe-fp-math" with the callee's, and libdevice says "false". Setting a
+ * string attribute replaces it, so calling this twice is harmless. */
+static void nvptx_mark_fast_model(LLVMValueRef fn) {
+    LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+    for (size_t i = 0; i < sizeof fastmath_attrs / sizeof fastmath_attrs[0]; i++) {
+        const char *k = fastmath_attrs[i].key, *v = fastmath_attrs[i].value;
+        LLVMAttributeRef a = LLVMCreateStringAttribute(ctx, k, (unsigned)strlen(k), v, (unsigned)strlen(v));
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, a);
+    }
+}
+
+/* ---- libdevice -------------------------------------------------------- */
+
+static bool is_libdevice_name(const char *name) { return strncmp(name, "__nv_", 5) == 0; }
+
+/* The suffix of libdevice's flush-to-zero copy, which the functions of the
+ * fast floating-point model call (codegen.c). */
+#define FTZ_SUFFIX ".ftz"
+
+static bool has_ftz_suffix(const char *name, size_t len) {
+    size_t n = sizeof FTZ_SUFFIX - 1;
+    return len >= n && memcmp(name + len - n, FTZ_SUFFIX, n) == 0;
+}
+
+/* Whether m declares a libdevice function of the copy `ftz`. */
+static bool calls_copy(LLVMModuleRef m, bool ftz) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (LLVMIsDeclaration(fn) && is_libdevice_name(name) && has_ftz_suffix(name, len) == ftz) return true;
+    }
+    return false;
+}
+
+/* The first libdevice function the module calls, or NULL. */
+static const char *first_libdevice_call(LLVMModuleRef m) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (LLVMIsDeclaration(fn) && is_libdevice_name(name)) return name;
+    }
+    return NULL;
+}
+
+static bool is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Finds libdevice.10.bc into path: --libdevice alone if given (a path the
+ * user names is never silently replaced), else $CUDA_HOME, /usr/local/cuda.
+ * On failure reports what was searched. */
+static bool find_libdevice(const TargetConfig *cfg, const char *caller, char *path, size_t size, Diag *d) {
+    if (cfg->libdevice) {
+        snprintf(path, size, "%s", cfg->libdevice);
+        if (is_file(path)) return true;
+        diag_plain(d, DIAG_ERROR, "libdevice not found at '%s' (given with --libdevice)", path);
+        return false;
+    }
+    const char *home = getenv("CUDA_HOME");
+    char from_env[4096] = "";
+    if (home && *home) {
+        snprintf(from_env, sizeof from_env, "%s%s", home, LIBDEVICE_SUBPATH);
+        snprintf(path, size, "%s", from_env);
+        if (is_file(path)) return true;
+    }
+    snprintf(path, size, "%s%s", DEFAULT_CUDA_HOME, LIBDEVICE_SUBPATH);
+    if (is_file(path)) return true;
+    diag_plain(d, DIAG_ERROR, "the module calls %s, a libdevice math function, but libdevice.10.bc was not found", caller);
+    diag_plain(d, DIAG_NOTE, "searched %s and %s%s", from_env[0] ? from_env : "$CUDA_HOME (not set)",
+               DEFAULT_CUDA_HOME, LIBDEVICE_SUBPATH);
+    diag_plain(d, DIAG_NOTE, "install the CUDA toolkit, set CUDA_HOME, or give the file with --libdevice PATH");
+    return false;
+}
+
+/* Collects the first error that LLVM reports through the context's
+ * diagnostic handler while libdevice is read and linked: the default
+ * handler would print it and exit. */
+typedef struct LinkDiag {
+    char *error;
+    LLVMDiagnosticHandler old_handler;
+    void *old_context;
+} LinkDiag;
+
+static void on_link_diagnostic(LLVMDiagnosticInfoRef info, void *opaque) {
+    LinkDiag *ld = opaque;
+    if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || ld->error) return;
+    char *text = LLVMGetDiagInfoDescription(info);
+    ld->error = strdup(text);
+    LLVMDisposeMessage(text);
+}
+
+static void link_diag_begin(LinkDiag *ld, LLVMContextRef ctx) {
+    ld->error = NULL;
+    ld->old_handler = LLVMContextGetDiagnosticHandler(ctx);
+    ld->old_context = LLVMContextGetDiagnosticContext(ctx);
+    LLVMContextSetDiagnosticHandler(ctx, on_link_diagnostic, ld);
+}
+
+static void link_diag_end(LinkDiag *ld, LLVMContextRef ctx) {
+    LLVMContextSetDiagnosticHandler(ctx, ld->old_handler, ld->old_context);
+    free(ld->error);
+}
+
+/* Opens libdevice lazily: a function's body is read only if it is linked. */
+static LLVMModuleRef load_libdevice(LLVMContextRef ctx, const char *path, LinkDiag *ld, Diag *d) {
+    LLVMMemoryBufferRef buf;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+        diag_plain(d, DIAG_ERROR, "cannot read libdevice '%s': %s", path, msg);
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    LLVMModuleRef lib = NULL;
+    if (LLVMGetBitcodeModuleInContext2(ctx, buf, &lib)) { /* takes buf on success only */
+        LLVMDisposeMemoryBuffer(buf);
+        diag_plain(d, DIAG_ERROR, "'%s' is not valid LLVM bitcode%s%s", path, ld->error ? ": " : "",
+                   ld->error ? ld->error : "");
+        return NULL;
+    }
+    return lib;
+}
+
+/* Makes the linker take only what m calls. Each libdevice function that m
+ * does not declare becomes internal, and the linker brings an internal
+ * function over only when something it links refers to it. Linking all
+ * 352 and letting the optimiser drop them costs ~100 ms; this, ~2 ms. */
+static void select_needed(LLVMModuleRef lib, LLVMModuleRef m) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(lib); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (!LLVMIsDeclaration(fn) && !LLVMGetNamedFunction(m, name)) LLVMSetLinkage(fn, LLVMInternalLinkage);
+    }
+}
+
+/* Links lib into m (lib is consumed), reporting the linker's errors. */
+static bool link_into(LLVMModuleRef m, LLVMModuleRef lib, const char *path, LinkDiag *ld, Diag *d) {
+    /* libdevice says nvptx64-nvidia-gpulibs and an older layout; made equal
+     * to m's, the linker has nothing to warn about. */
+    LLVMSetTarget(lib, LLVMGetTarget(m));
+    LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(m));
+    select_needed(lib, m);
+    if (!LLVMLinkModules2(m, lib)) return true;
+    diag_plain(d, DIAG_ERROR, "cannot link libdevice '%s': %s", path, ld->error ? ld->error : "unknown error");
+    return false;
+}
+
+/* Gives the libdevice functions that m called internal linkage too, so
+ * that once inlined they are dead and the optimiser drops them. */
+static void internalize_libdevice(LLVMModuleRef m) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        if (!LLVMIsDeclaration(fn) && is_libdevice_name(LLVMGetValueName2(fn, &len)))
+            LLVMSetLinkage(fn, LLVMInternalLinkage);
+    }
+}
+
+/* Whether v, the argument of a reflect call, is the string `name`: a
+ * global constant, possibly behind a GEP or cast (older bitcode). */
+static bool is_reflect_name(LLVMValueRef v, const char *name) {
+    while (LLVMIsAConstantExpr(v)) {
+        LLVMOpcode op = LLVMGetConstOpcode(v);
+        if (op != LLVMGetElementPtr && op != LLVMAddrSpaceCast && op != LLVMBitCast) return false;
+        v = LLVMGetOperand(v, 0);
+    }
+    if (!LLVMIsAGlobalVariable(v)) return false;
+    LLVMValueRef init = LLVMGetInitializer(v);
+    if (!init || !LLVMIsAConstantDataSequential(init) || !LLVMIsConstantString(init)) return false;
+    size_t len, n = strlen(name);
+    const char *s = LLVMGetAsString(init, &len);
+    return len >= n && memcmp(s, name, n) == 0 && (len == n || s[n] == '\0');
+}
+
+/* The first call of reflect function fn that asks for name, or NULL. */
+static LLVMValueRef find_reflect_call(LLVMValueRef fn, const char *name) {
+    for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef call = LLVMGetUser(u);
+        if (LLVMIsACallInst(call) && LLVMGetCalledValue(call) == fn && is_reflect_name(LLVMGetOperand(call, 0), name))
+            return call;
+    }
+    return NULL;
+}
+
+/* Whether the reflect call sits in a function of libdevice's flush-to-zero
+ * copy. */
+static bool in_ftz_copy(LLVMValueRef call) {
+    size_t len;
+    const char *name = LLVMGetValueName2(LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)), &len);
+    return has_ftz_suffix(name, len);
+}
+
+/* The value of `a pred b` for constants. */
+static bool compare_constants(LLVMIntPredicate pred, long long a, long long b) {
+    unsigned long long ua = (unsigned long long)a, ub = (unsigned long long)b;
+    switch (pred) {
+    case LLVMIntEQ: return a == b;
+    case LLVMIntNE: return a != b;
+    case LLVMIntSGT: return a > b;
+    case LLVMIntSGE: return a >= b;
+    case LLVMIntSLT: return a < b;
+    case LLVMIntSLE: return a <= b;
+    case LLVMIntUGT: return ua > ub;
+    case LLVMIntUGE: return ua >= ub;
+    case LLVMIntULT: return ua < ub;
+    default: return ua <= ub;
+    }
+}
+
+/* Replaces a reflect call by its answer and folds the comparisons of it
+ * (libdevice's `icmp ne i32 %r, 0` and friends), as NVVMReflect does, so
+ * that the branches on them are constant when the pipeline starts. */
+static void replace_reflect_call(LLVMValueRef call, int value) {
+    LLVMValueRef answer = LLVMConstInt(LLVMTypeOf(call), (unsigned long long)value, false);
+    for (LLVMUseRef u = LLVMGetFirstUse(call), next; u; u = next) {
+        next = LLVMGetNextUse(u);
+        LLVMValueRef cmp = LLVMGetUser(u);
+        if (!LLVMIsAICmpInst(cmp)) continue;
+        LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
+        long long va = a == call ? value : LLVMIsAConstantInt(a) ? LLVMConstIntGetSExtValue(a) : 0;
+        long long vb = b == call ? value : LLVMIsAConstantInt(b) ? LLVMConstIntGetSExtValue(b) : 0;
+        if ((a != call && !LLVMIsAConstantInt(a)) || (b != call && !LLVMIsAConstantInt(b))) continue;
+        bool r = compare_constants(LLVMGetICmpPredicate(cmp), va, vb);
+        LLVMReplaceAllUsesWith(cmp, LLVMConstInt(LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(cmp))), r, false));
+        LLVMInstructionEraseFromParent(cmp);
+    }
+    LLVMReplaceAllUsesWith(call, answer);
+    LLVMInstructionEraseFromParent(call);
+}
+
+/* Answers libdevice's questions as NVVM does for Numba, in each copy as
+ * its floating-point model asks: __CUDA_FTZ 1 in the fast one, and
+ * __CUDA_PREC_SQRT 0 there (LLVM 19's NVVMReflect would answer 0 in both,
+ * making math.sqrt approximate without fastmath). NVVMReflect answers
+ * __CUDA_ARCH, the same for the whole module. Erasing a call invalidates
+ * the use list being walked, so each search starts again. */
+static void answer_reflect(LLVMModuleRef m) {
+    static const char *const reflect_fns[] = {"__nvvm_reflect", "llvm.nvvm.reflect"};
+    static const struct { const char *name; int plain, ftz; } answers[] = {
+        {"__CUDA_FTZ", 0, 1}, {"__CUDA_PREC_SQRT", 1, 0},
+    };
+    for (size_t i = 0; i < sizeof reflect_fns / sizeof reflect_fns[0]; i++)
+        for (size_t k = 0; k < sizeof answers / sizeof answers[0]; k++) {
+            LLVMValueRef fn = LLVMGetNamedFunction(m, reflect_fns[i]), call;
+            while (fn && (call = find_reflect_call(fn, answers[k].name))) {
+                replace_reflect_call(call, in_ftz_copy(call) ? answers[k].ftz : answers[k].plain);
+            }
+        }
+}
+
+/* Renames every function that lib defines NAME.ftz: the flush-to-zero
+ * copy. Its calls among themselves follow, being calls of the functions,
+ * not of their names; its globals are private or internal already. */
+static void rename_as_ftz_copy(LLVMModuleRef lib) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(lib); fn; fn = LLVMGetNextFunction(fn)) {
+        if (LLVMIsDeclaration(fn)) continue;
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        char *renamed = malloc(len + sizeof FTZ_SUFFIX);
+        if (!renamed) ice("out of memory renaming libdevice");
+        memcpy(renamed, name, len);
+        memcpy(renamed + len, FTZ_SUFFIX, sizeof FTZ_SUFFIX);
+        LLVMSetValueName2(fn, renamed, len + sizeof FTZ_SUFFIX - 1);
+        free(renamed);
+    }
+}
+
+/* Gives the flush-to-zero copy the fast model's attributes: inlining ANDs
+ * a caller's "unsafe-fp-math" with the callee's, and libdevice says "false". */
+static void mark_ftz_copy(LLVMModuleRef m) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (!LLVMIsDeclaration(fn) && is_libdevice_name(name) && has_ftz_suffix(name, len)) nvptx_mark_fast_model(fn);
+    }
+}
+
+/* Links one copy of libdevice into m. */
+static bool link_copy(LLVMModuleRef m, const char *path, bool ftz, Diag *d) {
+    LLVMContextRef ctx = LLVMGetModuleContext(m);
+    LinkDiag ld;
+    link_diag_begin(&ld, ctx);
+    LLVMModuleRef lib = load_libdevice(ctx, path, &ld, d);
+    if (lib && ftz) rename_as_ftz_copy(lib);
+    bool linked = lib && link_into(m, lib, path, &ld, d);
+    link_diag_end(&ld, ctx);
+    return linked;
+}
+
+static bool link_libdevice(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
+    const char *caller = first_libdevice_call(m);
+    if (!caller) return true;
+    char path[4096];
+    if (!find_libdevice(cfg, caller, path, sizeof path, d)) return false;
+    for (int ftz = 0; ftz < 2; ftz++)
+        if (calls_copy(m, ftz) && !link_copy(m, path, ftz, d)) return false;
+    internalize_libdevice(m);
+    mark_ftz_copy(m);
+    answer_reflect(m);
+    return true;
+}
+
+/* ---- optimisation ----------------------------------------------------- */
+
+/* -O2 and -O3 run LLVM's O3 function simplification on a kernel module,
+ * less what cannot pay on one: coroutines, OpenMP, profiles, vectorizers
+ * (NVPTX has no vector registers to fill), interprocedural argument and
+ * attribute passes (device functions are internal and get inlined), and
+ * tail calls (recursion is refused), and four passes that found nothing
+ * ptxas would not (two of O3's eight instcombines, its second
+ * correlated-propagation, sccp after gvn). What is left is O3's own
+ * sequence, with its options, so the code is O3's: the 65 kernel files of
+ * tests/gpu and samples assemble to the same number of SASS instructions,
+ * give or take a few, for about 20% less compile time.
+ *
+ * Loops are unrolled fully where their trip count is known (O3's
+ * thresholds), once, late, where O3 unrolls what is left: unrolled in the
+ * function simplification, their copies went through GVN, jump threading
+ * and the rest again, 4% of the anchors' compile time, for the same SASS
+ * over tests/gpu and samples once correlated-propagation after the unroll
+ * folds what the branches above decide (an index's wraparound test in each
+ * copy). Full unrolling itself pays: without it the tree reduction and the
+ * 1-D stencil ran 20% slower on an H100. Partial and run-time unrolling is
+ * left to ptxas, which unrolls as it schedules: the three naive matmuls,
+ * the tiled one and the grid-stride reduction ran as fast without LLVM's
+ * (within 0.5%), for 11% less compile time.
+ *
+ * nvvm-intr-range must come first: the ranges of threadIdx and friends are
+ * what prove index arithmetic non-negative. */
+#define SIMPLIFYCFG(opts) "simplifycfg<bonus-inst-threshold=1;" opts ";speculate-blocks;simplify-cond-branch>"
+#define CFG_KEEP_LOOPS SIMPLIFYCFG("no-forward-switch-cond;switch-range-to-icmp;no-switch-to-lookup;keep-loops;" \
+                                   "no-hoist-common-insts;no-sink-common-insts")
+#define CFG_HOIST SIMPLIFYCFG("no-forward-switch-cond;switch-range-to-icmp;no-switch-to-lookup;keep-loops;" \
+                              "hoist-common-insts;sink-common-insts")
+#define CFG_LATE SIMPLIFYCFG("forward-switch-cond;switch-range-to-icmp;switch-to-lookup;no-keep-loops;" \
+                             "hoist-common-insts;sink-common-insts")
+#define INSTCOMBINE "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
+#define LICM "licm<allowspeculation>"
+
+static const char kernel_pipeline[] =
+    "function(nvvm-reflect,nvvm-intr-range),"
+    "function(" CFG_KEEP_LOOPS ",sroa<modify-cfg>,early-cse<>," INSTCOMBINE "," CFG_KEEP_LOOPS "),"
+    "always-inline,"
+    "cgscc(inline,function<no-rerun>("
+    "sroa<modify-cfg>,early-cse<memssa>,speculative-execution<only-if-divergent-target>,jump-threading,"
+    "correlated-propagation," CFG_KEEP_LOOPS "," INSTCOMBINE ",reassociate,constraint-elimination,"
+    "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
+    "loop-rotate<header-duplication;no-prepare-for-lto>," LICM ",simple-loop-unswitch<trivial>),"
+    CFG_KEEP_LOOPS "," INSTCOMBINE ",loop(indvars,loop-deletion),"
+    "sroa<modify-cfg>,gvn<>,bdce,jump-threading,adce,memcpyopt,dse,"
+    "loop-mssa(" LICM ")," CFG_HOIST "," INSTCOMBINE ")),"
+    "globaldce,"
+    "function(loop(loop-rotate<header-duplication;no-prepare-for-lto>,loop-deletion),infer-alignment," CFG_LATE
+    ",loop-unroll<O3;no-partial;no-runtime>,sroa<preserve-cfg>,correlated-propagation,infer-alignment,"
+    INSTCOMBINE ",loop-mssa(" LICM "),"
+    "instsimplify,div-rem-pairs," CFG_KEEP_LOOPS "),"
+    "globaldce";
+
+/* The pipeline for an -O level. -O0 still needs globaldce: with libdevice
+ * linked, its unused functions would otherwise all be written out. */
+static const char *pipeline(int opt_level) {
+    switch (opt_level) {
+    case 0: return "default<O0>,globaldce";
+    case 1: return "default<O1>";
+    default: return kernel_pipeline;
+    }
+}
+
+static bool nvptx_link(IrModule *m, Diag *d) { return link_libdevice(m->mod, m->cfg, d); }
+
+static bool nvptx_optimize(IrModule *m, Diag *d) {
+    /* With the target machine the pass builder also runs NVPTX's own
+     * callbacks (NVVMReflect and friends) at the pipeline's start. */
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(m->mod, pipeline(m->cfg->opt_level), m->machine, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    if (!err) return true;
+    char *msg = LLVMGetErrorMessage(err);
+    diag_plain(d, DIAG_ERROR, "LLVM's optimiser failed: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+    return false;
+}
+
+/* ---- PTX -------------------------------------------------------------- */
+
+/* The X.Y of the PTX's `.version X.Y` line into out, "" if none. */
+static void read_ptx_version(const char *ptx, char out[8]) {
+    out[0] = '\0';
+    const char *v = strncmp(ptx, ".version ", 9) == 0 ? ptx : strstr(ptx, "\n.version ");
+    if (!v) return;
+    v += v[0] == '\n' ? 10 : 9;
+    size_t n = strspn(v, "0123456789.");
+    if (n > 7) n = 7;
+    memcpy(out, v, n);
+    out[n] = '\0';
+}
+
+static bool emit_ptx(IrModule *m, Code *out, Diag *d) {
+    LLVMMemoryBufferRef buf = NULL;
+    char *msg = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(m->machine, m->mod, LLVMAssemblyFile, &msg, &buf)) {
+        diag_plain(d, DIAG_ERROR, "LLVM could not emit PTX: %s", msg ? msg : "unknown error");
+        LLVMDisposeMessage(msg);
+        return false;
+    }
+    size_t n = LLVMGetBufferSize(buf);
+    out->bytes = malloc(n + 1);
+    if (!out->bytes) ice("out of memory copying %zu bytes of PTX", n);
+    memcpy(out->bytes, LLVMGetBufferStart(buf), n);
+    out->bytes[n] = '\0';
+    out->len = n;
+    LLVMDisposeMemoryBuffer(buf);
+    read_ptx_version(out->bytes, out->version);
+    return true;
+}
+
+/* ---- cubin through ptxas ---------------------------------------------- */
+
+/* ptxas from $CUDA_HOME/bin, else /usr/local/cuda/bin, into path. */
+static bool find_ptxas(char *path, size_t size, Diag *d) {
+    const char *home = getenv("CUDA_HOME");
+    if (home && *home) {
+        snprintf(path, size, "%s/bin/ptxas", home);
+        if (access(path, X_OK) == 0) return true;
+    }
+    snprintf(path, size, "%s/bin/ptxas", DEFAULT_CUDA_HOME);
+    if (access(path, X_OK) == 0) return true;
+    diag_plain(d, DIAG_ERROR, "ptxas not found in $CUDA_HOME/bin or %s/bin: --emit cubin needs the CUDA toolkit",
+               DEFAULT_CUDA_HOME);
+    return false;
+}
+
+/* A fresh temporary file named like pattern (XXXXXX before `suffix_len`
+ * bytes of suffix) in $TMPDIR or /tmp: its descriptor, its name in path. */
+static int make_temp(const char *pattern, int suffix_len, char *path, size_t size, Diag *d) {
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, size, "%s/%s", dir && *dir ? dir : "/tmp", pattern);
+    int fd = mkstemps(path, suffix_len);
+    if (fd < 0) diag_plain(d, DIAG_ERROR, "cannot create a temporary file for ptxas: %s", strerror(errno));
+    return fd;
+}
+
+/* Writes the PTX to a fresh temporary file; its name goes into path. */
+static bool write_temp_ptx(const char *ptx, size_t len, char *path, size_t size, Diag *d) {
+    int fd = make_temp("pykc-XXXXXX.ptx", 4, path, size, d);
+    if (fd < 0) return false;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, ptx + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    bool ok = done == len && close(fd) == 0;
+    if (done != len) close(fd);
+    if (!ok) {
+        diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
+        unlink(path);
+    }
+    return ok;
+}
+
+/* The bytes of the file at path, malloc'd, or NULL. */
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *bytes = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (bytes = malloc((size_t)n + 1)) &&
+        fread(bytes, 1, (size_t)n, f) != (size_t)n) {
+        free(bytes);
+        bytes = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return bytes;
+}
+
+/* Reads what fd gives until end of file into a malloc'd string. */
+static char *read_all(int fd) {
+    size_t len = 0, cap = 4096;
+    char *s = malloc(cap);
+    if (!s) ice("out of memory reading ptxas output");
+    for (;;) {
+        if (len + 1 == cap && !(s = realloc(s, cap *= 2))) ice("out of memory reading ptxas output");
+        ssize_t r = read(fd, s + len, cap - len - 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        len += (size_t)r;
+    }
+    s[len] = '\0';
+    return s;
+}
+
+/* Runs argv (no shell), its stdout and stderr into *output. Returns the
+ * exit status, or -1 with *why set when it could not run. */
+static int run_capture(char *const argv[], char **output, int *why) {
+    int fds[2];
+    *output = NULL;
+    if (pipe(fds) != 0) return *why = errno, -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&fa, fds[1]);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc == 0) *output = read_all(fds[0]);
+    close(fds[0]);
+    if (rc != 0) return *why = rc, -1;
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return *why = errno, -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Passes one line of ptxas on: "ptxas FILE, line N; error   : text" or
+ * "ptxas warning : text". The temporary file's name means nothing to the
+ * user; the PTX line does, with --emit ptx. Returns whether it was an error. */
+static bool report_ptxas_line(char *line, const char *tmp, bool had_error, Diag *d) {
+    if (strncmp(line, "ptxas ", 6) == 0) line += 6;
+    int ptx_line = 0;
+    size_t tl = strlen(tmp);
+    if (strncmp(line, tmp, tl) == 0 && sscanf(line + tl, ", line %d;", &ptx_line) == 1) line = strchr(line, ';') + 1;
+    line += strspn(line, " ");
+    char *colon = strchr(line, ':');
+    if (!colon) {
+        if (*line) diag_plain(d, DIAG_NOTE, "ptxas: %s", line);
+        return false;
+    }
+    size_t kind_len = strcspn(line, " :");
+    char *text = colon + 1 + strspn(colon + 1, " ");
+    bool error = kind_len == 5 && strncmp(line, "error", 5) == 0;
+    bool fatal = kind_len == 5 && strncmp(line, "fatal", 5) == 0;
+    bool warning = kind_len == 7 && strncmp(line, "warning", 7) == 0;
+    /* "fatal: Ptx assembly aborted due to errors" only sums the errors up. */
+    DiagLevel level = error || (fatal && !had_error) ? DIAG_ERROR : warning ? DIAG_WARNING : DIAG_NOTE;
+    if (ptx_line) diag_plain(d, level, "ptxas: %s (PTX line %d)", text, ptx_line);
+    else diag_plain(d, level, "ptxas: %s", text);
+    return error || fatal;
+}
+
+/* Passes ptxas's output on line by line; returns whether any was an error. */
+static bool report_ptxas(char *output, const char *tmp, Diag *d) {
+    bool had_error = false;
+    for (char *line = output, *end; line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end) *end = '\0';
+        if (report_ptxas_line(line, tmp, had_error, d)) had_error = true;
+    }
+    return had_error;
+}
+
+/* Runs ptxas on the PTX in file `ptx_path`, the cubin into `cubin_path`. */
+static bool run_ptxas(const char *ptxas, const char *ptx_path, const char *cubin_path, const TargetConfig *cfg,
+                      Diag *d) {
+    char arch_opt[32], opt_opt[8];
+    snprintf(arch_opt, sizeof arch_opt, "-arch=%s", cfg->arch);
+    snprintf(opt_opt, sizeof opt_opt, "-O%d", cfg->opt_level);
+    char *argv[8];
+    int argc = 0;
+    argv[argc++] = (char *)ptxas;
+    argv[argc++] = arch_opt;
+    argv[argc++] = opt_opt;
+    if (cfg->debug_info) argv[argc++] = "-lineinfo"; /* line tables, for profilers */
+    argv[argc++] = "-o";
+    argv[argc++] = (char *)cubin_path;
+    argv[argc++] = (char *)ptx_path;
+    argv[argc] = NULL;
+    char *output;
+    int why = 0, status = run_capture(argv, &output, &why);
+    bool had_error = output && report_ptxas(output, ptx_path, d);
+    free(output);
+    if (status < 0) diag_plain(d, DIAG_ERROR, "cannot run '%s': %s", ptxas, strerror(why));
+    else if (status != 0 && !had_error) diag_plain(d, DIAG_ERROR, "ptxas failed with exit status %d", status);
+    return status == 0;
+}
+
+bool nvptx_assemble_cubin(const Code *ptx, const TargetConfig *cfg, Code *out, Diag *d) {
+    char ptxas[4096], ptx_path[4096], cubin_path[4096];
+    if (!find_ptxas(ptxas, sizeof ptxas, d)) return false;
+    if (!write_temp_ptx(ptx->bytes, ptx->len, ptx_path, sizeof ptx_path, d)) return false;
+    int fd = make_temp("pykc-XXXXXX.cubin", 6, cubin_path, sizeof cubin_path, d);
+    bool ok = fd >= 0 && close(fd) == 0 && run_ptxas(ptxas, ptx_path, cubin_path, cfg, d);
+    if (ok && !(out->bytes = read_file(cubin_path, &out->len))) {
+        diag_plain(d, DIAG_ERROR, "cannot read what ptxas wrote: %s", strerror(errno));
+        ok = false;
+    }
+    memcpy(out->version, ptx->version, sizeof out->version);
+    unlink(ptx_path);
+    if (fd >= 0) unlink(cubin_path);
+    return ok;
+}
+
+static bool nvptx_emit(IrModule *m, EmitKind kind, Code *out, Diag *d) {
+    if (kind != EMIT_CUBIN) return emit_ptx(m, out, d);
+    Code ptx = {0};
+    bool ok = emit_ptx(m, &ptx, d) && nvptx_assemble_cubin(&ptx, m->cfg, out, d);
+    free(ptx.bytes);
+    return ok;
+}
+
+/* ---- lowering ----------------------------------------------------------- */
+
+static LLVMValueRef sreg(CodeGen *g, const char *reg) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s", reg);
+    return cg_intrinsic(g, name, NULL, 0, NULL, 0);
+}
+
+static LLVMValueRef nvptx_special(CodeGen *g, SpecialValue v, int axis) {
+    static const char *const dim3[] = {"tid", "ctaid", "ntid", "nctaid"};
+    if (v == SV_LANE_ID) return sreg(g, "laneid");
+    if (v == SV_WARP_SIZE) return sreg(g, "warpsize");
+    char reg[16];
+    snprintf(reg, sizeof reg, "%s.%c", dim3[v], "xyz"[axis]);
+    return sreg(g, reg);
+}
+
+/* A PTX instruction as inline assembly, as numba-cuda writes the ones that
+ * NVVM has no intrinsic for: constraints such as "=f,f,f". */
+static LLVMValueRef inline_ptx(CodeGen *g, LLVMTypeRef ret, const char *text, const char *constraints,
+                               LLVMValueRef *args, int n, bool side_effects) {
+    LLVMTypeRef params[4];
+    for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, false);
+    LLVMValueRef asm_ = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints), side_effects, false,
+                                         LLVMInlineAsmDialectATT, false);
+    return LLVMBuildCall2(g->b, fty, asm_, args, (unsigned)n, "");
+}
+
+static void nvptx_barrier(CodeGen *g, BarrierOp op, LLVMValueRef arg) {
+    switch (op) {
+    case SYNC_THREADS: cg_intrinsic(g, "llvm.nvvm.barrier0", NULL, 0, NULL, 0); return;
+    case SYNC_WARP: {
+        LLVMValueRef mask = arg ? arg : cg_i32(g, -1);
+        cg_intrinsic(g, "llvm.nvvm.bar.warp.sync", NULL, 0, &mask, 1);
+        return;
+    }
+    case FENCE_DEVICE: cg_intrinsic(g, "llvm.nvvm.membar.gl", NULL, 0, NULL, 0); return;
+    case FENCE_BLOCK: cg_intrinsic(g, "llvm.nvvm.membar.cta", NULL, 0, NULL, 0); return;
+    case FENCE_SYSTEM: cg_intrinsic(g, "llvm.nvvm.membar.sys", NULL, 0, NULL, 0); return;
+    case NANOSLEEP:
+        inline_ptx(g, LLVMVoidTypeInContext(g->ctx), "nanosleep.u32 $0;", "r,~{memory}", &arg, 1, true);
+        return;
+    }
+}
+
+static LLVMValueRef nvptx_block_vote(CodeGen *g, BlockVote op, LLVMValueRef pred) {
+    static const char *const names[] = {"llvm.nvvm.barrier0.popc", "llvm.nvvm.barrier0.and", "llvm.nvvm.barrier0.or"};
+    return cg_intrinsic(g, names[op], NULL, 0, &pred, 1);
+}
+
+/* match.any / match.all of a 32- or 64-bit value (floats as their bits):
+ * the mask of lanes holding the same, and for match.all whether all do. */
+static LLVMValueRef warp_match(CodeGen *g, WarpOp op, LLVMValueRef mask, LLVMValueRef v, const Type *t) {
+    bool wide = type_size(t) == 8;
+    LLVMTypeRef bits = wide ? LLVMInt64TypeInContext(g->ctx) : LLVMInt32TypeInContext(g->ctx);
+    if (t->kind == TY_FLOAT) v = LLVMBuildBitCast(g->b, v, bits, "");
+    char name[48];
+    snprintf(name, sizeof name, "llvm.nvvm.match.%s.sync.i%d%s", op == WARP_MATCH_ANY ? "any" : "all", wide ? 64 : 32,
+             op == WARP_MATCH_ALL ? "p" : "");
+    LLVMValueRef args[] = {mask, v};
+    return cg_intrinsic(g, name, NULL, 0, args, 2); /* match.all: {i32, i1}, the tuple Numba gives */
+}
+
+/* shfl.sync of a value; 64-bit values shuffle as two 32-bit halves. */
+static LLVMValueRef warp_shuffle(CodeGen *g, WarpOp op, LLVMValueRef *args, const Type *t) {
+    static const char *const modes[] = {[WARP_SHFL_IDX] = "idx", [WARP_SHFL_UP] = "up", [WARP_SHFL_DOWN] = "down",
+                                        [WARP_SHFL_XOR] = "bfly"};
+    LLVMValueRef mask = args[0], v = args[1], lane = args[2];
+    LLVMValueRef clamp = cg_i32(g, op == WARP_SHFL_UP ? 0 : 0x1f);
+    bool wide = type_size(t) == 8, fp = t->kind == TY_FLOAT;
+    char name[48];
+    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", modes[op], fp && !wide ? "f32" : "i32");
+    if (!wide) {
+        LLVMValueRef a[] = {mask, v, lane, clamp};
+        return cg_intrinsic(g, name, NULL, 0, a, 4);
+    }
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(g->ctx), i64 = LLVMInt64TypeInContext(g->ctx);
+    LLVMValueRef bits = fp ? LLVMBuildBitCast(g->b, v, i64, "") : v;
+    LLVMValueRef lo = LLVMBuildTrunc(g->b, bits, i32, "");
+    LLVMValueRef hi = LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, bits, cg_i64(g, 32), ""), i32, "");
+    LLVMValueRef a1[] = {mask, lo, lane, clamp}, a2[] = {mask, hi, lane, clamp};
+    lo = LLVMBuildZExt(g->b, cg_intrinsic(g, name, NULL, 0, a1, 4), i64, "");
+    hi = LLVMBuildZExt(g->b, cg_intrinsic(g, name, NULL, 0, a2, 4), i64, "");
+    LLVMValueRef r = LLVMBuildOr(g->b, lo, LLVMBuildShl(g->b, hi, cg_i64(g, 32), ""), "");
+    return fp ? LLVMBuildBitCast(g->b, r, LLVMDoubleTypeInContext(g->ctx), "") : r;
+}
+
+static LLVMValueRef nvptx_warp(CodeGen *g, WarpOp op, LLVMValueRef *args, const Type *t) {
+    static const char *const votes[] = {[WARP_ALL] = "all", [WARP_ANY] = "any", [WARP_EQ] = "uni",
+                                        [WARP_BALLOT] = "ballot"};
+    switch (op) {
+    case WARP_ACTIVEMASK: return cg_intrinsic(g, "llvm.nvvm.activemask", NULL, 0, NULL, 0);
+    case WARP_LANEMASK_LT: return sreg(g, "lanemask.lt");
+    case WARP_MATCH_ANY: case WARP_MATCH_ALL: return warp_match(g, op, args[0], args[1], t);
+    case WARP_ALL: case WARP_ANY: case WARP_EQ: case WARP_BALLOT: {
+        char name[48];
+        snprintf(name, sizeof name, "llvm.nvvm.vote.%s.sync", votes[op]);
+        return cg_intrinsic(g, name, NULL, 0, args, 2);
+    }
+    default: return warp_shuffle(g, op, args, t);
+    }
+}
+
+/* The integer register a cache-hinted access moves an element of t
+ * through, with its PTX constraint (cache_hints.py's CONSTRAINT_MAP):
+ * 8-bit elements travel in 32-bit registers, as PTX allows ld.b8/st.b8. */
+static LLVMTypeRef cache_hint_register(CodeGen *g, const Type *t, const char **constraint) {
+    int bits = t->bits;
+    *constraint = bits == 64 ? "l" : bits == 16 ? "h" : "r";
+    return LLVMIntTypeInContext(g->ctx, bits == 8 ? 32 : (unsigned)bits);
+}
+
+static const char *const cache_ops[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt"}; /* ORDER CacheOp */
+
+/* ld.global.<op> of one element at the generic address p, as numba-cuda
+ * emits it (inline PTX: LLVM has no intrinsic for the cache operators). */
+static LLVMValueRef nvptx_cache_load(CodeGen *g, CacheOp op, LLVMValueRef p, const Type *t) {
+    const char *reg;
+    LLVMTypeRef rt = cache_hint_register(g, t, &reg);
+    char text[64], constraints[16];
+    snprintf(text, sizeof text, "ld.global.%s.b%d $0, [$1];", cache_ops[op], t->bits);
+    snprintf(constraints, sizeof constraints, "=%s,l", reg);
+    LLVMValueRef bits = inline_ptx(g, rt, text, constraints, &p, 1, false);
+    if (t->bits == 8) bits = LLVMBuildTrunc(g->b, bits, LLVMInt8TypeInContext(g->ctx), "");
+    return LLVMBuildBitCast(g->b, bits, cg_type(g, t), "");
+}
+
+static void nvptx_cache_store(CodeGen *g, CacheOp op, LLVMValueRef p, LLVMValueRef v, const Type *t) {
+    const char *reg;
+    LLVMTypeRef rt = cache_hint_register(g, t, &reg);
+    char text[64], constraints[24];
+    snprintf(text, sizeof text, "st.global.%s.b%d [$0], $1;", cache_ops[op], t->bits);
+    snprintf(constraints, sizeof constraints, "l,%s,~{memory}", reg);
+    LLVMValueRef bits = LLVMBuildBitCast(g->b, v, LLVMIntTypeInContext(g->ctx, (unsigned)t->bits), "");
+    if (t->bits == 8) bits = LLVMBuildZExt(g->b, bits, rt, "");
+    LLVMValueRef args[] = {p, bits};
+    inline_ptx(g, LLVMVoidTypeInContext(g->ctx), text, constraints, args, 2, true);
+}
+
+/* The grid's workspace, which the driver gives a cooperative launch in
+ * %envreg1 (high half) and %envreg2 (low half), as CUDA's cooperative_groups
+ * reads it (driver_abi.h): a word of size, then the grid barrier's word. */
+static LLVMValueRef nvptx_grid_group(CodeGen *g) {
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(g->ctx);
+    LLVMValueRef hi = LLVMBuildZExt(g->b, sreg(g, "envreg1"), i64, "");
+    LLVMValueRef lo = LLVMBuildZExt(g->b, sreg(g, "envreg2"), i64, "");
+    return LLVMBuildOr(g->b, LLVMBuildShl(g->b, hi, cg_i64(g, 32), ""), lo, "grid");
+}
+
+/* tid.x | tid.y | tid.z (reg "tid"), zero only in the first thread. */
+static LLVMValueRef or_axes(CodeGen *g, SpecialValue v) {
+    LLVMValueRef r = nvptx_special(g, v, 0);
+    for (int i = 1; i < 3; i++) r = LLVMBuildOr(g->b, r, nvptx_special(g, v, i), "");
+    return r;
+}
+
+/* The grid barrier of cooperative_groups' sync_grids: after a block
+ * barrier, thread 0 of each block adds 1 to the barrier word (block 0 adds
+ * 0x80000000 - (blocks - 1)), so that the word's top bit flips when the last
+ * block arrives; each waits for the flip, then the block barrier again. */
+static void nvptx_grid_sync(CodeGen *g, LLVMValueRef group) {
+    LLVMBuilderRef b = g->b;
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(g->ctx), i32 = LLVMInt32TypeInContext(g->ctx);
+    LLVMValueRef ws = LLVMBuildIntToPtr(b, group, cg_generic_pointer(g), ""), four = cg_i64(g, 4);
+    LLVMValueRef word = LLVMBuildGEP2(b, i8, ws, &four, 1, "barrier");
+    nvptx_barrier(g, SYNC_THREADS, NULL);
+    LLVMBasicBlockRef master = cg_new_block(g, "grid.master"), spin = cg_new_block(g, "grid.spin");
+    LLVMBasicBlockRef arrived = cg_new_block(g, "grid.arrived"), join = cg_new_block(g, "grid.join");
+    LLVMValueRef zero = cg_i32(g, 0);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, or_axes(g, SV_THREAD_IDX), zero, ""), master, join);
+    LLVMPositionBuilderAtEnd(b, master);
+    LLVMValueRef blocks = LLVMBuildMul(b, LLVMBuildMul(b, nvptx_special(g, SV_GRID_DIM, 0), nvptx_special(g, SV_GRID_DIM, 1), ""),
+                                       nvptx_special(g, SV_GRID_DIM, 2), "");
+    LLVMValueRef first = LLVMBuildSub(b, cg_i32(g, (long long)0x80000001u), blocks, "");
+    LLVMValueRef is_first = LLVMBuildICmp(b, LLVMIntEQ, or_axes(g, SV_BLOCK_IDX), zero, "");
+    LLVMValueRef add = LLVMBuildSelect(b, is_first, first, cg_i32(g, 1), "");
+    nvptx_barrier(g, FENCE_DEVICE, NULL);
+    LLVMValueRef old = LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, word, add, LLVMAtomicOrderingMonotonic, false);
+    LLVMBuildBr(b, spin);
+    LLVMPositionBuilderAtEnd(b, spin);
+    LLVMValueRef now = LLVMBuildLoad2(b, i32, word, "");
+    LLVMSetVolatile(now, true);
+    LLVMValueRef flipped = LLVMBuildAnd(b, LLVMBuildXor(b, old, now, ""), cg_i32(g, (long long)0x80000000u), "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, flipped, zero, ""), arrived, spin);
+    LLVMPositionBuilderAtEnd(b, arrived);
+    nvptx_barrier(g, FENCE_DEVICE, NULL);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    nvptx_barrier(g, SYNC_THREADS, NULL);
+}
+
+/* ---- libdevice's names, and Numba's fast forms ---------------------------- */
+
+/* libdevice's __nv_<symbol>: its flush-to-zero copy (linked under FTZ_SUFFIX)
+ * in a function of the fast model. */
+static LLVMValueRef nvptx_math_symbol(CodeGen *g, const char *symbol, LLVMTypeRef ret, LLVMValueRef *args, int n) {
+    char name[80];
+    snprintf(name, sizeof name, "__nv_%s%s", symbol, g->ftz ? FTZ_SUFFIX : "");
+    return cg_call(g, ret, name, args, n);
+}
+
+static LLVMValueRef f32_inline(CodeGen *g, const char *text, LLVMValueRef *args, int n) {
+    return inline_ptx(g, LLVMFloatTypeInContext(g->ctx), text, n == 1 ? "=f,f" : "=f,f,f", args, n, false);
+}
+
+/* libdevice's function for name and t: sinf for float32, sin for float64;
+ * under fastmath Numba takes libdevice's approximate float32 versions, and
+ * tanh.approx where the PTX has it (7.0). */
+static LLVMValueRef nvptx_math(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n) {
+    static const char *const fast[] = {"sin", "cos", "tan", "exp", "log", "log2", "log10", "pow"};
+    bool f32 = t->bits == 32, use_fast = false;
+    for (size_t i = 0; g->fastmath && f32 && i < sizeof fast / sizeof fast[0]; i++)
+        use_fast = use_fast || !strcmp(name, fast[i]);
+    if (g->fastmath && f32 && !strcmp(name, "tanh") && ptx_isa(g->cfg) >= 70)
+        return f32_inline(g, "tanh.approx.f32 $0, $1;", args, 1);
+    char symbol[64];
+    snprintf(symbol, sizeof symbol, "%s%s%s", use_fast ? "fast_" : "", name, f32 ? "f" : "");
+    return nvptx_math_symbol(g, symbol, cg_type(g, t), args, n);
+}
+
+/* Numba's fastmath float32 divisions, as NVVM compiles them with
+ * prec-div=0: LLVM 19's NVPTX back end would choose these forms only for
+ * the whole process. */
+static LLVMValueRef nvptx_fast_fdiv(CodeGen *g, FastDiv kind, LLVMValueRef a, LLVMValueRef b) {
+    LLVMValueRef args[] = {a, b};
+    switch (kind) {
+    case FDIV_FAST: return nvptx_math_symbol(g, "fast_fdividef", LLVMTypeOf(a), args, 2);
+    case FDIV_FULL: return f32_inline(g, "div.full.ftz.f32 $0, $1, $2;", args, 2);
+    default: return cg_intrinsic(g, "llvm.nvvm.div.rn.ftz.f", NULL, 0, args, 2);
+    }
+}
+
+/* vprintf(format, buffer): the values packed in a local struct. */
+static void nvptx_print(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, int n) {
+    LLVMValueRef buffer = LLVMConstPointerNull(cg_generic_pointer(g));
+    if (n) {
+        LLVMTypeRef *fields = ARENA_ARRAY(g->arena, LLVMTypeRef, n);
+        for (int i = 0; i < n; i++) fields[i] = LLVMTypeOf(values[i]);
+        LLVMTypeRef st = LLVMStructTypeInContext(g->ctx, fields, (unsigned)n, false);
+        LLVMValueRef slot = cg_entry_alloca(g, st, "print.args");
+        for (int i = 0; i < n; i++) LLVMBuildStore(g->b, values[i], LLVMBuildStructGEP2(g->b, st, slot, (unsigned)i, ""));
+        buffer = LLVMBuildAddrSpaceCast(g->b, slot, cg_generic_pointer(g), "");
+    }
+    LLVMValueRef args[] = {format, buffer};
+    cg_call(g, LLVMInt32TypeInContext(g->ctx), "vprintf", args, 2);
+}
+
+static void nvptx_mark_kernel(CodeGen *g, LLVMValueRef fn) {
+    LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+    LLVMMetadataRef md[] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(g->ctx, "kernel", 6),
+                            LLVMValueAsMetadata(cg_i32(g, 1))};
+    LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations",
+                                LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, md, 3)));
+}
+
+const Target target_nvptx = {
+    .name = "nvptx",
+    .default_arch = "sm_75",
+    .check_arch = nvptx_check_arch,
+    .prepare = nvptx_prepare,
+    .link = nvptx_link,
+    .optimize = nvptx_optimize,
+    .emit = nvptx_emit,
+    .address_space = {[MEM_GLOBAL] = 1, [MEM_SHARED] = 3, [MEM_CONST] = 4},
+    .special = nvptx_special,
+    .barrier = nvptx_barrier,
+    .block_vote = nvptx_block_vote,
+    .warp = nvptx_warp,
+    .cache_load = nvptx_cache_load,
+    .cache_store = nvptx_cache_store,
+    .grid_group = nvptx_grid_group,
+    .grid_sync = nvptx_grid_sync,
+    .math = nvptx_math,
+    .math_symbol = nvptx_math_symbol,
+    .fast_fdiv = nvptx_fast_fdiv,
+    .print = nvptx_print,
+    .mark_kernel = nvptx_mark_kernel,
+    .mark_fast_model = nvptx_mark_fast_model,
+};
