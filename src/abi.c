@@ -90,11 +90,9 @@ static void describe_constants(Unit *u, Manifest *m) {
         mc->name = c->name;
         mc->dtype = type_name(u->arena, c->ty->dtype);
         mc->ndim = c->ty->ndim;
+        mc->shape = c->shape;
         mc->size = type_size(c->ty->dtype);
-        for (int d = 0; d < c->ty->ndim; d++) {
-            mc->shape[d] = c->shape[d];
-            mc->size *= c->shape[d];
-        }
+        for (int d = 0; d < c->ty->ndim; d++) mc->size *= c->shape[d];
     }
 }
 

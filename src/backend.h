@@ -79,6 +79,8 @@ struct Target {
     /* The code for `kind` (not EMIT_LLVM, which target.c prints), and the
      * version of its format ("7.8" for PTX ISA 7.8). */
     bool (*emit)(IrModule *m, EmitKind kind, Code *out, Diag *d);
+    /* The most bytes of parameters a kernel may take. */
+    long (*max_param_bytes)(const TargetConfig *cfg);
     /* ---- lowering */
     unsigned address_space[MEM_COUNT];
     /* A special value of the running thread (axis 0..2 for the dim3 ones). */

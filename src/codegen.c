@@ -27,10 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_SOURCES = 16 };
-
 /* The target of the module being built. */
 #define TARGET(g) ((g)->cfg->target)
+
+/* Room for n items in the unit's arena: for counts that the input decides
+ * (a tuple's elements, an array's dimensions, a call's arguments). */
+#define CG_ARRAY(g, T, n) ARENA_ARRAY((g)->arena, T, (n) > 0 ? (n) : 1)
 
 static void cg_error(CodeGen *g, Span at, const char *fmt, const char *what) {
     if (!g->failed || g->diag->error_count == 0) diag_error(g->diag, at, fmt, what);
@@ -71,10 +73,9 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
     }
     case TY_ARRAY: return array_struct(g, t->ndim);
     case TY_TUPLE: {
-        LLVMTypeRef fields[64];
-        int n = t->elem_count < 64 ? t->elem_count : 64;
-        for (int i = 0; i < n; i++) fields[i] = llvm_type(g, t->elems[i]);
-        return LLVMStructTypeInContext(g->ctx, fields, (unsigned)n, false);
+        LLVMTypeRef *fields = CG_ARRAY(g, LLVMTypeRef, t->elem_count);
+        for (int i = 0; i < t->elem_count; i++) fields[i] = llvm_type(g, t->elems[i]);
+        return LLVMStructTypeInContext(g->ctx, fields, (unsigned)t->elem_count, false);
     }
     case TY_VECTOR: { /* numba-cuda's StructModel: one field a member */
         LLVMTypeRef fields[4];
@@ -330,11 +331,8 @@ static void store_scalar(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef
 /* A static shared or local array: storage of the whole size, C strides. */
 static LLVMValueRef alloc_array(CodeGen *g, Node *call, bool shared) {
     const Type *t = call->ty;
-    long count = 1, shape[8];
-    for (int i = 0; i < t->ndim && i < 8; i++) {
-        shape[i] = call->dims[i];
-        count *= shape[i];
-    }
+    long count = 1;
+    for (int i = 0; i < t->ndim; i++) count *= call->dims[i];
     LLVMTypeRef elem = memory_type(g, t->dtype);
     LLVMTypeRef storage = LLVMArrayType2(elem, (uint64_t)count);
     LLVMValueRef data;
@@ -355,12 +353,12 @@ static LLVMValueRef alloc_array(CodeGen *g, Node *call, bool shared) {
         LLVMSetAlignment(a, 16);
         data = a;
     }
-    LLVMValueRef shv[8], stv[8];
+    LLVMValueRef *shv = CG_ARRAY(g, LLVMValueRef, t->ndim), *stv = CG_ARRAY(g, LLVMValueRef, t->ndim);
     long stride = type_size(t->dtype);
     for (int i = t->ndim - 1; i >= 0; i--) {
-        shv[i] = i64c(g, shape[i]);
+        shv[i] = i64c(g, call->dims[i]);
         stv[i] = i64c(g, stride);
-        stride *= shape[i];
+        stride *= call->dims[i];
     }
     return make_array(g, t, data, shv, stv);
 }
@@ -734,7 +732,7 @@ static LLVMValueRef const_array(CodeGen *g, Sym *sym) {
         LLVMSetGlobalConstant(gv, true);
         LLVMSetAlignment(gv, 16);
     }
-    LLVMValueRef shape[8], strides[8];
+    LLVMValueRef *shape = CG_ARRAY(g, LLVMValueRef, t->ndim), *strides = CG_ARRAY(g, LLVMValueRef, t->ndim);
     long stride = type_size(t->dtype);
     for (int i = t->ndim - 1; i >= 0; i--) {
         shape[i] = i64c(g, c->shape[i]);
@@ -747,10 +745,9 @@ static LLVMValueRef const_array(CodeGen *g, Sym *sym) {
 /* A scalar or tuple module constant as an LLVM constant of type t. */
 static LLVMValueRef const_value(CodeGen *g, const ConstValue *c, const Type *t) {
     if (t->kind == TY_TUPLE) {
-        LLVMValueRef elems[64];
-        int n = c->elem_count < 64 ? c->elem_count : 64;
-        for (int i = 0; i < n; i++) elems[i] = const_value(g, c->elems[i], t->elems[i]);
-        return LLVMConstStructInContext(g->ctx, elems, (unsigned)n, false);
+        LLVMValueRef *elems = CG_ARRAY(g, LLVMValueRef, c->elem_count);
+        for (int i = 0; i < c->elem_count; i++) elems[i] = const_value(g, c->elems[i], t->elems[i]);
+        return LLVMConstStructInContext(g->ctx, elems, (unsigned)c->elem_count, false);
     }
     if (t->kind == TY_FLOAT) return LLVMConstReal(llvm_type(g, t), c->ty->kind == TY_FLOAT ? c->v.f : (double)c->v.i);
     if (t->kind == TY_BOOL) return LLVMConstInt(i1(g), c->v.i != 0, false);
@@ -819,7 +816,8 @@ static LLVMValueRef array_size(CodeGen *g, const Type *t, LLVMValueRef arr, LLVM
 /* An array with the same data and its dimensions reversed (.T), or the
  * same dimensions and its data offset by `offset` bytes (.real, .imag). */
 static LLVMValueRef array_view(CodeGen *g, const Type *t, const Type *view, LLVMValueRef arr, bool reverse, long offset) {
-    LLVMValueRef shape[8], strides[8], data = extract(g, arr, 0, "");
+    LLVMValueRef *shape = CG_ARRAY(g, LLVMValueRef, t->ndim), *strides = CG_ARRAY(g, LLVMValueRef, t->ndim);
+    LLVMValueRef data = extract(g, arr, 0, "");
     for (int i = 0; i < t->ndim; i++) {
         int from = reverse ? t->ndim - 1 - i : i;
         shape[i] = array_dim(g, arr, 1, from);
@@ -873,8 +871,11 @@ static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
     }
 }
 
-/* The indices of a subscript, as values and types. */
-static int gen_indices(CodeGen *g, Node *index, LLVMValueRef *vals, const Type **tys) {
+/* The indices of a subscript, as values and types (in the arena). */
+static int gen_indices(CodeGen *g, Node *index, LLVMValueRef **vals_out, const Type ***tys_out) {
+    int n = index->ty->kind == TY_TUPLE ? index->ty->elem_count : 1;
+    LLVMValueRef *vals = *vals_out = CG_ARRAY(g, LLVMValueRef, n);
+    const Type **tys = *tys_out = CG_ARRAY(g, const Type *, n);
     if (index->ty->kind == TY_TUPLE) {
         LLVMValueRef t = gen_expr(g, index);
         for (int i = 0; i < index->ty->elem_count; i++) {
@@ -894,9 +895,9 @@ static int gen_indices(CodeGen *g, Node *index, LLVMValueRef *vals, const Type *
 
 static LLVMValueRef subscript_ptr(CodeGen *g, Node *n) {
     LLVMValueRef arr = gen_expr(g, n->lhs);
-    LLVMValueRef idx[8];
-    const Type *tys[8];
-    gen_indices(g, n->rhs, idx, tys);
+    LLVMValueRef *idx;
+    const Type **tys;
+    gen_indices(g, n->rhs, &idx, &tys);
     return element_ptr(g, n->lhs->ty, arr, idx, tys);
 }
 
@@ -939,7 +940,8 @@ static LLVMValueRef gen_view(CodeGen *g, Node *n) {
     LLVMValueRef arr = gen_expr(g, n->lhs);
     Node **idx = n->rhs->kind == ND_TUPLE ? n->rhs->items : &n->rhs;
     int count = n->rhs->kind == ND_TUPLE ? n->rhs->item_len : 1;
-    LLVMValueRef offset = i64c(g, 0), shape[8], strides[8];
+    LLVMValueRef offset = i64c(g, 0);
+    LLVMValueRef *shape = CG_ARRAY(g, LLVMValueRef, bt->ndim), *strides = CG_ARRAY(g, LLVMValueRef, bt->ndim);
     int out = 0;
     for (int d = 0; d < bt->ndim; d++) {
         LLVMValueRef len = array_dim(g, arr, 1, d), stride = array_dim(g, arr, 2, d);
@@ -1096,10 +1098,10 @@ static LLVMValueRef gen_compare(CodeGen *g, Node *n) {
 /* `a and b` / `a or b` return an operand, converted to the joined type. */
 static LLVMValueRef gen_boolop(CodeGen *g, Node *n) {
     LLVMBasicBlockRef done = cg_new_block(g, n->op == OP_AND ? "and.done" : "or.done");
-    LLVMValueRef vals[64];
-    LLVMBasicBlockRef from[64];
+    LLVMValueRef *vals = CG_ARRAY(g, LLVMValueRef, n->item_len);
+    LLVMBasicBlockRef *from = CG_ARRAY(g, LLVMBasicBlockRef, n->item_len);
     int k = 0;
-    for (int i = 0; i < n->item_len && k < 64; i++) {
+    for (int i = 0; i < n->item_len; i++) {
         LLVMValueRef v = gen_expr(g, n->items[i]);
         LLVMValueRef as_result = convert(g, v, n->items[i]->ty, n->ty);
         vals[k] = as_result;
@@ -1182,9 +1184,9 @@ static LLVMValueRef gen_grid(CodeGen *g, Node *call, bool size) {
  * and an index, name (atomics, cache hints). */
 static LLVMValueRef call_element_ptr(CodeGen *g, Node *call) {
     LLVMValueRef arr = gen_expr(g, call->items[0]);
-    LLVMValueRef idx[8];
-    const Type *tys[8];
-    gen_indices(g, call->items[1], idx, tys);
+    LLVMValueRef *idx;
+    const Type **tys;
+    gen_indices(g, call->items[1], &idx, &tys);
     return element_ptr(g, call->items[0]->ty, arr, idx, tys);
 }
 
@@ -1559,8 +1561,8 @@ static LLVMValueRef gen_libdevice(CodeGen *g, Node *call, const Entity *e) {
 }
 
 static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
-    LLVMValueRef args[64];
-    for (int i = 0; i < call->item_len && i < 64; i++) args[i] = arg_cast(g, call, i);
+    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, call->item_len);
+    for (int i = 0; i < call->item_len; i++) args[i] = arg_cast(g, call, i);
     LLVMValueRef fn = f->cg[g->ftz];
     return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)call->item_len, "");
 }
@@ -1767,7 +1769,7 @@ static LLVMValueRef iter_element(CodeGen *g, const IterSource *src, LLVMValueRef
     /* a row: the view a[i] */
     LLVMValueRef offset = LLVMBuildMul(g->b, i, array_dim(g, src->array, 2, 0), "");
     LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), extract(g, src->array, 0, ""), &offset, 1, "");
-    LLVMValueRef shape[8], strides[8];
+    LLVMValueRef *shape = CG_ARRAY(g, LLVMValueRef, at->ndim), *strides = CG_ARRAY(g, LLVMValueRef, at->ndim);
     for (int d = 1; d < at->ndim; d++) {
         shape[d - 1] = array_dim(g, src->array, 1, d);
         strides[d - 1] = array_dim(g, src->array, 2, d);
@@ -1786,7 +1788,7 @@ struct LoopState {
     bool range;
     const Type *t;                 /* range: the value's type */
     LLVMValueRef stop, step;       /* range */
-    IterSource src[MAX_SOURCES];   /* other iterables */
+    IterSource *src;               /* other iterables (count of them) */
     int count;
     LLVMValueRef len, first;       /* first: enumerate's start */
 };
@@ -1801,7 +1803,9 @@ static LoopState *loop_state(CodeGen *g, Node *n) {
     return st;
 }
 
-static bool is_iter_call(const Node *it, const char *path) { return it->entity && !strcmp(it->entity->path, path); }
+static bool is_iter_call(const Node *it, IterKind kind) {
+    return it->entity && it->entity->lower == LW_RANGE && it->entity->op == (int)kind;
+}
 
 static void loop_init(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
@@ -1822,10 +1826,11 @@ static void loop_init(CodeGen *g, Node *n) {
         LLVMBuildStore(g->b, start, st->counter);
         return;
     }
-    bool enumerate = is_iter_call(it, "builtins.enumerate"), zip = is_iter_call(it, "builtins.zip");
+    bool enumerate = is_iter_call(it, ITER_ENUMERATE), zip = is_iter_call(it, ITER_ZIP);
     Node **nodes = enumerate || zip ? it->items : &n->iter;
     st->count = zip ? it->item_len : 1;
-    for (int k = 0; k < st->count && k < MAX_SOURCES; k++) {
+    st->src = CG_ARRAY(g, IterSource, st->count);
+    for (int k = 0; k < st->count; k++) {
         iter_setup(g, nodes[k], &st->src[k]);
         LLVMValueRef len = st->src[k].len;
         st->len = st->len ? LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, len, st->len, ""), len, st->len, "") : len;
@@ -1864,7 +1869,7 @@ static void loop_target(CodeGen *g, Node *n) {
         return;
     }
     Node *it = n->iter;
-    bool enumerate = is_iter_call(it, "builtins.enumerate"), zip = is_iter_call(it, "builtins.zip");
+    bool enumerate = is_iter_call(it, ITER_ENUMERATE), zip = is_iter_call(it, ITER_ZIP);
     LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), st->counter, "");
     const Type *tuple = enumerate || zip ? n->cond->ty : NULL;
     if (tuple) {
@@ -1933,21 +1938,18 @@ static void gen_statement(CodeGen *g, Node *n) {
  * every incoming value is read before any phi is written, as one of them
  * may be another's incoming value around a loop. */
 static void gen_phi_moves(CodeGen *g, const CfgBlock *blk) {
-    LLVMValueRef vals[64];
-    for (int start = 0; start < blk->move_count; start += 64) {
-        int n = blk->move_count - start < 64 ? blk->move_count - start : 64;
-        for (int i = 0; i < n; i++) {
-            const PhiMove *m = &blk->moves[start + i];
-            vals[i] = NULL;
-            if (!m->phi->cg) continue; /* None holds nothing */
-            if (!m->value || !m->value->ty || (!has_storage(m->value) && m->value->ty->kind != TY_NONE))
-                vals[i] = LLVMConstNull(llvm_type(g, m->phi->ty)); /* no version reaches: Numba's null */
-            else
-                vals[i] = convert(g, load_version(g, m->value), m->value->ty, m->phi->ty);
-        }
-        for (int i = 0; i < n; i++)
-            if (vals[i]) LLVMBuildStore(g->b, vals[i], blk->moves[start + i].phi->cg);
+    LLVMValueRef *vals = CG_ARRAY(g, LLVMValueRef, blk->move_count);
+    for (int i = 0; i < blk->move_count; i++) {
+        const PhiMove *m = &blk->moves[i];
+        vals[i] = NULL;
+        if (!m->phi->cg) continue; /* None holds nothing */
+        if (!m->value || !m->value->ty || (!has_storage(m->value) && m->value->ty->kind != TY_NONE))
+            vals[i] = LLVMConstNull(llvm_type(g, m->phi->ty)); /* no version reaches: Numba's null */
+        else
+            vals[i] = convert(g, load_version(g, m->value), m->value->ty, m->phi->ty);
     }
+    for (int i = 0; i < blk->move_count; i++)
+        if (vals[i]) LLVMBuildStore(g->b, vals[i], blk->moves[i].phi->cg);
 }
 
 static void gen_item(CodeGen *g, const CfgItem *it) {
@@ -2034,7 +2036,7 @@ static LLVMTypeRef part_type(CodeGen *g, AbiPart p) {
 static LLVMValueRef abi_unpack(CodeGen *g, const Type *t, LLVMValueRef fn, unsigned *next) {
     if (t->kind == TY_ARRAY) {
         LLVMValueRef data = generic(g, LLVMGetParam(fn, (*next)++));
-        LLVMValueRef shape[8], strides[8];
+        LLVMValueRef *shape = CG_ARRAY(g, LLVMValueRef, t->ndim), *strides = CG_ARRAY(g, LLVMValueRef, t->ndim);
         for (int i = 0; i < t->ndim; i++) shape[i] = LLVMGetParam(fn, (*next)++);
         for (int i = 0; i < t->ndim; i++) strides[i] = LLVMGetParam(fn, (*next)++);
         return make_array(g, t, data, shape, strides);
@@ -2089,6 +2091,21 @@ static bool compiled_under(const Unit *u, const FuncInfo *f, unsigned models, bo
     if (!emitted(f)) return false;
     if (f->is_kernel) return fastmath_of(u, f) == ftz;
     return models & (ftz ? MODEL_FAST : MODEL_PLAIN);
+}
+
+/* Whether kernel f's parameters fit what the target passes to a kernel. */
+static bool params_fit(CodeGen *g, const FuncInfo *f) {
+    long bytes = 0, limit = TARGET(g)->max_param_bytes(g->cfg);
+    for (int i = 0; i < f->param_count; i++)
+        for (int j = 0; j < abi_part_count(f->params[i]->ty); j++) {
+            AbiPart p = abi_part(f->params[i]->ty, j);
+            bytes = (bytes + p.size - 1) / p.size * p.size + p.size;
+        }
+    if (bytes <= limit) return true;
+    diag_error(g->diag, f->def->span, "kernel '%s' takes %ld bytes of parameters; %s allows %ld on %s", f->def->name,
+               bytes, TARGET(g)->name, limit, g->cfg->arch);
+    g->failed = true;
+    return false;
 }
 
 /* Declares f's function under model ftz; a device function compiled under
@@ -2154,6 +2171,8 @@ static void build_functions(CodeGen *g) {
     Unit *u = g->unit;
     unsigned models = kernel_models(u);
     for (int i = 0; i < u->func_count; i++)
+        if (u->funcs[i]->is_kernel && emitted(u->funcs[i])) params_fit(g, u->funcs[i]);
+    for (int i = 0; i < u->func_count && !g->failed; i++)
         for (int ftz = 0; ftz < 2; ftz++)
             if (compiled_under(u, u->funcs[i], models, ftz))
                 declare_function(g, u->funcs[i], ftz, !u->funcs[i]->is_kernel && models == (MODEL_PLAIN | MODEL_FAST));

@@ -198,7 +198,7 @@ static void write_const(Writer *w, const ManifestConst *c) {
     key_str(w, "dtype", c->dtype);
     key(w, "shape");
     begin_seq(w, true);
-    for (int i = 0; i < c->ndim && i < 8; i++) put_int(w, c->shape[i]);
+    for (int i = 0; i < c->ndim; i++) put_int(w, c->shape[i]);
     end_seq(w);
     key_int(w, "size", c->size);
     end_map(w);

@@ -132,6 +132,10 @@ static int ptx_isa(const TargetConfig *cfg) {
     return cfg->debug_info && arch->ptx < DEBUG_PTX ? DEBUG_PTX : arch->ptx;
 }
 
+/* 4 KB of kernel parameters, 32 KB from PTX 8.1 on (CUDA 12.1, Volta and
+ * newer). */
+static long nvptx_max_param_bytes(const TargetConfig *cfg) { return ptx_isa(cfg) >= 81 ? 32764 : 4352; }
+
 static LLVMCodeGenOptLevel codegen_level(int opt_level) {
     switch (opt_level) {
     case 0: return LLVMCodeGenLevelNone;
@@ -1049,6 +1053,7 @@ const Target target_nvptx = {
     .link = nvptx_link,
     .optimize = nvptx_optimize,
     .emit = nvptx_emit,
+    .max_param_bytes = nvptx_max_param_bytes,
     .address_space = {[MEM_GLOBAL] = 1, [MEM_SHARED] = 3, [MEM_CONST] = 4},
     .special = nvptx_special,
     .barrier = nvptx_barrier,

@@ -399,6 +399,8 @@ void ast_dump(FILE *out, const Diag *d, const Node *n);
 /* Nesting deeper than this (brackets, operators, blocks) is an error: it
  * bounds the parser's recursion so no input overflows its stack. */
 #define PYKC_MAX_NESTING 200
+/* The most dimensions an array may have: NumPy's NPY_MAXDIMS. */
+#define PYKC_MAX_NDIM 64
 /* Expression trees taller than this (`a+a+...+a`, `x.y.y...`) are refused,
  * which bounds the recursion of every pass after the parser. */
 #define PYKC_MAX_EXPR_HEIGHT 1000
@@ -623,7 +625,7 @@ struct ConstValue {
     ConstValue **elems;      /* tuple elements */
     int elem_count;
     void *data;              /* array constant: ty->dtype elements, C order */
-    long shape[8];
+    long *shape;             /* array constant: ty->ndim extents */
     const char *name;        /* array constant: its module-level name */
 };
 
@@ -887,7 +889,7 @@ typedef struct ManifestTarget {
 typedef struct ManifestConst {
     const char *name, *dtype;
     int ndim;
-    long shape[8];
+    const long *shape;
     long size;                 /* bytes */
 } ManifestConst;
 

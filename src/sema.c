@@ -534,6 +534,10 @@ static Type *array_annotation(Sema *s, Node *ann, Type *elem) {
         sema_error(s, ann->span, "an array type is written T[:], T[:, :], T[::1], T[:, ::1] or T[::1, :]");
         return &ty_error;
     }
+    if (ndim > PYKC_MAX_NDIM) {
+        sema_error(s, ann->span, "an array has at most %d dimensions, as in NumPy", PYKC_MAX_NDIM);
+        return &ty_error;
+    }
     return type_array(s->arena, elem, ndim, layout);
 }
 
@@ -779,10 +783,10 @@ static Type *tuple_slice_type(Sema *s, Node *n, Type *base) {
     if (lo > len) lo = len;
     if (hi > len) hi = len;
     if (st < 0 && lo >= len) lo = len - 1;
-    Type *elems[64];
+    Type **elems = ARENA_ARRAY(s->arena, Type *, len + 1);
     long *picks = ARENA_ARRAY(s->arena, long, len + 1);
     int n_out = 0;
-    for (int64_t i = lo; (st > 0 ? i < hi : i > hi) && n_out < 64; i += st) {
+    for (int64_t i = lo; st > 0 ? i < hi : i > hi; i += st) {
         picks[n_out] = (long)i;
         elems[n_out++] = base->elems[i];
     }
@@ -1449,7 +1453,7 @@ static Type *loop_element(Sema *s, Node *iter) {
                                                   : "zip() takes one or more iterables");
         return &ty_error;
     }
-    Type *elems[16];
+    Type **elems = ARENA_ARRAY(s->arena, Type *, iter->item_len + 1);
     int n = 0;
     if (enumerate) {
         elems[n++] = &ty_int64;
@@ -1459,7 +1463,7 @@ static Type *loop_element(Sema *s, Node *iter) {
             return &ty_error;
         }
     } else {
-        for (int i = 0; i < iter->item_len && n < 16; i++) elems[n++] = element_of(s, iter->items[i]);
+        for (int i = 0; i < iter->item_len; i++) elems[n++] = element_of(s, iter->items[i]);
     }
     for (int i = 0; i < n; i++)
         if (elems[i]->kind == TY_ERROR) return &ty_error;
@@ -2106,7 +2110,10 @@ static Node *keyword(Node *call, const char *name) {
 /* Flattens nested lists or tuples of constants in C order, noting the shape. */
 static bool flatten(Sema *s, Node *n, int depth, long *shape, int *ndim, double *vals, bool *floats, long *count, long cap) {
     if (n->kind == ND_LIST || n->kind == ND_TUPLE) {
-        if (depth >= 8) return false;
+        if (depth >= PYKC_MAX_NDIM) {
+            sema_error(s, n->span, "a NumPy array constant has at most %d dimensions", PYKC_MAX_NDIM);
+            return false;
+        }
         if (depth >= *ndim) {
             *ndim = depth + 1;
             shape[depth] = n->item_len;
@@ -2161,7 +2168,7 @@ static ConstValue *fold_numpy_array(Sema *s, Node *n) {
     enum { CAP = 1 << 20 };
     double *vals = malloc(sizeof(double) * CAP);
     if (!vals) ice("out of memory folding an array constant");
-    long shape[8] = {0}, count = 0;
+    long shape[PYKC_MAX_NDIM] = {0}, count = 0;
     int ndim = 0;
     bool floats = zeros || ones, ok = n->item_len >= 1;
     if (ok && array) {
@@ -2182,7 +2189,8 @@ static ConstValue *fold_numpy_array(Sema *s, Node *n) {
         Node **dims = sh->kind == ND_TUPLE ? sh->items : &sh;
         ndim = sh->kind == ND_TUPLE ? sh->item_len : 1;
         count = 1;
-        for (int i = 0; i < ndim && ok && i < 8; i++) {
+        ok = ndim <= PYKC_MAX_NDIM;
+        for (int i = 0; i < ndim && ok; i++) {
             ConstValue *c = fold(s, dims[i]);
             ok = c && c->ty == &ty_int64 && c->v.i >= 0;
             shape[i] = ok ? c->v.i : 0;
@@ -2202,7 +2210,8 @@ static ConstValue *fold_numpy_array(Sema *s, Node *n) {
     c->ty->readonly = true;
     c->data = arena_alloc(s->arena, (size_t)(count ? count : 1) * (size_t)type_size(elem));
     for (long i = 0; i < count; i++) store_element(c->data, i, elem, vals[i]);
-    memcpy(c->shape, shape, sizeof shape);
+    c->shape = ARENA_ARRAY(s->arena, long, ndim);
+    memcpy(c->shape, shape, sizeof(long) * (size_t)ndim);
     free(vals);
     return c;
 }

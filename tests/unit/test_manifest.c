@@ -49,7 +49,8 @@ static Manifest sample(void) {
         {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, 0, 0, false},
         {"scale", "_Z5scale", scale_params, 2, scale_ptx, 5, 4096, true, 256, 32, true},
     };
-    static ManifestConst consts[] = {{"LUT", "float32", 2, {4, 4}, 64}};
+    static const long lut_shape[] = {4, 4};
+    static ManifestConst consts[] = {{"LUT", "float32", 2, lut_shape, 64}};
     return (Manifest){"samples/k.pyk", "fnv1a64:e71fa2190541574b", targets, 2, kernels, 2, consts, 1};
 }
 
