@@ -39,7 +39,6 @@ PYKC := $(BUILD)/pykc
 all: $(PYKC)
 
 include mk/llvm.mk
-include mk/bolt.mk
 
 $(BUILD)/obj/%.o: src/%.c src/pykc.h | $(BUILD)/obj
 	$(CC) $(CFLAGS_BASE) $(LLVM_CFLAGS) $(CFLAGS) -c $< -o $@
@@ -52,7 +51,7 @@ $(BUILD)/gen/%.pyk.inc: src/lib/%.pyk
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(PYKC_LINKED): $(COMPILER_OBJS) $(LINK_ORDER)
+$(PYKC): $(COMPILER_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_BASE) $(PYKC_LDFLAGS) $(LDFLAGS) $(COMPILER_OBJS) -o $@ $(PYKC_LIBS) 2>$@.ld; status=$$?; \
 	  grep -v $(NSS_WARNING) $@.ld >&2; rm -f $@.ld; exit $$status
@@ -111,4 +110,4 @@ clean:
 help:
 	@echo "pykc make targets:"
 	@grep -h '^## ' $(MAKEFILE_LIST) | sed 's/^## /  /'
-	@echo "variables: LLVM_CONFIG=path  SAN=1 (sanitizers)  PREFIX=dir  WERROR=0  BOLT= (no BOLT layout)"
+	@echo "variables: LLVM_CONFIG=path  SAN=1 (sanitizers)  PREFIX=dir  WERROR=0  LLVM_LINK=shared"

@@ -71,28 +71,13 @@ COMPILER_LIBS := $(LLVM_LIBS) $(YAML_LIBS) -lm -pthread
 # need its shared NSS modules at run time: only LLVM's expansion of ~ in a
 # path calls them, which pykc never asks for, so the link rule leaves those
 # lines out of what it prints (NSS_WARNING).
-#
-# The functions a compilation runs are laid out together, in the order of
-# mk/pykc.order (tools/order_file.py writes it from callgrind profiles):
-# scattered over LLVM's 26 MB of code, they touched every 64 KB of it, a page
-# fault each; together, a third as many faults, and the anchors compile in
-# 7 to 13% less time (bench/README.md). Needs lld (lld-19), which reads such
-# a file; without it the link keeps the plain order. LINK_ORDER= turns it off.
-# BOLT then lays out the blocks within the functions (mk/bolt.mk).
-LINK_ORDER ?= mk/pykc.order
-LLD := $(wildcard $(LLVM_BINDIR)/ld.lld)
 PYKC_LIBS := $(COMPILER_LIBS)
 PYKC_LDFLAGS :=
-PYKC_LAYOUT :=
 ifeq ($(LLVM_LINK),static)
 ifneq ($(SAN),1)
 PYKC_LIBS := -static -L$(LLVM_LIBDIR) $(LLVM_STATIC_LIBS) \
              $(filter-out %.so -lxml2 -lz3 -lzstd -l:libzstd.so.1,$(LLVM_SYSTEM_LIBS)) -lzstd -l:libstdc++.a \
              -Wl,--gc-sections $(YAML_LIBS) -lm -pthread
-ifneq ($(and $(LLD),$(LINK_ORDER)),)
-PYKC_LDFLAGS := -B$(LLVM_BINDIR) -fuse-ld=lld -Wl,--symbol-ordering-file=$(LINK_ORDER) -Wl,--no-warn-symbol-ordering
-PYKC_LAYOUT := link-order
-endif
 endif
 endif
 NSS_WARNING := -e 'in function .llvm::sys::\(fs::expandTildeExpr\|path::home_directory\)' \

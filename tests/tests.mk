@@ -17,5 +17,4 @@ test-unit: $(UNIT_BIN)
 ## test-lit: the compile tests (lit + FileCheck) under tests/lit
 test-lit: $(PYKC)
 	@sh tests/run-lit.sh $(RESULTS) $(LIT) $(abspath $(PYKC)) $(LLVM_BINDIR) tests/lit \
-	  $(if $(PYKC_LAYOUT),--param layout=$(PYKC_LAYOUT) --param link_order=$(abspath $(LINK_ORDER))) \
 	  $(if $(filter 1,$(SAN)),--param sanitized=1)

@@ -2,7 +2,7 @@
 # Installs the Debian packages that building and testing pykc need, and
 # nothing when they are all present. Without root it prints the command.
 set -eu
-pkgs="llvm-19-dev llvm-19-tools libyaml-dev lld-19 bolt-19 libbolt-19-dev libzstd-dev zlib1g-dev libxml2-dev \
+pkgs="llvm-19-dev llvm-19-tools libyaml-dev libzstd-dev zlib1g-dev libxml2-dev \
 libz3-dev clang-14 libclang-rt-14-dev make python3 hyperfine"
 missing=""
 for p in $pkgs; do

@@ -15,13 +15,6 @@ bindir = lit_config.params.get("llvm_bindir")
 if not pykc or not bindir:
     lit_config.fatal("run through `make test-lit`: pykc and llvm_bindir are lit parameters")
 config.substitutions.append(("%pykc", pykc))
-# How pykc's code is laid out: `link-order` (linked in the order of the
-# link_order file, mk/llvm.mk) or `bolt` (then rewritten by BOLT from a
-# profile, mk/bolt.mk); neither in sanitizer builds.
-layout = lit_config.params.get("layout")
-if layout:
-    config.available_features.add(layout)
-    config.substitutions.append(("%link_order", lit_config.params.get("link_order")))
 # Sanitizer builds (SAN=1) free everything at exit, as a normal build
 # does not (src/main.c).
 if lit_config.params.get("sanitized"):
