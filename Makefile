@@ -53,8 +53,7 @@ $(BUILD)/gen/%.pyk.inc: src/lib/%.pyk
 
 $(PYKC): $(COMPILER_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_BASE) $(PYKC_LDFLAGS) $(LDFLAGS) $(COMPILER_OBJS) -o $@ $(PYKC_LIBS) 2>$@.ld; status=$$?; \
-	  grep -v $(NSS_WARNING) $@.ld >&2; rm -f $@.ld; exit $$status
+	$(CC) $(LDFLAGS_BASE) $(LDFLAGS) $(COMPILER_OBJS) -o $@ $(COMPILER_LIBS)
 
 $(BUILD)/obj $(BUILD)/results:
 	mkdir -p $@

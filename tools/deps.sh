@@ -2,8 +2,8 @@
 # Installs the Debian packages that building and testing pykc need, and
 # nothing when they are all present. Without root it prints the command.
 set -eu
-pkgs="llvm-19-dev llvm-19-tools libyaml-dev libzstd-dev zlib1g-dev libxml2-dev \
-libz3-dev clang-14 libclang-rt-14-dev make python3 hyperfine"
+pkgs="llvm-19-dev llvm-19-tools libyaml-dev libzstd-dev zlib1g-dev \
+clang-14 libclang-rt-14-dev make python3 hyperfine"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
