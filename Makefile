@@ -29,9 +29,9 @@ endif
 # generated sources: pykc's own modules as C strings (see below)
 CFLAGS_BASE += -I$(BUILD)/gen
 
-FRONTEND_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c \
-                 src/ssa.c src/codegen.c src/target.c src/split.c src/manifest.c
-COMPILER_SRCS := $(FRONTEND_SRCS) src/main.c
+# Every src/*.c is part of the compiler: a new file needs no edit here. The
+# unit tests link all of them but main.c.
+COMPILER_SRCS := $(sort $(filter-out src/main.c,$(wildcard src/*.c))) src/main.c
 COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc
 
@@ -40,7 +40,7 @@ all: $(PYKC)
 
 include mk/llvm.mk
 
-$(BUILD)/obj/%.o: src/%.c src/pykc.h | $(BUILD)/obj
+$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)/obj
 	$(CC) $(CFLAGS_BASE) $(LLVM_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/builtins.o: src/libdevice_funcs.def $(BUILD)/gen/cmath.pyk.inc
