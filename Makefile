@@ -66,7 +66,7 @@ include tests/tests.mk
 deps:
 	@sh tools/deps.sh
 
-## test: every test that runs without a GPU; ends with `N passed, N failed`
+## test: every test that runs without a GPU; ends with `N passed, N failed, N skipped`
 test: deps
 	@$(MAKE) --no-print-directory test-all
 
