@@ -2,6 +2,7 @@
 # RUN and CHECK lines are Python comments, so every input stays valid Numba
 # source.
 import os
+import shutil
 import lit.formats
 
 config.name = "pykc"
@@ -26,6 +27,41 @@ not_tool = os.path.join(bindir, "not")
 if not os.access(not_tool, os.X_OK):
     lit_config.fatal(f"{not_tool} is missing: `make deps` installs llvm-19-tools")
 config.substitutions.append(("%not", not_tool))
+# ptxas, from the CUDA toolkit, assembles the PTX that the codegen tests
+# write (Inputs/ptxas-check.sh, or %ptxas-check): those tests say
+# `REQUIRES: ptxas`, so that without it they are unsupported (run-lit.sh
+# counts them as skipped), never passed unchecked. The parameter ptxas=PATH
+# names it, and ptxas= with no path hides it, to see the suite without it
+# (LIT_OPTS='--param ptxas=' make test); otherwise it is the first of
+# $PTXAS, $CUDA_HOME/bin/ptxas, /usr/local/cuda/bin/ptxas and PATH's.
+def find_ptxas():
+    if "ptxas" in lit_config.params:
+        candidates = [lit_config.params["ptxas"]]
+    else:
+        candidates = [os.environ.get("PTXAS")]
+        if os.environ.get("CUDA_HOME"):
+            candidates.append(os.path.join(os.environ["CUDA_HOME"], "bin", "ptxas"))
+        candidates += ["/usr/local/cuda/bin/ptxas", shutil.which("ptxas")]
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return os.path.abspath(c)
+    return None
+
+
+# pykc finds libdevice through CUDA_HOME too, which lit does not pass on.
+if os.environ.get("CUDA_HOME"):
+    config.environment["CUDA_HOME"] = os.environ["CUDA_HOME"]
+ptxas = find_ptxas()
+if ptxas:
+    config.available_features.add("ptxas")
+    config.environment["PTXAS"] = ptxas
+    lit_config.note(f"ptxas: {ptxas}")
+else:
+    where = ("--param ptxas=" + lit_config.params["ptxas"] if "ptxas" in lit_config.params
+             else "PTXAS, $CUDA_HOME/bin, /usr/local/cuda/bin, PATH")
+    lit_config.note(f"no ptxas ({where}): the tests that assemble PTX are unsupported, counted as skipped")
+config.substitutions.append(
+    ("%ptxas-check", "sh " + os.path.join(config.test_source_root, "codegen", "Inputs", "ptxas-check.sh")))
 # FileCheck, not and count come from the LLVM that the build uses.
 config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
 config.environment["LC_ALL"] = "C"
