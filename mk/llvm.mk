@@ -5,12 +5,14 @@
 #   COMPILER_LIBS  for every link of compiler code (pykc, the unit tests)
 #
 # LLVM_LINK=static (the default) links only the LLVM components pykc uses,
-# from LLVM's static archives: a process linked to libLLVM.so spends ~13 ms
-# starting (relocating and constructing all of LLVM, every target), one
-# linked statically ~2 ms, and a module compiles in a few ms, so the shared
-# library would triple the time of a typical run. LLVM_LINK=shared links
-# libLLVM.so instead (faster to link, for quick edit-build cycles). Any LLVM
-# from 19 to 22 works: LLVM_CONFIG=llvm-config-20 make.
+# from LLVM's static archives, into an ordinary PIE that needs only libc,
+# libm, libz and libzstd at run time: a process linked to libLLVM.so spends
+# ~10 ms starting (relocating and constructing all of LLVM, every target),
+# this one ~2 ms, and a module compiles in a few ms. The link takes about
+# 1.5 s. Linked fully statically and without PIE, pykc started 0.7 ms
+# sooner, for a link that needed every system library's archive and warned
+# about glibc's NSS. LLVM_LINK=shared links libLLVM.so instead (0.5 s). Any
+# LLVM from 19 to 22 works: LLVM_CONFIG=llvm-config-20 make.
 
 LLVM_LINK ?= static
 # nvptx: the back end; passes: the new pass manager's pipelines; bitreader
@@ -39,20 +41,20 @@ endif
 endif
 
 ifeq ($(LLVM_LINK),static)
-# LLVM's system libraries: Debian 12 ships libzstd.so.1 without the
+# LLVM's system libraries, shared: Debian 12 ships libzstd.so.1 without the
 # development symlink unless libzstd-dev is installed, so name the file when
-# the symlink is missing. --as-needed drops the ones (z3, xml2) that the
-# components above never call.
+# the symlink is missing. z3 and xml2 are left out: the components above
+# never call them. --as-needed drops the others that they never call.
 LLVM_ZSTD := $(if $(filter /%,$(shell $(CC) -print-file-name=libzstd.so)),-lzstd,-l:libzstd.so.1)
-LLVM_SYSTEM_LIBS := $(patsubst -lzstd,$(LLVM_ZSTD),$(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null))
+LLVM_SYSTEM_LIBS := $(patsubst -lzstd,$(LLVM_ZSTD),$(filter-out %libz3.so -lz3 -lxml2,\
+                    $(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null)))
 # libstdc++ statically where its archive is installed (g++ has it): the
-# loader would otherwise relocate libstdc++.so and bind pykc to it at each
-# start, half of the 1 ms that starting takes.
+# loader would otherwise load libstdc++.so and bind pykc to it at each start.
 LLVM_STDCXX := $(if $(filter /%,$(shell $(CC) -print-file-name=libstdc++.a)),-l:libstdc++.a,-lstdc++)
-# -no-pie spares the loader ~58,000 relocations of LLVM's tables (0.3 ms a
-# run); --gc-sections drops the unused parts of the archives (~15% smaller).
+# --gc-sections drops the unused parts of the archives (~15% smaller, no
+# slower to link).
 LLVM_LIBS := -L$(LLVM_LIBDIR) $(LLVM_STATIC_LIBS) -Wl,--as-needed $(LLVM_SYSTEM_LIBS) $(LLVM_STDCXX) -Wl,--no-as-needed \
-             -no-pie -Wl,--gc-sections
+             -Wl,--gc-sections
 else
 LLVM_LIBS := -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) $(shell $(LLVM_CONFIG) --link-shared --libs $(LLVM_COMPONENTS) 2>/dev/null)
 endif
@@ -62,38 +64,3 @@ endif
 YAML_LIBS := $(if $(filter /%,$(shell $(CC) -print-file-name=libyaml.a)),-l:libyaml.a,-lyaml)
 
 COMPILER_LIBS := $(LLVM_LIBS) $(YAML_LIBS) -lm -pthread
-
-# pykc itself links fully statically where LLVM does, unless SAN=1 (the
-# sanitizers' runtimes are shared): no loader, no libraries to map and bind
-# at each start, direct calls into libc, 1 to 2 ms less a run. It needs the
-# archives of LLVM's system libraries (z3 and xml2, which these components
-# never call, left out). ld warns that glibc's getpwnam_r and getpwuid_r
-# need its shared NSS modules at run time: only LLVM's expansion of ~ in a
-# path calls them, which pykc never asks for, so the link rule leaves those
-# lines out of what it prints (NSS_WARNING).
-#
-# The functions a compilation runs are laid out together, in the order of
-# mk/pykc.order (tools/order_file.py writes it from callgrind profiles):
-# scattered over LLVM's 26 MB of code, they touched every 64 KB of it, a page
-# fault each; together, a third as many faults, and the anchors compile in
-# 7 to 13% less time (bench/README.md). Needs lld (lld-19), which reads such
-# a file; without it the link keeps the plain order. LINK_ORDER= turns it off.
-# BOLT then lays out the blocks within the functions (mk/bolt.mk).
-LINK_ORDER ?= mk/pykc.order
-LLD := $(wildcard $(LLVM_BINDIR)/ld.lld)
-PYKC_LIBS := $(COMPILER_LIBS)
-PYKC_LDFLAGS :=
-PYKC_LAYOUT :=
-ifeq ($(LLVM_LINK),static)
-ifneq ($(SAN),1)
-PYKC_LIBS := -static -L$(LLVM_LIBDIR) $(LLVM_STATIC_LIBS) \
-             $(filter-out %.so -lxml2 -lz3 -lzstd -l:libzstd.so.1,$(LLVM_SYSTEM_LIBS)) -lzstd -l:libstdc++.a \
-             -Wl,--gc-sections $(YAML_LIBS) -lm -pthread
-ifneq ($(and $(LLD),$(LINK_ORDER)),)
-PYKC_LDFLAGS := -B$(LLVM_BINDIR) -fuse-ld=lld -Wl,--symbol-ordering-file=$(LINK_ORDER) -Wl,--no-warn-symbol-ordering
-PYKC_LAYOUT := link-order
-endif
-endif
-endif
-NSS_WARNING := -e 'in function .llvm::sys::\(fs::expandTildeExpr\|path::home_directory\)' \
-               -e "Using 'getpw[a-z_]*' in statically linked applications"

@@ -16,8 +16,7 @@ test-unit: $(UNIT_BIN)
 
 ## test-lit: the compile tests (lit + FileCheck) under tests/lit
 test-lit: $(PYKC)
-	@sh tests/run-lit.sh $(RESULTS) $(LIT) $(abspath $(PYKC)) $(LLVM_BINDIR) tests/lit \
-	  $(if $(PYKC_LAYOUT),--param layout=$(PYKC_LAYOUT) --param link_order=$(abspath $(LINK_ORDER)))
+	@sh tests/run-lit.sh $(RESULTS) $(LIT) $(abspath $(PYKC)) $(LLVM_BINDIR) tests/lit
 
 ## test-determinism: every sample and GPU test kernel compiled twice, in two places, outputs compared
 TEST_SUITES += test-determinism

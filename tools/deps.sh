@@ -1,9 +1,21 @@
 #!/bin/sh
 # Installs the Debian packages that building and testing pykc need, and
 # nothing when they are all present. Without root it prints the command.
+# It also says whether the CUDA toolkit's ptxas is there (not a Debian
+# package, and optional: without it the tests that assemble PTX are
+# skipped), looking where tests/lit/lit.cfg.py looks.
 set -eu
-pkgs="llvm-19-dev llvm-19-tools libyaml-dev lld-19 bolt-19 libbolt-19-dev libzstd-dev zlib1g-dev libxml2-dev \
-libz3-dev clang-14 libclang-rt-14-dev make python3 hyperfine"
+ptxas=
+for c in "${PTXAS:-}" "${CUDA_HOME:+$CUDA_HOME/bin/ptxas}" /usr/local/cuda/bin/ptxas "$(command -v ptxas || true)"; do
+    if [ -n "$c" ] && [ -f "$c" ] && [ -x "$c" ]; then ptxas=$c; break; fi
+done
+if [ -n "$ptxas" ]; then
+    echo "deps: ptxas: $ptxas"
+else
+    echo "deps: no ptxas (PTXAS, \$CUDA_HOME/bin, /usr/local/cuda/bin, PATH): the tests that assemble PTX will be skipped"
+fi
+pkgs="llvm-19-dev llvm-19-tools libyaml-dev libzstd-dev zlib1g-dev \
+clang-14 libclang-rt-14-dev make python3 hyperfine"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -2,6 +2,7 @@
 # RUN and CHECK lines are Python comments, so every input stays valid Numba
 # source.
 import os
+import shutil
 import lit.formats
 
 config.name = "pykc"
@@ -15,13 +16,6 @@ bindir = lit_config.params.get("llvm_bindir")
 if not pykc or not bindir:
     lit_config.fatal("run through `make test-lit`: pykc and llvm_bindir are lit parameters")
 config.substitutions.append(("%pykc", pykc))
-# How pykc's code is laid out: `link-order` (linked in the order of the
-# link_order file, mk/llvm.mk) or `bolt` (then rewritten by BOLT from a
-# profile, mk/bolt.mk); neither in sanitizer builds.
-layout = lit_config.params.get("layout")
-if layout:
-    config.available_features.add(layout)
-    config.substitutions.append(("%link_order", lit_config.params.get("link_order")))
 # lit's builtin `not` counts a crash (death by a signal) as a failure and so
 # as success; LLVM's `not` binary does not: `%not %pykc` passes only when
 # pykc exits with an error status of its own.
@@ -29,6 +23,41 @@ not_tool = os.path.join(bindir, "not")
 if not os.access(not_tool, os.X_OK):
     lit_config.fatal(f"{not_tool} is missing: `make deps` installs llvm-19-tools")
 config.substitutions.append(("%not", not_tool))
+# ptxas, from the CUDA toolkit, assembles the PTX that the codegen tests
+# write (Inputs/ptxas-check.sh, or %ptxas-check): those tests say
+# `REQUIRES: ptxas`, so that without it they are unsupported (run-lit.sh
+# counts them as skipped), never passed unchecked. The parameter ptxas=PATH
+# names it, and ptxas= with no path hides it, to see the suite without it
+# (LIT_OPTS='--param ptxas=' make test); otherwise it is the first of
+# $PTXAS, $CUDA_HOME/bin/ptxas, /usr/local/cuda/bin/ptxas and PATH's.
+def find_ptxas():
+    if "ptxas" in lit_config.params:
+        candidates = [lit_config.params["ptxas"]]
+    else:
+        candidates = [os.environ.get("PTXAS")]
+        if os.environ.get("CUDA_HOME"):
+            candidates.append(os.path.join(os.environ["CUDA_HOME"], "bin", "ptxas"))
+        candidates += ["/usr/local/cuda/bin/ptxas", shutil.which("ptxas")]
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return os.path.abspath(c)
+    return None
+
+
+# pykc finds libdevice through CUDA_HOME too, which lit does not pass on.
+if os.environ.get("CUDA_HOME"):
+    config.environment["CUDA_HOME"] = os.environ["CUDA_HOME"]
+ptxas = find_ptxas()
+if ptxas:
+    config.available_features.add("ptxas")
+    config.environment["PTXAS"] = ptxas
+    lit_config.note(f"ptxas: {ptxas}")
+else:
+    where = ("--param ptxas=" + lit_config.params["ptxas"] if "ptxas" in lit_config.params
+             else "PTXAS, $CUDA_HOME/bin, /usr/local/cuda/bin, PATH")
+    lit_config.note(f"no ptxas ({where}): the tests that assemble PTX are unsupported, counted as skipped")
+config.substitutions.append(
+    ("%ptxas-check", "sh " + os.path.join(config.test_source_root, "codegen", "Inputs", "ptxas-check.sh")))
 # FileCheck, not and count come from the LLVM that the build uses.
 config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
 config.environment["LC_ALL"] = "C"

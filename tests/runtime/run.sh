@@ -1,20 +1,25 @@
 #!/bin/sh
 # run.sh BUILD TDIR CC MAKE SAN: runs the runtime suite and writes its
-# counts ("passed failed") to TDIR/counts for tests/record.sh.
+# counts ("passed failed skipped") to TDIR/counts for tests/record.sh.
 #
 # Each check below counts once; the C test programs count each of their
 # tests. Nothing here needs a GPU: the driver is the double
 # TDIR/fake/libcuda.so.1 (or none at all), chosen through PYKRT_LIBCUDA.
+# A check that cannot run here (a tool missing, a sanitizer build) counts
+# as skipped, never as passed.
 build=$1 t=$2 cc=$3 make=$4 san=$5
 fixtures=tests/runtime/fixtures
 fake=$t/fake/libcuda.so.1
 passed=0
 failed=0
+skipped=0
 log=$t/log
 mkdir -p "$t/empty" "$t/pykc-vadd"
 
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "runtime: FAIL: $1"; [ -s "$log" ] && sed 's/^/    /' "$log"; }
+# skip N WHY: N checks that cannot run here.
+skip() { skipped=$((skipped + $1)); echo "runtime: skipped $1: $2"; }
 
 # counted NAME CMD...: a program that writes its own counts to $t/c.
 counted() {
@@ -58,7 +63,7 @@ counted runtime_tests env PYKRT_LIBCUDA="$fake" "$t/runtime_tests" "$fixtures" "
 counted "nodriver (missing file)" env LD_LIBRARY_PATH="$t/empty" PYKRT_LIBCUDA="$t/empty/libcuda.so.1" \
     "$t/nodriver" nodriver "$t/c"
 if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
-    echo "runtime: a system libcuda.so.1 exists: skipped the default-path no-driver test"
+    skip 1 "the default-path no-driver test (a system libcuda.so.1 exists)"
 else
     counted "nodriver (default path)" env -u PYKRT_LIBCUDA LD_LIBRARY_PATH="$t/empty" "$t/nodriver" nodriver "$t/c"
 fi
@@ -85,11 +90,13 @@ expect "bench_launch on the double" 0 "pykrt_launch (checked)" \
 
 # pykc's own output, when pykc is built: the runtime must read the manifest
 # the compiler writes (src/manifest.c) and launch its vadd.
-if [ -x "$build/pykc" ] && "$build/pykc" samples/vadd.pyk -o "$t/pykc-vadd/vadd.ptx" > "$log" 2>&1; then
+if [ ! -x "$build/pykc" ]; then
+    skip 1 "loading pykc's vadd.yaml (pykc is not built)"
+elif "$build/pykc" samples/vadd.pyk -o "$t/pykc-vadd/vadd.ptx" > "$log" 2>&1; then
     expect "vadd_host on pykc's vadd.yaml" 0 "all equal" \
         env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$t/pykc-vadd/vadd.yaml" 5000
 else
-    echo "runtime: skipped loading pykc's vadd.yaml (pykc not built or it failed on samples/vadd.pyk)"
+    bad "pykc on samples/vadd.pyk"
 fi
 
 # 4. The libraries export pykrt_* only; libyaml is inside, not needed.
@@ -109,6 +116,8 @@ check "pykrt.h compiles alone as C11" sh -c \
 if command -v c++ > /dev/null 2>&1; then
     check "pykrt.h compiles as C++" sh -c \
         "echo '#include \"pykrt.h\"' | c++ -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c++ -"
+else
+    skip 1 "pykrt.h as C++ (no c++)"
 fi
 
 # 6. make install-runtime, then a program built the documented way.
@@ -129,13 +138,13 @@ if command -v pkg-config > /dev/null 2>&1 && [ -z "$san" ]; then
     expect "the installed libpykrt.a on the double" 0 "all equal" \
         env PYKRT_LIBCUDA="$fake" "$t/installed_static" "$fixtures/vadd.yaml" 1000
 elif [ -n "$san" ]; then
-    echo "runtime: SAN=1: skipped building against the installed libraries (they are sanitizer builds)"
+    skip 5 "building against the installed libraries (SAN=1: they are sanitizer builds)"
 else
-    echo "runtime: no pkg-config: skipped building against the installed libraries"
+    skip 5 "building against the installed libraries (no pkg-config)"
 fi
 
 # 7. The fuzz harness over the fixtures' manifests (prefixes and flips).
 check "fuzz harness replay" "$t/fuzz_replay" "$fixtures"/*.yaml bench/launch/empty.yaml
 
-echo "$passed $failed" > "$t/counts"
-echo "runtime: $passed passed, $failed failed"
+echo "$passed $failed $skipped" > "$t/counts"
+echo "runtime: $passed passed, $failed failed, $skipped skipped"
