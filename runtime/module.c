@@ -12,66 +12,17 @@
  * bytes lie. After the load, a module is read-only except for each kernel's
  * dynamic shared memory limit (atomic, raised under the module's lock).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime.h"
 
-#define PK_IMAGE_MAX_BYTES ((size_t)1 << 30)
 #define PK_JIT_LOG_BYTES 16384
 
 static const char embedded_name[] = "(embedded manifest)";
 
-/* ---- reading files ---- */
-
-static pykrt_status io_fail(const char *what, const char *path)
-{
-    char why[128] = "unknown error";
-    strerror_r(errno, why, sizeof why);
-    return pk_fail(PYKRT_ERROR_IO, "%s: cannot read %s: %s", what, path, why);
-}
-
-/* Reads a whole file plus a terminating NUL; more than `limit` bytes is
- * the error `too_big`, found without reading the rest. */
-static pykrt_status read_file(const char *path, size_t limit, pykrt_status too_big, const char *what, char **out,
-                              size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return io_fail(what, path);
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    pykrt_status st = PYKRT_SUCCESS;
-    while (buf && st == PYKRT_SUCCESS) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (ferror(f))
-            st = io_fail(what, path);
-        else if (n > limit)
-            st = pk_fail(too_big, "%s: %s is larger than the limit of %zu bytes", what, path, limit);
-        else if (feof(f))
-            break;
-        else if (n == cap - 1) {
-            char *grown = realloc(buf, cap * 2);
-            if (!grown)
-                free(buf);
-            buf = grown;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!buf)
-        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory reading %s", what, path);
-    if (st != PYKRT_SUCCESS) {
-        free(buf);
-        return st;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return PYKRT_SUCCESS;
-}
+/* ---- the image's path ---- */
 
 /* The target's file, relative to the manifest's directory. */
 static char *image_path(const char *manifest_path, const char *file)
@@ -302,7 +253,7 @@ static pykrt_status load_file(pykrt_module *m, const char *path)
     size_t size = 0;
     char what[600];
     snprintf(what, sizeof what, "pykrt_module_load(%s)", m->name);
-    pykrt_status st = ipath ? read_file(ipath, PK_IMAGE_MAX_BYTES, PYKRT_ERROR_IO, what, &image, &size)
+    pykrt_status st = ipath ? pk_read_file(ipath, PK_IMAGE_MAX_BYTES, PYKRT_ERROR_IO, what, &image, &size)
                             : pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
     if (st == PYKRT_SUCCESS)
         st = finish(m, image, size, ipath);
@@ -321,7 +272,7 @@ pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, py
     size_t len = 0;
     char what[600];
     snprintf(what, sizeof what, "pykrt_module_load(%s)", manifest_path);
-    pykrt_status st = read_file(manifest_path, PK_MANIFEST_MAX_BYTES, PYKRT_ERROR_MANIFEST, what, &text, &len);
+    pykrt_status st = pk_read_file(manifest_path, PK_MANIFEST_MAX_BYTES, PYKRT_ERROR_MANIFEST, what, &text, &len);
     pykrt_module *m = NULL;
     if (st == PYKRT_SUCCESS)
         st = begin(ctx, manifest_path, text, len, &m);

@@ -28,6 +28,9 @@
  * few kilobytes, and libyaml's document tree costs ~100 bytes a node. */
 #define PK_MANIFEST_MAX_BYTES (1u << 20)
 
+/* Images (PTX or cubin) larger than this are refused before reading. */
+#define PK_IMAGE_MAX_BYTES ((size_t)1 << 30)
+
 /* The most PTX-level parameters a kernel may have; the launch path keeps
  * one pointer per parameter on the stack. */
 #define PK_MAX_PTX_PARAMS 512
@@ -79,6 +82,15 @@ CUresult pk_bind(const pykrt_context *ctx);
 /* The common prologue of calls that take a context: checks ctx is not NULL
  * and binds it; `what` names the caller in messages. */
 pykrt_status pk_enter(const pykrt_context *ctx, const char *what);
+
+/* ---- file.c: reading the manifest and image files ---- */
+
+/* Reads the regular file `path` whole, plus a terminating NUL, into a
+ * malloc'd buffer; a file larger than `limit` is the error `too_big`,
+ * anything else than a regular file PYKRT_ERROR_IO, both found before
+ * reading. `what` names the caller in messages. */
+pykrt_status pk_read_file(const char *path, size_t limit, pykrt_status too_big, const char *what, char **out,
+                          size_t *len);
 
 /* ---- manifest.c: the manifest reader ---- */
 

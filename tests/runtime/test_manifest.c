@@ -4,7 +4,9 @@
  * format, missing fields, inconsistent ptx_params, aliases, too large,
  * stale or missing PTX) is refused with a message that says where and why.
  */
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rt_test.h"
@@ -285,7 +287,7 @@ static void test_too_large_file(void)
     unlink(path);
     ASSERT(ok);
     ASSERT_EQ(PYKRT_ERROR_MANIFEST, st);
-    ASSERT_CONTAINS(pykrt_last_error(), "is larger than the limit of 1048576 bytes");
+    ASSERT_CONTAINS(pykrt_last_error(), "bytes, larger than the limit of 1048576 bytes");
     ASSERT(m == NULL);
 }
 
@@ -305,7 +307,76 @@ static void test_missing_ptx(void)
                "no_such_file.ptx: No such file or directory");
     ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_path("nothing.yaml"), &m),
                "cannot read tests/runtime/fixtures/nothing.yaml: No such file or directory");
-    ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_fixtures, &m), "Is a directory");
+    ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_fixtures, &m), "not a regular file but a directory");
+}
+
+/* A scratch directory holding vadd.yaml as m.yaml, for tests that put
+ * something else than vadd.ptx beside it. */
+static int vadd_dir(char dir[64])
+{
+    size_t len = 0;
+    char *text = t_read(t_path("vadd.yaml"), &len);
+    int ok = text && t_mkdtemp(dir) == 0 && t_write(dir, "m.yaml", text, len) == 0;
+    free(text);
+    return ok ? 0 : -1;
+}
+
+/* What is not a regular file is refused before it is read, at once: a
+ * FIFO without a writer would block the open or the read for ever, and
+ * /dev/zero would be read until memory runs out. The alarm turns a
+ * regression into a failure rather than a hung suite. */
+static void test_not_regular_files(void)
+{
+    char dir[64], path[128], manifest[128];
+    pykrt_module *m = NULL;
+    ASSERT_EQ(0, vadd_dir(dir));
+    t_join(manifest, sizeof manifest, dir, "m.yaml");
+    alarm(20);
+    int fifo = mkfifo(t_join(path, sizeof path, dir, "fifo.yaml"), 0600);
+    pykrt_status st1 = pykrt_module_load(t_ctx, path, &m);
+    char m1[512];
+    snprintf(m1, sizeof m1, "%s", pykrt_last_error());
+    int fifo2 = mkfifo(t_join(path, sizeof path, dir, "vadd.ptx"), 0600);
+    pykrt_status st2 = pykrt_module_load(t_ctx, manifest, &m);
+    char m2[512];
+    snprintf(m2, sizeof m2, "%s", pykrt_last_error());
+    unlink(path);
+    int link = symlink("/dev/zero", path);
+    pykrt_status st3 = pykrt_module_load(t_ctx, manifest, &m);
+    char m3[512];
+    snprintf(m3, sizeof m3, "%s", pykrt_last_error());
+    pykrt_status st4 = pykrt_module_load(t_ctx, "/dev/zero", &m);
+    alarm(0);
+    t_rmdir(dir);
+    ASSERT(fifo == 0 && fifo2 == 0 && link == 0);
+    ASSERT_EQ(PYKRT_ERROR_IO, st1);
+    ASSERT_CONTAINS(m1, "fifo.yaml: not a regular file but a FIFO");
+    ASSERT_EQ(PYKRT_ERROR_IO, st2);
+    ASSERT_CONTAINS(m2, "vadd.ptx: not a regular file but a FIFO");
+    ASSERT_EQ(PYKRT_ERROR_IO, st3);
+    ASSERT_CONTAINS(m3, "vadd.ptx: not a regular file but a character device");
+    ASSERT_EQ(PYKRT_ERROR_IO, st4);
+    ASSERT_CONTAINS(pykrt_last_error(), "pykrt_module_load(/dev/zero): cannot read /dev/zero: not a regular file");
+    ASSERT(m == NULL);
+}
+
+/* A huge image is refused by its size, before it is read: the file is
+ * sparse, so making it costs nothing, and reading it would take seconds. */
+static void test_too_large_image(void)
+{
+    char dir[64], path[128], manifest[128];
+    pykrt_module *m = NULL;
+    ASSERT_EQ(0, vadd_dir(dir));
+    int fd = open(t_join(path, sizeof path, dir, "vadd.ptx"), O_WRONLY | O_CREAT, 0600);
+    int sized = fd >= 0 && ftruncate(fd, (off_t)2 << 30) == 0;
+    if (fd >= 0)
+        close(fd);
+    pykrt_status st = pykrt_module_load(t_ctx, t_join(manifest, sizeof manifest, dir, "m.yaml"), &m);
+    t_rmdir(dir);
+    ASSERT(sized);
+    ASSERT_EQ(PYKRT_ERROR_IO, st);
+    ASSERT_CONTAINS(pykrt_last_error(), "vadd.ptx is 2147483648 bytes, larger than the limit of 1073741824 bytes");
+    ASSERT(m == NULL);
 }
 
 static void test_jit_log(void)
@@ -337,6 +408,8 @@ const t_case manifest_tests[] = {
     T(test_too_large_file),
     T(test_stale_ptx),
     T(test_missing_ptx),
+    T(test_not_regular_files),
+    T(test_too_large_image),
     T(test_jit_log),
     T(test_manifest_errors_through_load),
 };
