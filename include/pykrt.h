@@ -311,9 +311,25 @@ typedef struct pykrt_kernel pykrt_kernel;
 /* Loads a module from its manifest (e.g. "vadd.yaml"). Of the manifest's
  * targets it picks the best for the device: the highest arch not above the
  * device's compute capability, a cubin only for the device's own major
- * version; it checks the file's digest, and on a JIT failure the message
- * carries the driver's error log. */
+ * version; it reads the target's file, relative to the manifest's
+ * directory and within it (PYKRT_LOAD_ANY_PATH below), checks its digest,
+ * and on a JIT failure the message carries the driver's error log. Only
+ * regular files are read: the manifest at most 1 MiB, the image 1 GiB. */
 PYKRT_API pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, pykrt_module **out);
+
+/* Flags of pykrt_module_load_ex. */
+#define PYKRT_LOAD_DEFAULT 0u
+/* Let the manifest's targets name their files anywhere: absolute paths and
+ * ".." components. Without it, a target's file must lie in the manifest's
+ * directory or below, so that a manifest from an untrusted place cannot
+ * make the program read another file (/etc/passwd); pass it only for
+ * manifests you trust. */
+#define PYKRT_LOAD_ANY_PATH 1u
+
+/* pykrt_module_load with flags (PYKRT_LOAD_*). pykrt_module_load is this
+ * with PYKRT_LOAD_DEFAULT. */
+PYKRT_API pykrt_status pykrt_module_load_ex(pykrt_context *ctx, const char *manifest_path, unsigned flags,
+                                            pykrt_module **out);
 
 /* A target's bytes held in memory: `file` is the name the manifest's target
  * gives (e.g. "vadd.ptx"). */

@@ -1,6 +1,6 @@
 /*
  * file.c - reads the files a module load names: the manifest, and the
- * image its chosen target names.
+ * image its chosen target names, found relative to the manifest.
  *
  * Both paths may come from an untrusted place (a manifest downloaded with
  * its PTX), so a read must end, and end soon, whatever the path names. The
@@ -10,6 +10,13 @@
  * caller's limit before a byte is read: /dev/zero, a FIFO or a 2 GB file is
  * refused at once, and the buffer is allocated once, at the size fstat
  * gave. A file that grows meanwhile is read up to that size only.
+ *
+ * A manifest names its images, and a manifest from elsewhere must not make
+ * the program read /etc/passwd or ../../secret: unless the caller opts in
+ * (PYKRT_LOAD_ANY_PATH), a target's file is a relative path without ".."
+ * components, so it lies in the manifest's directory or below. The rule is
+ * on the names; symbolic links in that directory are the directory
+ * owner's and are followed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,5 +101,39 @@ pykrt_status pk_read_file(const char *path, size_t limit, pykrt_status too_big, 
     }
     buf[*len] = '\0';
     *out = buf;
+    return PYKRT_SUCCESS;
+}
+
+/* Why `file` may name something outside the manifest's directory, or NULL. */
+static const char *outside(const char *file)
+{
+    if (file[0] == '/')
+        return "is an absolute path";
+    for (const char *c = file; c; c = strchr(c, '/')) {
+        c += *c == '/';
+        if (strncmp(c, "..", 2) == 0 && (c[2] == '/' || c[2] == '\0'))
+            return "has a '..' component";
+    }
+    return NULL;
+}
+
+pykrt_status pk_image_path(const char *manifest_path, const char *file, bool any_path, const char *what, char **out)
+{
+    *out = NULL;
+    const char *problem = outside(file);
+    if (problem && !any_path)
+        return pk_fail(PYKRT_ERROR_MANIFEST,
+                       "%s: the target's file '%s' %s; without PYKRT_LOAD_ANY_PATH, libpykrt reads only files in "
+                       "the manifest's directory or below",
+                       what, file, problem);
+    const char *slash = strrchr(manifest_path, '/');
+    size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - manifest_path) + 1;
+    size_t len = strlen(file); /* both lengths are of existing strings: the sum cannot overflow */
+    char *path = malloc(dir + len + 1);
+    if (!path)
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+    memcpy(path, manifest_path, dir);
+    memcpy(path + dir, file, len + 1);
+    *out = path;
     return PYKRT_SUCCESS;
 }

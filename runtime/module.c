@@ -22,21 +22,6 @@
 
 static const char embedded_name[] = "(embedded manifest)";
 
-/* ---- the image's path ---- */
-
-/* The target's file, relative to the manifest's directory. */
-static char *image_path(const char *manifest_path, const char *file)
-{
-    const char *slash = strrchr(manifest_path, '/');
-    size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - manifest_path) + 1;
-    char *path = malloc(dir + strlen(file) + 1);
-    if (path) {
-        memcpy(path, manifest_path, dir);
-        strcpy(path + dir, file);
-    }
-    return path;
-}
-
 /* ---- choosing a target ---- */
 
 /* PTX runs on any device of its arch or newer (the driver JITs it); a cubin
@@ -245,16 +230,17 @@ static pykrt_status finish(pykrt_module *m, const char *image, size_t size, cons
     return st == PYKRT_SUCCESS ? setup_kernels(m) : st;
 }
 
-static pykrt_status load_file(pykrt_module *m, const char *path)
+static pykrt_status load_file(pykrt_module *m, const char *path, unsigned flags)
 {
     if (!(m->target = choose(m->mf, &m->ctx->info, NULL, 0)))
         return no_target(m->mf, &m->ctx->info, m->name, false);
-    char *ipath = image_path(path, m->target->file), *image = NULL;
+    char *ipath = NULL, *image = NULL;
     size_t size = 0;
     char what[600];
     snprintf(what, sizeof what, "pykrt_module_load(%s)", m->name);
-    pykrt_status st = ipath ? pk_read_file(ipath, PK_IMAGE_MAX_BYTES, PYKRT_ERROR_IO, what, &image, &size)
-                            : pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+    pykrt_status st = pk_image_path(path, m->target->file, flags & PYKRT_LOAD_ANY_PATH, what, &ipath);
+    if (st == PYKRT_SUCCESS)
+        st = pk_read_file(ipath, PK_IMAGE_MAX_BYTES, PYKRT_ERROR_IO, what, &image, &size);
     if (st == PYKRT_SUCCESS)
         st = finish(m, image, size, ipath);
     free(image);
@@ -262,12 +248,15 @@ static pykrt_status load_file(pykrt_module *m, const char *path)
     return st;
 }
 
-pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, pykrt_module **out)
+pykrt_status pykrt_module_load_ex(pykrt_context *ctx, const char *manifest_path, unsigned flags, pykrt_module **out)
 {
     if (!manifest_path || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_load: %s is NULL",
                        manifest_path ? "out" : "manifest_path");
     *out = NULL;
+    if (flags & ~PYKRT_LOAD_ANY_PATH)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_load(%s): unknown flags 0x%x", manifest_path,
+                       flags);
     char *text = NULL;
     size_t len = 0;
     char what[600];
@@ -277,11 +266,16 @@ pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, py
     if (st == PYKRT_SUCCESS)
         st = begin(ctx, manifest_path, text, len, &m);
     free(text);
-    if (st == PYKRT_SUCCESS && (st = load_file(m, manifest_path)) != PYKRT_SUCCESS)
+    if (st == PYKRT_SUCCESS && (st = load_file(m, manifest_path, flags)) != PYKRT_SUCCESS)
         destroy(m);
     if (st == PYKRT_SUCCESS)
         *out = m;
     return st;
+}
+
+pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, pykrt_module **out)
+{
+    return pykrt_module_load_ex(ctx, manifest_path, PYKRT_LOAD_DEFAULT, out);
 }
 
 static pykrt_status load_image(pykrt_module *m, const pykrt_image *images, size_t nimages)

@@ -92,6 +92,11 @@ pykrt_status pk_enter(const pykrt_context *ctx, const char *what);
 pykrt_status pk_read_file(const char *path, size_t limit, pykrt_status too_big, const char *what, char **out,
                           size_t *len);
 
+/* The path of a target's `file`, relative to the manifest's directory, in
+ * a malloc'd string. Unless `any_path`, a file that could lie outside that
+ * directory (absolute, or with a ".." component) is PYKRT_ERROR_MANIFEST. */
+pykrt_status pk_image_path(const char *manifest_path, const char *file, bool any_path, const char *what, char **out);
+
 /* ---- manifest.c: the manifest reader ---- */
 
 typedef enum pk_part { PK_PART_DATA, PK_PART_SHAPE, PK_PART_STRIDES, PK_PART_VALUE, PK_PART_REAL, PK_PART_IMAG } pk_part;

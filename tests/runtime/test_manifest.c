@@ -310,15 +310,24 @@ static void test_missing_ptx(void)
     ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_fixtures, &m), "not a regular file but a directory");
 }
 
-/* A scratch directory holding vadd.yaml as m.yaml, for tests that put
- * something else than vadd.ptx beside it. */
-static int vadd_dir(char dir[64])
+/* A scratch directory holding vadd.yaml as m.yaml, its target's file
+ * renamed to `file`, for tests that put something else beside it. */
+static int vadd_dir_with(char dir[64], const char *file)
 {
     size_t len = 0;
-    char *text = t_read(t_path("vadd.yaml"), &len);
-    int ok = text && t_mkdtemp(dir) == 0 && t_write(dir, "m.yaml", text, len) == 0;
+    char *text = t_read(t_path("vadd.yaml"), &len), *at = text ? strstr(text, "file: vadd.ptx") : NULL;
+    char edited[8192];
+    int n = at ? snprintf(edited, sizeof edited, "%.*sfile: \"%s\"%s", (int)(at - text), text, file,
+                          at + strlen("file: vadd.ptx"))
+               : -1;
+    int ok = n > 0 && n < (int)sizeof edited && t_mkdtemp(dir) == 0 && t_write(dir, "m.yaml", edited, (size_t)n) == 0;
     free(text);
     return ok ? 0 : -1;
+}
+
+static int vadd_dir(char dir[64])
+{
+    return vadd_dir_with(dir, "vadd.ptx");
 }
 
 /* What is not a regular file is refused before it is read, at once: a
@@ -396,6 +405,76 @@ static void test_manifest_errors_through_load(void)
                "(embedded manifest):1:9: manifest: unsupported manifest format 3");
 }
 
+/* A target's file stays in the manifest's directory unless the caller
+ * allows more. */
+static void test_image_names(void)
+{
+    static const struct {
+        const char *file;
+        const char *problem; /* NULL: allowed */
+    } cases[] = {
+        {"vadd.ptx", NULL},        {"sub/vadd.ptx", NULL},       {"./vadd.ptx", NULL},
+        {"..vadd.ptx", NULL},      {"a..b/...", NULL},           {"sub//x.ptx", NULL},
+        {"/etc/passwd", "is an absolute path"},                  {"../vadd.ptx", "has a '..' component"},
+        {"sub/../../x", "has a '..' component"},                 {"sub/..", "has a '..' component"},
+        {"..", "has a '..' component"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *path = NULL, *any = NULL;
+        pykrt_status st = pk_image_path("dir/m.yaml", cases[i].file, false, "t", &path);
+        pykrt_status st_any = pk_image_path("dir/m.yaml", cases[i].file, true, "t", &any);
+        int ok = cases[i].problem ? st == PYKRT_ERROR_MANIFEST && strstr(pykrt_last_error(), cases[i].problem) && !path
+                                  : st == PYKRT_SUCCESS && strncmp(path, "dir/", 4) == 0 &&
+                                        strcmp(path + 4, cases[i].file) == 0;
+        ok &= st_any == PYKRT_SUCCESS && (cases[i].file[0] == '/' ? strcmp(any, cases[i].file) == 0 : 1);
+        free(path);
+        free(any);
+        if (!ok) {
+            t_fail(__FILE__, __LINE__, "case %zu (%s): %s: %s", i, cases[i].file, pykrt_status_name(st),
+                   pykrt_last_error());
+            return;
+        }
+    }
+    char *path = NULL;
+    ASSERT_OK(pk_image_path("m.yaml", "v.ptx", false, "t", &path));
+    ASSERT_STR("v.ptx", path);
+    free(path);
+}
+
+/* End to end: a manifest naming a file outside its directory loads only
+ * when the caller passes PYKRT_LOAD_ANY_PATH. */
+static void test_load_outside_paths(void)
+{
+    char fixtures[4096], abs_ptx[4200], dir[64], manifest[128];
+    ASSERT(realpath(t_fixtures, fixtures) != NULL);
+    snprintf(abs_ptx, sizeof abs_ptx, "%s/vadd.ptx", fixtures);
+    ASSERT_EQ(0, vadd_dir_with(dir, abs_ptx));
+    t_join(manifest, sizeof manifest, dir, "m.yaml");
+    pykrt_module *m = NULL, *any = NULL;
+    pykrt_status refused = pykrt_module_load(t_ctx, manifest, &m);
+    char msg[8192];
+    snprintf(msg, sizeof msg, "%s", pykrt_last_error());
+    pykrt_status allowed = pykrt_module_load_ex(t_ctx, manifest, PYKRT_LOAD_ANY_PATH, &any);
+    pykrt_status flags = pykrt_module_load_ex(t_ctx, manifest, 6, &m);
+    pykrt_module_unload(any);
+    t_rmdir(dir);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, refused);
+    ASSERT_CONTAINS(msg, "/m.yaml): the target's file '");
+    ASSERT_CONTAINS(msg, "vadd.ptx' is an absolute path; without PYKRT_LOAD_ANY_PATH, libpykrt reads only files "
+                         "in the manifest's directory or below");
+    ASSERT_OK(allowed);
+    ASSERT(any != NULL);
+    ASSERT_EQ(PYKRT_ERROR_INVALID_ARGUMENT, flags);
+    ASSERT_CONTAINS(pykrt_last_error(), "unknown flags 0x6");
+    ASSERT(m == NULL);
+
+    ASSERT_EQ(0, vadd_dir_with(dir, "../../../../../../../../../../etc/passwd"));
+    pykrt_status dots = pykrt_module_load(t_ctx, t_join(manifest, sizeof manifest, dir, "m.yaml"), &m);
+    t_rmdir(dir);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, dots);
+    ASSERT_CONTAINS(pykrt_last_error(), "etc/passwd' has a '..' component");
+}
+
 const t_case manifest_tests[] = {
     T(test_parse_vadd),
     T(test_parse_abi),
@@ -410,6 +489,8 @@ const t_case manifest_tests[] = {
     T(test_missing_ptx),
     T(test_not_regular_files),
     T(test_too_large_image),
+    T(test_image_names),
+    T(test_load_outside_paths),
     T(test_jit_log),
     T(test_manifest_errors_through_load),
 };
