@@ -16,11 +16,14 @@
  * a newer compiler may add fields; a `format` other than 1 is refused before
  * anything else is read. Integers and booleans must be plain scalars.
  *
- * Input that libyaml would take too long over is refused before it loads a
- * document: too large, brackets nested too deep (its scanner is quadratic
- * in that), and anchors or aliases, found by a first pass over the events
- * (its loader is quadratic in anchors, and following aliases could
- * multiply the reader's work without bound). A manifest has none of these.
+ * Input that libyaml would take too long or too much memory over is
+ * refused before it loads a document: too large, brackets nested too deep
+ * (its scanner is quadratic in that), and, found by a first pass over the
+ * events, collections nested too deep (each level costs the loader a node
+ * and a stack), anchors or aliases (its loader is quadratic in anchors,
+ * and following aliases could multiply the reader's work without bound),
+ * and a second document, which the loader would silently drop. A manifest
+ * has none of these.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -738,25 +741,52 @@ static pykrt_status yaml_error(const yaml_parser_t *p, const char *name)
                    p->problem_mark.column + 1, problem);
 }
 
-/* The first pass: parse events only, refusing anchors and aliases. */
+/* Collections (block or flow) nest at most this deep. A manifest nests
+ * five levels; unknown keys may hold a newer compiler's deeper data, but
+ * not a 300,000-level sequence that libyaml would build into hundreds of
+ * megabytes of nodes. */
+#define PK_MAX_DEPTH 64
+
+/* Refuses what the first pass must not let through to the loader. */
+static pykrt_status check_event(const yaml_event_t *ev, int *depth, int *documents, const char *name)
+{
+    yaml_event_type_t type = ev->type;
+    const yaml_char_t *anchor = type == YAML_SCALAR_EVENT           ? ev->data.scalar.anchor
+                                : type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.anchor
+                                : type == YAML_MAPPING_START_EVENT  ? ev->data.mapping_start.anchor
+                                                                    : NULL;
+    size_t line = ev->start_mark.line + 1, column = ev->start_mark.column + 1;
+    if (type == YAML_ALIAS_EVENT || anchor)
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: YAML anchors and aliases are not supported", name, line,
+                       column);
+    if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+        if (++*depth > PK_MAX_DEPTH)
+            return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: YAML nests deeper than %d levels", name, line, column,
+                           PK_MAX_DEPTH);
+    } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+        --*depth;
+    } else if (type == YAML_DOCUMENT_START_EVENT && ++*documents > 1) {
+        /* The loader would read the first and drop the rest unseen. */
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: a second YAML document; a manifest is one document", name,
+                       line, column);
+    }
+    return PYKRT_SUCCESS;
+}
+
+/* The first pass: parse events only, refusing anchors and aliases, deep
+ * nesting and a second document. */
 static pykrt_status check_events(yaml_parser_t *p, const char *name)
 {
+    int depth = 0, documents = 0;
     for (;;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(p, &ev))
             return yaml_error(p, name);
+        pykrt_status st = check_event(&ev, &depth, &documents, name);
         yaml_event_type_t type = ev.type;
-        const yaml_char_t *anchor = type == YAML_SCALAR_EVENT           ? ev.data.scalar.anchor
-                                    : type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
-                                    : type == YAML_MAPPING_START_EVENT  ? ev.data.mapping_start.anchor
-                                                                        : NULL;
-        yaml_mark_t at = ev.start_mark;
         yaml_event_delete(&ev);
-        if (type == YAML_ALIAS_EVENT || anchor)
-            return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: YAML anchors and aliases are not supported", name,
-                           at.line + 1, at.column + 1);
-        if (type == YAML_STREAM_END_EVENT)
-            return PYKRT_SUCCESS;
+        if (st != PYKRT_SUCCESS || type == YAML_STREAM_END_EVENT)
+            return st;
     }
 }
 
@@ -783,18 +813,16 @@ static pykrt_status load_document(const char *text, size_t len, const char *name
 }
 
 /* libyaml's scanner takes time quadratic in the nesting of flow
- * collections ("[[[...]]]": minutes for a megabyte), and a manifest nests
- * a few levels, so deeper input is refused before libyaml sees it. The
- * count ignores quoting: brackets inside strings only make it stricter,
- * and no manifest string opens dozens of them. */
-#define PK_MAX_FLOW_DEPTH 64
-
+ * collections ("[[[...]]]": minutes for a megabyte), before the first pass
+ * sees an event, so deeper brackets are refused before libyaml sees the
+ * text. The count ignores quoting: brackets inside strings only make it
+ * stricter, and no manifest string opens dozens of them. */
 static bool too_deep(const char *text, size_t len)
 {
     int depth = 0;
     for (size_t i = 0; i < len; i++) {
         if (text[i] == '[' || text[i] == '{') {
-            if (++depth > PK_MAX_FLOW_DEPTH)
+            if (++depth > PK_MAX_DEPTH)
                 return true;
         } else if ((text[i] == ']' || text[i] == '}') && depth > 0) {
             depth--;
@@ -810,7 +838,7 @@ pykrt_status pk_manifest_parse(const char *text, size_t len, const char *name, p
         return pk_fail(PYKRT_ERROR_MANIFEST, "%s: manifest is %zu bytes, more than the limit of %u", name, len,
                        (unsigned)PK_MANIFEST_MAX_BYTES);
     if (too_deep(text, len))
-        return pk_fail(PYKRT_ERROR_MANIFEST, "%s: brackets nest deeper than %d levels", name, PK_MAX_FLOW_DEPTH);
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s: brackets nest deeper than %d levels", name, PK_MAX_DEPTH);
     reader r;
     memset(&r, 0, sizeof r);
     r.name = name;

@@ -184,6 +184,9 @@ static const struct {
      "shape[0] must be an integer"},
     {HEAD "kernels: []\nsource: {path: k.pyk, digest: md5}\n", PYKRT_ERROR_MANIFEST, "digest 'md5' is not fnv1a64:"},
     {"format: 1\ntargets: \"\xff\xfe\"\n", PYKRT_ERROR_MANIFEST, "invalid YAML"},
+    {"format: 1\n---\nformat: 2\n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document; a manifest is one"},
+    {HEAD "kernels: []\n...\n--- {}\n", PYKRT_ERROR_MANIFEST, "t.yaml:6:1: a second YAML document"},
+    {"--- {format: 1}\n--- \n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document"},
 };
 
 static void test_bad_manifests(void)
@@ -218,6 +221,48 @@ static void test_too_deep(void)
     static const char ok[] = HEAD "kernels: []\nextra: [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]\n";
     ASSERT_OK(pk_manifest_parse(ok, sizeof ok - 1, "t.yaml", &m));
     pk_manifest_free(m);
+}
+
+/* Block collections nest without brackets: "- - - ... 1" is a sequence
+ * 300,000 levels deep in 600 kB, which libyaml would load into hundreds of
+ * megabytes of nodes. The first pass refuses it at the 65th level. */
+static char *nested(const char *head, const char *level, size_t n, const char *tail, size_t *len)
+{
+    size_t hl = strlen(head), ll = strlen(level), tl = strlen(tail);
+    char *text = malloc(hl + n * ll + tl + 1);
+    if (!text)
+        return NULL;
+    memcpy(text, head, hl);
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + hl + i * ll, level, ll);
+    memcpy(text + hl + n * ll, tail, tl + 1);
+    *len = hl + n * ll + tl;
+    return text;
+}
+
+static void test_block_nesting(void)
+{
+    size_t len = 0;
+    pk_manifest *m = NULL;
+    char *deep = nested(HEAD "kernels: []\nunknown:\n", "- ", 300000, "1\n", &len);
+    ASSERT(deep != NULL);
+    pykrt_status st = pk_manifest_parse(deep, len, "deep.yaml", &m);
+    free(deep);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, st);
+    ASSERT_CONTAINS(pykrt_last_error(), "deep.yaml:6:127: YAML nests deeper than 64 levels");
+    /* 62 levels under the root mapping and its key: 63 in all, allowed. */
+    char *fits = nested(HEAD "kernels: []\nunknown:\n", "- ", 62, "1\n", &len);
+    ASSERT(fits != NULL);
+    st = pk_manifest_parse(fits, len, "fits.yaml", &m);
+    free(fits);
+    ASSERT_OK(st);
+    pk_manifest_free(m);
+    /* Mappings count the same, in block or flow style. */
+    char map[4096] = HEAD "kernels: []\nx:\n";
+    for (int i = 0; i < 70; i++)
+        snprintf(map + strlen(map), sizeof map - strlen(map), "%*sk%d:\n", i + 1, "", i);
+    ASSERT_ERR(PYKRT_ERROR_MANIFEST, pk_manifest_parse(map, strlen(map), "map.yaml", &m),
+               "map.yaml:69:65: YAML nests deeper than 64 levels");
 }
 
 static void test_minimal_manifest(void)
@@ -484,6 +529,7 @@ const t_case manifest_tests[] = {
     T(test_truncated),
     T(test_too_large_text),
     T(test_too_deep),
+    T(test_block_nesting),
     T(test_too_large_file),
     T(test_stale_ptx),
     T(test_missing_ptx),
