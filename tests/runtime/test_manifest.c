@@ -96,6 +96,9 @@ static void test_fnv1a64(void)
 #define KERNEL(params, ptx) "kernels:\n  - name: k\n    entry: k\n    params:\n" params "    ptx_params:\n" ptx
 #define P_ARRAY "      - {name: x, kind: array, dtype: float32, ndim: 1, layout: C}\n"
 #define PTX_DATA "      - {type: u64, size: 8, align: 8, param: 0, part: data}\n"
+#define PTX_X PTX_DATA PTX_U64(0, "shape[0]") PTX_U64(0, "strides[0]")
+#define PTX_U64(param, part) "      - {type: u64, size: 8, align: 8, param: " #param ", part: \"" part "\"}\n"
+#define P_SCALAR(name, dtype) "      - {name: " name ", kind: scalar, dtype: " dtype "}\n"
 
 static const struct {
     const char *text;
@@ -168,9 +171,9 @@ static const struct {
     {HEAD "kernels:\n  - {name: k, entry: k, params: [], ptx_params: "
           "[{type: u64, size: 8, align: 8, param: 0, part: data}]}\n",
      PYKRT_ERROR_MANIFEST, "ptx_params given for a kernel without params"},
-    {HEAD KERNEL(P_ARRAY, PTX_DATA) "    shared_dynamic: maybe\n", PYKRT_ERROR_MANIFEST,
+    {HEAD KERNEL(P_ARRAY, PTX_X) "    shared_dynamic: maybe\n", PYKRT_ERROR_MANIFEST,
      "'shared_dynamic' must be true or false, not 'maybe'"},
-    {HEAD KERNEL(P_ARRAY, PTX_DATA) "    shared_static: -4\n", PYKRT_ERROR_MANIFEST, "'shared_static' is -4"},
+    {HEAD KERNEL(P_ARRAY, PTX_X) "    shared_static: -4\n", PYKRT_ERROR_MANIFEST, "'shared_static' is -4"},
     {HEAD "kernels:\n  - {name: k, entry: a, params: [], ptx_params: []}\n"
           "  - {name: k, entry: b, params: [], ptx_params: []}\n",
      PYKRT_ERROR_MANIFEST, "two kernels named 'k'"},
@@ -184,6 +187,25 @@ static const struct {
      "shape[0] must be an integer"},
     {HEAD "kernels: []\nsource: {path: k.pyk, digest: md5}\n", PYKRT_ERROR_MANIFEST, "digest 'md5' is not fnv1a64:"},
     {"format: 1\ntargets: \"\xff\xfe\"\n", PYKRT_ERROR_MANIFEST, "invalid YAML"},
+    /* ptx_params give every part of every parameter, once. */
+    {HEAD KERNEL(P_ARRAY, PTX_DATA), PYKRT_ERROR_MANIFEST, "t.yaml:5:5: kernels[0]: ptx_params lack part 'shape[0]' "
+                                                           "of parameter 0 (x)"},
+    {HEAD "kernels:\n  - {name: k, entry: k, params: [{name: x, kind: array, dtype: float32, ndim: 1, layout: C}], "
+          "ptx_params: []}\n",
+     PYKRT_ERROR_MANIFEST, "ptx_params lack part 'data' of parameter 0 (x)"},
+    {HEAD KERNEL(P_ARRAY, PTX_X PTX_DATA), PYKRT_ERROR_MANIFEST,
+     "t.yaml:13:9: kernels[0]: ptx_params[3] gives part 'data' of parameter 0 (x) again"},
+    {HEAD KERNEL(P_ARRAY, PTX_DATA PTX_U64(0, "strides[0]") PTX_U64(0, "strides[0]") PTX_U64(0, "shape[0]")),
+     PYKRT_ERROR_MANIFEST, "ptx_params[2] gives part 'strides[0]' of parameter 0 (x) again"},
+    {HEAD KERNEL(P_ARRAY P_SCALAR("n", "int32"), PTX_X), PYKRT_ERROR_MANIFEST,
+     "ptx_params lack part 'value' of parameter 1 (n)"},
+    {HEAD KERNEL("      - {name: a, kind: array, dtype: float32, ndim: 2, layout: A}\n",
+                 PTX_DATA PTX_U64(0, "shape[0]") PTX_U64(0, "shape[1]") PTX_U64(0, "strides[0]")),
+     PYKRT_ERROR_MANIFEST, "ptx_params lack part 'strides[1]' of parameter 0 (a)"},
+    {HEAD KERNEL(P_SCALAR("z", "complex64"), "      - {type: f32, size: 4, align: 4, param: 0, part: real}\n"),
+     PYKRT_ERROR_MANIFEST, "ptx_params lack part 'imag' of parameter 0 (z)"},
+    {HEAD KERNEL(P_SCALAR("z", "complex64"), "      - {type: b8, size: 8, align: 4, param: 0, part: value}\n"),
+     PYKRT_ERROR_MANIFEST, "part 'value' of parameter 0 (z): value of a complex parameter, which has real and imag"},
     {"format: 1\n---\nformat: 2\n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document; a manifest is one"},
     {HEAD "kernels: []\n...\n--- {}\n", PYKRT_ERROR_MANIFEST, "t.yaml:6:1: a second YAML document"},
     {"--- {format: 1}\n--- \n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document"},
@@ -267,7 +289,7 @@ static void test_block_nesting(void)
 
 static void test_minimal_manifest(void)
 {
-    const char *text = HEAD KERNEL(P_ARRAY, PTX_DATA);
+    const char *text = HEAD KERNEL(P_ARRAY, PTX_X);
     pk_manifest *m = NULL;
     ASSERT_OK(pk_manifest_parse(text, strlen(text), "t.yaml", &m));
     ASSERT_EQ(PYKRT_ACCESS_READWRITE, m->kernels[0].params[0].access);
