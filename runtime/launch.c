@@ -20,6 +20,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "runtime.h"
 
@@ -174,6 +175,8 @@ static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, cons
                               d->params[slot->param].name);
         params[i] = (void *)(uintptr_t)(base + slot->offset); /* the driver only reads them */
     }
+    if (PK_UNLIKELY(k->unverified)) /* should the entry have more parameters, NULL beats stale pointers */
+        memset(params + d->nptx, 0, sizeof params - d->nptx * sizeof params[0]);
     CUresult res = pk_bind(k->module->ctx);
     if (PK_UNLIKELY(res != CUDA_SUCCESS))
         return pk_cuda_fail(res, "cuCtxSetCurrent", "%s(%s)", what, d->name);

@@ -119,7 +119,10 @@ static pykrt_status kernel_attr(pykrt_kernel *k, CUfunction_attribute attr, int 
                : PYKRT_SUCCESS;
 }
 
-static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kernel *d)
+/* Resolves the kernel, checks its parameters against `image`'s entry and
+ * builds its launch plan. */
+static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kernel *d, const char *image,
+                                 size_t size)
 {
     k->module = m;
     k->desc = d;
@@ -131,7 +134,8 @@ static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kern
     pykrt_status st;
     if ((st = kernel_attr(k, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &max_threads)) != PYKRT_SUCCESS ||
         (st = kernel_attr(k, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &shared)) != PYKRT_SUCCESS ||
-        (st = kernel_attr(k, CU_FUNC_ATTRIBUTE_NUM_REGS, &k->registers)) != PYKRT_SUCCESS)
+        (st = kernel_attr(k, CU_FUNC_ATTRIBUTE_NUM_REGS, &k->registers)) != PYKRT_SUCCESS ||
+        (st = pk_check_entry(k, image, size)) != PYKRT_SUCCESS)
         return st;
     k->max_threads = d->max_threads > 0 && d->max_threads < max_threads ? (int)d->max_threads : max_threads;
     k->shared_static = shared > 0 ? (uint32_t)shared : 0;
@@ -148,13 +152,13 @@ static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kern
     return PYKRT_SUCCESS;
 }
 
-static pykrt_status setup_kernels(pykrt_module *m)
+static pykrt_status setup_kernels(pykrt_module *m, const char *image, size_t size)
 {
     size_t n = m->mf->nkernels;
     if (n && !(m->kernels = calloc(n, sizeof *m->kernels)))
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
     for (size_t i = 0; i < n; i++) {
-        pykrt_status st = setup_kernel(m, &m->kernels[i], &m->mf->kernels[i]);
+        pykrt_status st = setup_kernel(m, &m->kernels[i], &m->mf->kernels[i], image, size);
         if (st != PYKRT_SUCCESS)
             return st;
     }
@@ -227,7 +231,7 @@ static pykrt_status finish(pykrt_module *m, const char *image, size_t size, cons
     if (pk_fnv1a64(image, size) != m->target->digest)
         return pk_fail(PYKRT_ERROR_STALE, "%s does not match %s: recompile", image_name, m->name);
     pykrt_status st = jit(m, image);
-    return st == PYKRT_SUCCESS ? setup_kernels(m) : st;
+    return st == PYKRT_SUCCESS ? setup_kernels(m, image, size) : st;
 }
 
 static pykrt_status load_file(pykrt_module *m, const char *path, unsigned flags)

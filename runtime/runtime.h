@@ -197,6 +197,9 @@ struct pykrt_kernel {
      * value can go ahead without the lock. */
     _Atomic uint32_t dyn_limit;
     int registers;
+    /* Neither the driver nor the PTX could confirm the parameter count
+     * (a cubin on a driver without cuFuncGetParamInfo). */
+    bool unverified;
 };
 
 /* Raises the kernel's dynamic shared memory limit to `bytes` (module.c). */
@@ -211,6 +214,23 @@ struct pykrt_module {
     char *name; /* manifest path, for messages */
     pthread_mutex_t dyn_lock;
 };
+
+/* ---- ptx.c: the entry's own parameters ---- */
+
+/* An entry's parameter list as its PTX declares it. */
+typedef struct pk_ptx_entry {
+    size_t count;                     /* parameters declared */
+    uint32_t size[PK_MAX_PTX_PARAMS]; /* bytes of each of the first ones; 0 if unknown */
+} pk_ptx_entry;
+
+/* Finds `.entry name` in the PTX text and reads its parameter list; false
+ * if the text has no such entry, or one this reader does not follow. */
+bool pk_ptx_read_entry(const char *ptx, size_t len, const char *name, pk_ptx_entry *out);
+
+/* Checks the kernel's ptx_params against its entry's parameters (count and
+ * sizes), as the driver reports them and, for PTX, as `image` declares
+ * them; sets k->unverified where neither can tell. */
+pykrt_status pk_check_entry(pykrt_kernel *k, const char *image, size_t size);
 
 /* ---- memory.c: dtypes and arrays ---- */
 
