@@ -340,7 +340,9 @@ typedef struct pykrt_image {
 } pykrt_image;
 
 /* Loads a module embedded in the program: the manifest's text and the
- * images of (some of) its targets; the target is chosen among those given. */
+ * images of (some of) its targets; the target is chosen among those given.
+ * Sizes over the limits (1 MiB for the manifest, 1 GiB for an image) are
+ * refused before they are used. */
 PYKRT_API pykrt_status pykrt_module_load_memory(pykrt_context *ctx, const char *manifest, size_t manifest_len,
                                                 const pykrt_image *images, size_t nimages, pykrt_module **out);
 
@@ -438,16 +440,20 @@ typedef struct pykrt_launch_config {
 
 /* Launches `kernel` after checking the arguments against the manifest
  * (count; scalar or array; dtype; ndim; layout: a C-layout parameter refuses
- * an array that is not C-contiguous, F likewise), the grid and block against
- * the device and kernel limits, and the dynamic shared memory against the
- * device limit (raising the kernel's limit when more than the default is
- * asked). Cooperative kernels go through cuLaunchCooperativeKernel. */
+ * an array that is not C-contiguous, F likewise) and each array for itself
+ * (no negative shape; a data pointer other than 0 when it has elements;
+ * the bytes its shape and strides reach, computed without overflow, within
+ * the 64-bit address space), the grid and block against the device and
+ * kernel limits, and the dynamic shared memory against the device limit
+ * (raising the kernel's limit when more than the default is asked).
+ * Cooperative kernels go through cuLaunchCooperativeKernel. */
 PYKRT_API pykrt_status pykrt_launch(pykrt_kernel *kernel, const pykrt_launch_config *config,
                                     const pykrt_arg *args, size_t nargs);
 
 /* The same without the checks of arguments and launch shape, for hot loops
  * whose arguments were checked once. Wrong arguments are undefined
- * behaviour on the device. */
+ * behaviour on the device; the host side still refuses args NULL with a
+ * count, too few arguments and a NULL array descriptor. */
 PYKRT_API pykrt_status pykrt_launch_unchecked(pykrt_kernel *kernel, const pykrt_launch_config *config,
                                               const pykrt_arg *args, size_t nargs);
 

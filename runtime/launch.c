@@ -60,13 +60,23 @@ static pykrt_status check_array_arg(const pykrt_kernel *k, size_t i, const pk_pa
     if (a->dtype != p->dtype || a->ndim != p->ndim)
         return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected a %d-d %s array, got a %d-d %s array", i,
                           p->name, p->ndim, pykrt_dtype_name(p->dtype), a->ndim, pykrt_dtype_name(a->dtype));
-    for (int d = 0; d < a->ndim; d++)
+    bool empty = false;
+    for (int d = 0; d < a->ndim; d++) {
         if (a->shape[d] < 0)
             return bad_launch(k, "pykrt_launch", "argument %zu (%s): shape[%d] is negative", i, p->name, d);
-    if (p->layout != PYKRT_LAYOUT_A && !pk_is_contiguous(a, p->layout)) {
+        empty |= a->shape[d] == 0;
+    }
+    if (!empty && !a->data)
+        return bad_launch(k, "pykrt_launch", "argument %zu (%s): the data pointer is 0, and the array has elements", i,
+                          p->name);
+    const char *extent = pk_extent_problem(a);
+    if (extent || (p->layout != PYKRT_LAYOUT_A && !pk_is_contiguous(a, p->layout))) {
         char shape[160], strides[160];
         tuple(shape, sizeof shape, a->shape, a->ndim);
         tuple(strides, sizeof strides, a->strides, a->ndim);
+        if (extent)
+            return bad_launch(k, "pykrt_launch", "argument %zu (%s): shape %s with strides %s %s", i, p->name, shape,
+                              strides, extent);
         return bad_launch(k, "pykrt_launch",
                           "argument %zu (%s): expected a %s-contiguous array, got shape %s with strides %s", i,
                           p->name, p->layout == PYKRT_LAYOUT_C ? "C" : "F", shape, strides);
@@ -200,7 +210,10 @@ static pykrt_status check_call(const pykrt_kernel *k, const pykrt_launch_config 
 {
     if (PK_UNLIKELY(!k || !cfg))
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, k ? "config" : "kernel");
-    if (PK_UNLIKELY(nargs < k->desc->nparams || (!args && nargs)))
+    if (PK_UNLIKELY(!args && nargs))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s(%s): args is NULL, but nargs is %zu", what, k->desc->name,
+                       nargs);
+    if (PK_UNLIKELY(nargs < k->desc->nparams))
         return bad_launch(k, what, "%zu argument%s given, the kernel takes %zu", nargs, nargs == 1 ? "" : "s",
                           k->desc->nparams);
     return PYKRT_SUCCESS;

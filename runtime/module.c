@@ -289,6 +289,10 @@ static pykrt_status load_image(pykrt_module *m, const pykrt_image *images, size_
     const pykrt_image *img = find_image(m->target, images, nimages);
     if (!img->data)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_load_memory: image %s has no data", img->file);
+    if (img->size > PK_IMAGE_MAX_BYTES) /* before size + 1 below can wrap */
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT,
+                       "pykrt_module_load_memory: image %s is %zu bytes, larger than the limit of %zu bytes",
+                       img->file, img->size, PK_IMAGE_MAX_BYTES);
     char *copy = malloc(img->size + 1);
     if (!copy)
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);

@@ -236,6 +236,12 @@ pykrt_status pk_check_entry(pykrt_kernel *k, const char *image, size_t size);
 
 bool pk_is_contiguous(const pykrt_array *a, pykrt_layout order);
 
+/* Why the bytes an array's elements reach, [data + lowest offset, data +
+ * highest offset + item size), cannot be addressed, or NULL: computed
+ * without overflow from a descriptor whose dtype, ndim (within
+ * PYKRT_MAX_NDIM) and shape (not negative) are known good. */
+const char *pk_extent_problem(const pykrt_array *a);
+
 /* ---- stream.c ---- */
 
 struct pykrt_stream {

@@ -193,6 +193,31 @@ static void test_load_memory(void)
     ASSERT_CONTAINS(pykrt_last_error(), "vadd.ptx does not match (embedded manifest): recompile");
 }
 
+/* A size no image can have is refused before any arithmetic on it (the
+ * copy adds a NUL); the data pointer is never read. */
+static void test_load_memory_sizes(void)
+{
+    size_t mlen = 0;
+    char *manifest = t_read(t_path("vadd.yaml"), &mlen);
+    ASSERT(manifest != NULL);
+    static const char byte = 0;
+    pykrt_image huge = {"vadd.ptx", &byte, SIZE_MAX}, big = {"vadd.ptx", &byte, ((size_t)1 << 30) + 1};
+    pykrt_module *m = NULL;
+    pykrt_status s1 = pykrt_module_load_memory(t_ctx, manifest, mlen, &huge, 1, &m);
+    char m1[512];
+    snprintf(m1, sizeof m1, "%s", pykrt_last_error());
+    pykrt_status s2 = pykrt_module_load_memory(t_ctx, manifest, mlen, &big, 1, &m);
+    pykrt_status s3 = pykrt_module_load_memory(t_ctx, manifest, SIZE_MAX, &big, 1, &m);
+    free(manifest);
+    ASSERT_EQ(PYKRT_ERROR_INVALID_ARGUMENT, s1);
+    ASSERT_CONTAINS(m1, "pykrt_module_load_memory: image vadd.ptx is 18446744073709551615 bytes, larger than the "
+                        "limit of 1073741824 bytes");
+    ASSERT_EQ(PYKRT_ERROR_INVALID_ARGUMENT, s2);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, s3);
+    ASSERT_CONTAINS(pykrt_last_error(), "manifest is 18446744073709551615 bytes, more than the limit of 1048576");
+    ASSERT(m == NULL);
+}
+
 static void test_entry_missing(void)
 {
     size_t len = 0;
@@ -400,6 +425,7 @@ const t_case module_tests[] = {
     T(test_arch_choice),
     T(test_arch_variants),
     T(test_load_memory),
+    T(test_load_memory_sizes),
     T(test_entry_missing),
     T(test_entry_parameters),
     T(test_ptx_reader),
