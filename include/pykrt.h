@@ -17,9 +17,23 @@
  *    manifest) and, for driver failures, the CUDA call and its error name:
  *      pykrt_launch(vadd): cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE: invalid argument
  *  - Nothing aborts, exits or prints.
- *  - All functions may be called from several threads. Objects are not
- *    reference counted: destroy one only when no other thread uses it, and
- *    destroy modules, streams, events and memory before their context.
+ *  - All functions may be called from several threads.
+ *  - Lifetimes. A context counts the modules, streams, events and
+ *    allocations made through it: pykrt_context_destroy refuses with
+ *    PYKRT_ERROR_IN_USE, naming them, while any is alive. A handle passed
+ *    after its destroy (a kernel's after its module's unload) is
+ *    PYKRT_ERROR_INVALID_HANDLE. What stays the caller's duty:
+ *      - destroying an object only when no other thread uses it (objects
+ *        are not reference counted);
+ *      - dropping a destroyed handle: it is caught until 64 more objects
+ *        of its kind are destroyed; after that its memory may hold a newer
+ *        object of the same kind, which the stale handle would then name;
+ *      - passing only pointers that pykrt returned (any other is not
+ *        caught);
+ *      - freeing memory through the context that allocated it (the counts
+ *        are per context object);
+ *      - keeping device memory alive while kernels, copies or descriptors
+ *        use it: pykrt checks a descriptor's numbers, not the memory.
  *  - pykrt makes the object's context current on the calling thread when a
  *    call needs it, so a context may be used from any thread.
  *
@@ -71,7 +85,9 @@ typedef enum pykrt_status {
     PYKRT_ERROR_NO_TARGET,        /* no target of the manifest runs on the device */
     PYKRT_ERROR_MODULE_LOAD,      /* the driver refused the PTX/cubin (JIT log in the message) */
     PYKRT_ERROR_NOT_FOUND,        /* no kernel or constant of that name */
-    PYKRT_ERROR_BAD_LAUNCH        /* arguments or launch shape do not fit the kernel */
+    PYKRT_ERROR_BAD_LAUNCH,       /* arguments or launch shape do not fit the kernel */
+    PYKRT_ERROR_INVALID_HANDLE,   /* a handle used after it was destroyed */
+    PYKRT_ERROR_IN_USE            /* a context destroyed while objects made through it live */
 } pykrt_status;
 
 /* The message of the last failed pykrt call on this thread ("" if none).
@@ -130,7 +146,9 @@ typedef struct pykrt_context pykrt_context;
  * and Numba use too) and makes it current on the calling thread. */
 PYKRT_API pykrt_status pykrt_context_create(int ordinal, pykrt_context **out);
 
-/* Releases the primary context and frees `ctx`. NULL is a no-op. */
+/* Releases the primary context and frees `ctx`. Refused, with
+ * PYKRT_ERROR_IN_USE and a message naming them, while modules, streams,
+ * events or allocations made through `ctx` are alive. NULL is a no-op. */
 PYKRT_API pykrt_status pykrt_context_destroy(pykrt_context *ctx);
 
 /* The device the context runs on (queried once, when it was created). */

@@ -210,6 +210,10 @@ static pykrt_status check_call(const pykrt_kernel *k, const pykrt_launch_config 
 {
     if (PK_UNLIKELY(!k || !cfg))
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, k ? "config" : "kernel");
+    if (PK_UNLIKELY(!pk_alive(k, PK_KERNEL)))
+        return pk_dead(what, PK_KERNEL);
+    if (PK_UNLIKELY(cfg->stream && !pk_alive(cfg->stream, PK_STREAM)))
+        return pk_dead(what, PK_STREAM);
     if (PK_UNLIKELY(!args && nargs))
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s(%s): args is NULL, but nargs is %zu", what, k->desc->name,
                        nargs);

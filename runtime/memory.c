@@ -32,6 +32,7 @@ pykrt_status pykrt_mem_alloc(pykrt_context *ctx, size_t bytes, pykrt_devptr *out
     CUresult res = pk_drv.cuMemAlloc(&p, bytes);
     if (res != CUDA_SUCCESS)
         return pk_cuda_fail(res, "cuMemAlloc", "pykrt_mem_alloc(%zu bytes)", bytes);
+    pk_live_add(ctx, PK_LIVE_DEVICE_MEMORY);
     *out = p;
     return PYKRT_SUCCESS;
 }
@@ -42,7 +43,10 @@ pykrt_status pykrt_mem_free(pykrt_context *ctx, pykrt_devptr ptr)
     if (st != PYKRT_SUCCESS || ptr == 0)
         return st;
     CUresult res = pk_drv.cuMemFree(ptr);
-    return res ? pk_cuda_fail(res, "cuMemFree", "pykrt_mem_free") : PYKRT_SUCCESS;
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuMemFree", "pykrt_mem_free");
+    pk_live_sub(ctx, PK_LIVE_DEVICE_MEMORY);
+    return PYKRT_SUCCESS;
 }
 
 pykrt_status pykrt_host_alloc(pykrt_context *ctx, size_t bytes, void **out)
@@ -55,7 +59,10 @@ pykrt_status pykrt_host_alloc(pykrt_context *ctx, size_t bytes, void **out)
         return st;
     /* Portable: pinned for every context, as Numba's pinned arrays are. */
     CUresult res = pk_drv.cuMemHostAlloc(out, bytes ? bytes : 1, CU_MEMHOSTALLOC_PORTABLE);
-    return res ? pk_cuda_fail(res, "cuMemHostAlloc", "pykrt_host_alloc(%zu bytes)", bytes) : PYKRT_SUCCESS;
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuMemHostAlloc", "pykrt_host_alloc(%zu bytes)", bytes);
+    pk_live_add(ctx, PK_LIVE_HOST_MEMORY);
+    return PYKRT_SUCCESS;
 }
 
 pykrt_status pykrt_host_free(pykrt_context *ctx, void *ptr)
@@ -64,7 +71,10 @@ pykrt_status pykrt_host_free(pykrt_context *ctx, void *ptr)
     if (st != PYKRT_SUCCESS || !ptr)
         return st;
     CUresult res = pk_drv.cuMemFreeHost(ptr);
-    return res ? pk_cuda_fail(res, "cuMemFreeHost", "pykrt_host_free") : PYKRT_SUCCESS;
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuMemFreeHost", "pykrt_host_free");
+    pk_live_sub(ctx, PK_LIVE_HOST_MEMORY);
+    return PYKRT_SUCCESS;
 }
 
 /* ---- copies ---- */
@@ -76,6 +86,8 @@ static pykrt_status copy_enter(pykrt_context *ctx, const void *host, size_t byte
 {
     if (bytes && !host)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", what);
+    if (stream && !pk_alive(stream, PK_STREAM))
+        return pk_dead(what, PK_STREAM);
     if (stream && stream->ctx != ctx)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to another context", what);
     return pk_enter(ctx, what);

@@ -158,7 +158,9 @@ static pykrt_status setup_kernels(pykrt_module *m, const char *image, size_t siz
     if (n && !(m->kernels = calloc(n, sizeof *m->kernels)))
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
     for (size_t i = 0; i < n; i++) {
-        pykrt_status st = setup_kernel(m, &m->kernels[i], &m->mf->kernels[i], image, size);
+        if (!(m->kernels[i] = pk_obj_new(PK_KERNEL)))
+            return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
+        pykrt_status st = setup_kernel(m, m->kernels[i], &m->mf->kernels[i], image, size);
         if (st != PYKRT_SUCCESS)
             return st;
     }
@@ -183,13 +185,16 @@ pykrt_status pk_raise_dyn_limit(pykrt_kernel *k, uint32_t bytes, const char *wha
 
 /* ---- load and unload ---- */
 
-/* Frees the module whatever the driver says; returns what it said. */
+/* Destroys the module and its kernels whatever the driver says; returns
+ * what it said. */
 static CUresult destroy(pykrt_module *m)
 {
     CUresult res = CUDA_SUCCESS;
-    if (m->kernels)
-        for (size_t i = 0; i < m->mf->nkernels; i++)
-            free(m->kernels[i].slots);
+    for (size_t i = 0; m->kernels && i < m->mf->nkernels; i++)
+        if (m->kernels[i]) {
+            free(m->kernels[i]->slots);
+            pk_obj_release(m->kernels[i], PK_KERNEL);
+        }
     free(m->kernels);
     if (m->cu && (res = pk_bind(m->ctx)) == CUDA_SUCCESS)
         res = pk_drv.cuModuleUnload(m->cu);
@@ -197,22 +202,28 @@ static CUresult destroy(pykrt_module *m)
     pthread_mutex_destroy(&m->dyn_lock);
     if (m->name != embedded_name)
         free(m->name);
-    free(m);
+    pk_live_sub(m->ctx, PK_LIVE_MODULE);
+    pk_obj_release(m, PK_MODULE);
     return res;
 }
 
-/* Makes the module shell: context bound, name kept, manifest parsed. */
+/* Makes the module shell: context bound and counted, name kept, manifest
+ * parsed. */
 static pykrt_status begin(pykrt_context *ctx, const char *name, const char *text, size_t len, pykrt_module **out)
 {
     pykrt_status st = pk_enter(ctx, "pykrt_module_load");
     if (st != PYKRT_SUCCESS)
         return st;
-    pykrt_module *m = calloc(1, sizeof *m);
+    pykrt_module *m = pk_obj_new(PK_MODULE);
     char *copy = name == embedded_name ? (char *)embedded_name : strdup(name);
     if (!m || !copy) {
-        free(m);
+        if (m)
+            pk_obj_release(m, PK_MODULE);
+        if (copy != embedded_name)
+            free(copy);
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", name);
     }
+    pk_live_add(ctx, PK_LIVE_MODULE);
     m->ctx = ctx;
     m->name = copy;
     pthread_mutex_init(&m->dyn_lock, NULL);
@@ -323,6 +334,8 @@ pykrt_status pykrt_module_unload(pykrt_module *module)
 {
     if (!module)
         return PYKRT_SUCCESS;
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_module_unload", PK_MODULE);
     char name[512];
     snprintf(name, sizeof name, "%s", module->name);
     CUresult res = destroy(module);
@@ -333,6 +346,8 @@ pykrt_status pykrt_module_describe(const pykrt_module *module, pykrt_module_info
 {
     if (!module || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_describe: %s is NULL", module ? "out" : "module");
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_module_describe", PK_MODULE);
     out->manifest = module->name;
     out->compiler = module->mf->compiler;
     out->arch = module->target->arch;
@@ -350,9 +365,11 @@ pykrt_status pykrt_kernel_get(pykrt_module *module, const char *name, pykrt_kern
     if (!module || !name || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_get: %s is NULL",
                        !module ? "module" : !name ? "name" : "out");
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_kernel_get", PK_MODULE);
     for (size_t i = 0; i < module->mf->nkernels; i++)
         if (strcmp(module->mf->kernels[i].name, name) == 0) {
-            *out = &module->kernels[i];
+            *out = module->kernels[i];
             return PYKRT_SUCCESS;
         }
     *out = NULL;
@@ -368,10 +385,12 @@ pykrt_status pykrt_kernel_at(pykrt_module *module, size_t index, pykrt_kernel **
 {
     if (!module || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_at: %s is NULL", module ? "out" : "module");
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_kernel_at", PK_MODULE);
     if (index >= module->mf->nkernels)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_at(%s): index %zu, but there are %zu kernels",
                        module->name, index, module->mf->nkernels);
-    *out = &module->kernels[index];
+    *out = module->kernels[index];
     return PYKRT_SUCCESS;
 }
 
@@ -379,6 +398,8 @@ pykrt_status pykrt_kernel_describe(const pykrt_kernel *kernel, pykrt_kernel_info
 {
     if (!kernel || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_describe: %s is NULL", kernel ? "out" : "kernel");
+    if (!pk_alive(kernel, PK_KERNEL))
+        return pk_dead("pykrt_kernel_describe", PK_KERNEL);
     const pk_kernel *d = kernel->desc;
     out->name = d->name;
     out->entry = d->entry;
@@ -396,6 +417,8 @@ pykrt_status pykrt_kernel_param(const pykrt_kernel *kernel, size_t index, pykrt_
 {
     if (!kernel || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param: %s is NULL", kernel ? "out" : "kernel");
+    if (!pk_alive(kernel, PK_KERNEL))
+        return pk_dead("pykrt_kernel_param", PK_KERNEL);
     const pk_kernel *d = kernel->desc;
     if (index >= d->nparams)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param(%s): index %zu, but it has %zu parameters",
@@ -415,6 +438,8 @@ pykrt_status pykrt_kernel_handle(const pykrt_kernel *kernel, void **cufunction)
     if (!kernel || !cufunction)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_handle: %s is NULL",
                        kernel ? "cufunction" : "kernel");
+    if (!pk_alive(kernel, PK_KERNEL))
+        return pk_dead("pykrt_kernel_handle", PK_KERNEL);
     *cufunction = kernel->fn;
     return PYKRT_SUCCESS;
 }
@@ -427,6 +452,8 @@ static pykrt_status constant(pykrt_module *m, const char *name, const void *buf,
 {
     if (!m || !name || !buf)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, !m ? "module" : !name ? "name" : "buffer");
+    if (!pk_alive(m, PK_MODULE))
+        return pk_dead(what, PK_MODULE);
     size_t i = 0;
     while (i < m->mf->nconstants && strcmp(m->mf->constants[i].name, name) != 0)
         i++;

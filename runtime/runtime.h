@@ -46,6 +46,33 @@ void pk_append(const char *fmt, ...) PK_PRINTF(1, 2);
 /* The thread's message buffer (read by tests and pykrt_last_error). */
 const char *pk_message(void);
 
+/* ---- handle.c: the objects behind handles ---- */
+
+/* ORDER KIND: handle.c's table of kinds follows this order. */
+typedef enum pk_kind { PK_CONTEXT, PK_MODULE, PK_KERNEL, PK_STREAM, PK_EVENT, PK_KINDS } pk_kind;
+
+/* The first member of every object a handle points to. */
+typedef struct pk_obj {
+    uint32_t magic; /* of its kind while alive, 0 once destroyed */
+    struct pk_obj *next;
+} pk_obj;
+
+/* A zeroed object of `kind`, alive; NULL when out of memory. */
+void *pk_obj_new(pk_kind kind);
+
+/* Marks the object destroyed and keeps its memory for a later object of
+ * the same kind. */
+void pk_obj_release(void *obj, pk_kind kind);
+
+/* Whether `obj` is a live object of `kind` (false for NULL). */
+bool pk_alive(const void *obj, pk_kind kind);
+
+/* The error for a handle that is not alive: PYKRT_ERROR_INVALID_HANDLE. */
+pykrt_status pk_dead(const char *what, pk_kind kind);
+
+/* Destroyed objects of `kind` held for reuse (tests). */
+size_t pk_pool_count(pk_kind kind);
+
 /* ---- driver.c: the driver table, devices, contexts ---- */
 
 #define PK_REQUIRED true
@@ -69,18 +96,37 @@ pykrt_status pk_driver_load(void);
  * what_fmt (e.g. "pykrt_launch(%s)" and the kernel's name). */
 pykrt_status pk_cuda_fail(CUresult res, const char *call, const char *what_fmt, ...) PK_PRINTF(3, 4);
 
+/* ORDER LIVE: driver.c's names of these follow this order. */
+typedef enum pk_live {
+    PK_LIVE_MODULE,
+    PK_LIVE_STREAM,
+    PK_LIVE_EVENT,
+    PK_LIVE_DEVICE_MEMORY,
+    PK_LIVE_HOST_MEMORY,
+    PK_LIVE_KINDS
+} pk_live;
+
 struct pykrt_context {
+    pk_obj obj;
     CUcontext cu;
     CUdevice dev;
     pykrt_device_info info;
+    /* What was made through this context and not yet destroyed or freed:
+     * pykrt_context_destroy refuses while any is alive. */
+    _Atomic long live[PK_LIVE_KINDS];
 };
+
+/* Counts one more, or one less (never below 0: memory that pykrt did
+ * not allocate may be freed through it), of `what` on ctx. */
+void pk_live_add(pykrt_context *ctx, pk_live what);
+void pk_live_sub(pykrt_context *ctx, pk_live what);
 
 /* Makes ctx current on this thread if it is not yet: primary contexts are
  * current per thread, and a pykrt object may be used from any thread. */
 CUresult pk_bind(const pykrt_context *ctx);
 
-/* The common prologue of calls that take a context: checks ctx is not NULL
- * and binds it; `what` names the caller in messages. */
+/* The common prologue of calls that take a context: checks ctx is a live
+ * context and binds it; `what` names the caller in messages. */
 pykrt_status pk_enter(const pykrt_context *ctx, const char *what);
 
 /* ---- file.c: reading the manifest and image files ---- */
@@ -185,6 +231,7 @@ typedef struct pk_slot {
 } pk_slot;
 
 struct pykrt_kernel {
+    pk_obj obj;
     pykrt_module *module;
     const pk_kernel *desc;
     CUfunction fn;
@@ -206,11 +253,12 @@ struct pykrt_kernel {
 pykrt_status pk_raise_dyn_limit(pykrt_kernel *k, uint32_t bytes, const char *what);
 
 struct pykrt_module {
+    pk_obj obj;
     pykrt_context *ctx;
     CUmodule cu;
     pk_manifest *mf;
     const pk_target *target;
-    pykrt_kernel *kernels;
+    pykrt_kernel **kernels; /* mf->nkernels of them, each its own object */
     char *name; /* manifest path, for messages */
     pthread_mutex_t dyn_lock;
 };
@@ -245,11 +293,13 @@ const char *pk_extent_problem(const pykrt_array *a);
 /* ---- stream.c ---- */
 
 struct pykrt_stream {
+    pk_obj obj;
     pykrt_context *ctx;
     CUstream cu;
 };
 
 struct pykrt_event {
+    pk_obj obj;
     pykrt_context *ctx;
     CUevent cu;
 };
