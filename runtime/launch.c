@@ -14,9 +14,13 @@
  * the field's low bytes, which on a little-endian host is the value.
  *
  * pykrt_launch checks first: the arguments against the kernel's source
- * parameters, and the grid, block and shared memory against the limits the
- * module and the context cached. pykrt_launch_unchecked skips that and
- * only refuses what would make the host itself read a NULL descriptor.
+ * parameters, each array's descriptor for itself (a data pointer with its
+ * elements, an extent the address space holds), and the grid, block and
+ * shared memory against the limits the module and the context cached.
+ * pykrt_launch_unchecked skips that and only refuses what the host itself
+ * would trip on: a destroyed kernel or stream, args NULL or too few, a
+ * NULL descriptor. The module checked at load that the driver reads no
+ * more parameters than the plan sets (ptx.c).
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -6,11 +6,14 @@
  * context's device, checks the image's digest against the manifest (a stale
  * PTX is refused, not launched with the wrong ABI), hands it to the driver
  * with an error-log buffer so a JIT failure reports ptxas's words, and
- * resolves every kernel at once. Resolving early lets the launch path work
+ * resolves every kernel at once, checking its ptx_params against the
+ * entry's own parameters (ptx.c). Resolving early lets the launch path work
  * from a per-kernel plan built here: the driver's limits for the kernel,
  * and one slot per PTX parameter saying where in the caller's arguments its
  * bytes lie. After the load, a module is read-only except for each kernel's
  * dynamic shared memory limit (atomic, raised under the module's lock).
+ * Files are read by file.c; the module and its kernels are handle.c's
+ * objects, counted by their context.
  */
 #include <stdio.h>
 #include <stdlib.h>

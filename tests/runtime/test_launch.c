@@ -312,7 +312,8 @@ static void test_array_extent_checks(void)
         pykrt_arg args[3] = {pykrt_arg_array(&x), pykrt_arg_array(&ok), pykrt_arg_array(&ok)};
         pykrt_status st;
         const char *msg = launch_error(k, &one, args, 3, &st);
-        int good = cases[i].message ? st == PYKRT_ERROR_BAD_LAUNCH && strstr(msg, cases[i].message) : st == PYKRT_SUCCESS;
+        int good = cases[i].message ? st == PYKRT_ERROR_BAD_LAUNCH && strstr(msg, cases[i].message)
+                                    : st == PYKRT_SUCCESS;
         if (!good) {
             t_fail(__FILE__, __LINE__, "case %zu: \"%s\" expected, got %s: %s", i,
                    cases[i].message ? cases[i].message : "success", pykrt_status_name(st), msg);

@@ -245,7 +245,8 @@ static void test_entry_missing(void)
 #define PARTS(i) "      - {type: u64, size: 8, align: 8, param: " #i ", part: data}\n" \
                  "      - {type: u64, size: 8, align: 8, param: " #i ", part: \"shape[0]\"}\n" \
                  "      - {type: u64, size: 8, align: 8, param: " #i ", part: \"strides[0]\"}\n"
-#define VALUE(i, type, size) "      - {type: " #type ", size: " #size ", align: " #size ", param: " #i ", part: value}\n"
+#define VALUE(i, type, size)                                                                                     \
+    "      - {type: " #type ", size: " #size ", align: " #size ", param: " #i ", part: value}\n"
 
 /* Loads vadd.ptx under a manifest of the given kernel (params, then
  * ptx_params after "    ptx_params:\n"). */
