@@ -17,9 +17,23 @@
  *    manifest) and, for driver failures, the CUDA call and its error name:
  *      pykrt_launch(vadd): cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE: invalid argument
  *  - Nothing aborts, exits or prints.
- *  - All functions may be called from several threads. Objects are not
- *    reference counted: destroy one only when no other thread uses it, and
- *    destroy modules, streams, events and memory before their context.
+ *  - All functions may be called from several threads.
+ *  - Lifetimes. A context counts the modules, streams, events and
+ *    allocations made through it: pykrt_context_destroy refuses with
+ *    PYKRT_ERROR_IN_USE, naming them, while any is alive. A handle passed
+ *    after its destroy (a kernel's after its module's unload) is
+ *    PYKRT_ERROR_INVALID_HANDLE. What stays the caller's duty:
+ *      - destroying an object only when no other thread uses it (objects
+ *        are not reference counted);
+ *      - dropping a destroyed handle: it is caught until 64 more objects
+ *        of its kind are destroyed; after that its memory may hold a newer
+ *        object of the same kind, which the stale handle would then name;
+ *      - passing only pointers that pykrt returned (any other is not
+ *        caught);
+ *      - freeing memory through the context that allocated it (the counts
+ *        are per context object);
+ *      - keeping device memory alive while kernels, copies or descriptors
+ *        use it: pykrt checks a descriptor's numbers, not the memory.
  *  - pykrt makes the object's context current on the calling thread when a
  *    call needs it, so a context may be used from any thread.
  *
@@ -71,7 +85,9 @@ typedef enum pykrt_status {
     PYKRT_ERROR_NO_TARGET,        /* no target of the manifest runs on the device */
     PYKRT_ERROR_MODULE_LOAD,      /* the driver refused the PTX/cubin (JIT log in the message) */
     PYKRT_ERROR_NOT_FOUND,        /* no kernel or constant of that name */
-    PYKRT_ERROR_BAD_LAUNCH        /* arguments or launch shape do not fit the kernel */
+    PYKRT_ERROR_BAD_LAUNCH,       /* arguments or launch shape do not fit the kernel */
+    PYKRT_ERROR_INVALID_HANDLE,   /* a handle used after it was destroyed */
+    PYKRT_ERROR_IN_USE            /* a context destroyed while objects made through it live */
 } pykrt_status;
 
 /* The message of the last failed pykrt call on this thread ("" if none).
@@ -130,7 +146,9 @@ typedef struct pykrt_context pykrt_context;
  * and Numba use too) and makes it current on the calling thread. */
 PYKRT_API pykrt_status pykrt_context_create(int ordinal, pykrt_context **out);
 
-/* Releases the primary context and frees `ctx`. NULL is a no-op. */
+/* Releases the primary context and frees `ctx`. Refused, with
+ * PYKRT_ERROR_IN_USE and a message naming them, while modules, streams,
+ * events or allocations made through `ctx` are alive. NULL is a no-op. */
 PYKRT_API pykrt_status pykrt_context_destroy(pykrt_context *ctx);
 
 /* The device the context runs on (queried once, when it was created). */
@@ -311,9 +329,25 @@ typedef struct pykrt_kernel pykrt_kernel;
 /* Loads a module from its manifest (e.g. "vadd.yaml"). Of the manifest's
  * targets it picks the best for the device: the highest arch not above the
  * device's compute capability, a cubin only for the device's own major
- * version; it checks the file's digest, and on a JIT failure the message
- * carries the driver's error log. */
+ * version; it reads the target's file, relative to the manifest's
+ * directory and within it (PYKRT_LOAD_ANY_PATH below), checks its digest,
+ * and on a JIT failure the message carries the driver's error log. Only
+ * regular files are read: the manifest at most 1 MiB, the image 1 GiB. */
 PYKRT_API pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, pykrt_module **out);
+
+/* Flags of pykrt_module_load_ex. */
+#define PYKRT_LOAD_DEFAULT 0u
+/* Let the manifest's targets name their files anywhere: absolute paths and
+ * ".." components. Without it, a target's file must lie in the manifest's
+ * directory or below, so that a manifest from an untrusted place cannot
+ * make the program read another file (/etc/passwd); pass it only for
+ * manifests you trust. */
+#define PYKRT_LOAD_ANY_PATH 1u
+
+/* pykrt_module_load with flags (PYKRT_LOAD_*). pykrt_module_load is this
+ * with PYKRT_LOAD_DEFAULT. */
+PYKRT_API pykrt_status pykrt_module_load_ex(pykrt_context *ctx, const char *manifest_path, unsigned flags,
+                                            pykrt_module **out);
 
 /* A target's bytes held in memory: `file` is the name the manifest's target
  * gives (e.g. "vadd.ptx"). */
@@ -324,7 +358,9 @@ typedef struct pykrt_image {
 } pykrt_image;
 
 /* Loads a module embedded in the program: the manifest's text and the
- * images of (some of) its targets; the target is chosen among those given. */
+ * images of (some of) its targets; the target is chosen among those given.
+ * Sizes over the limits (1 MiB for the manifest, 1 GiB for an image) are
+ * refused before they are used. */
 PYKRT_API pykrt_status pykrt_module_load_memory(pykrt_context *ctx, const char *manifest, size_t manifest_len,
                                                 const pykrt_image *images, size_t nimages, pykrt_module **out);
 
@@ -422,16 +458,20 @@ typedef struct pykrt_launch_config {
 
 /* Launches `kernel` after checking the arguments against the manifest
  * (count; scalar or array; dtype; ndim; layout: a C-layout parameter refuses
- * an array that is not C-contiguous, F likewise), the grid and block against
- * the device and kernel limits, and the dynamic shared memory against the
- * device limit (raising the kernel's limit when more than the default is
- * asked). Cooperative kernels go through cuLaunchCooperativeKernel. */
+ * an array that is not C-contiguous, F likewise) and each array for itself
+ * (no negative shape; a data pointer other than 0 when it has elements;
+ * the bytes its shape and strides reach, computed without overflow, within
+ * the 64-bit address space), the grid and block against the device and
+ * kernel limits, and the dynamic shared memory against the device limit
+ * (raising the kernel's limit when more than the default is asked).
+ * Cooperative kernels go through cuLaunchCooperativeKernel. */
 PYKRT_API pykrt_status pykrt_launch(pykrt_kernel *kernel, const pykrt_launch_config *config,
                                     const pykrt_arg *args, size_t nargs);
 
 /* The same without the checks of arguments and launch shape, for hot loops
  * whose arguments were checked once. Wrong arguments are undefined
- * behaviour on the device. */
+ * behaviour on the device; the host side still refuses args NULL with a
+ * count, too few arguments and a NULL array descriptor. */
 PYKRT_API pykrt_status pykrt_launch_unchecked(pykrt_kernel *kernel, const pykrt_launch_config *config,
                                               const pykrt_arg *args, size_t nargs);
 

@@ -114,6 +114,8 @@ enum { CU_MEMHOSTALLOC_PORTABLE = 1 };
       (int *value, CUfunction_attribute attrib, CUfunction func))                                                \
     X(cuFuncSetAttribute, "cuFuncSetAttribute", NULL, PK_REQUIRED,                                               \
       (CUfunction func, CUfunction_attribute attrib, int value))                                                 \
+    X(cuFuncGetParamInfo, "cuFuncGetParamInfo", NULL, PK_OPTIONAL,                                               \
+      (CUfunction func, size_t index, size_t *offset, size_t *size))                                             \
     X(cuMemAlloc, "cuMemAlloc_v2", NULL, PK_REQUIRED, (CUdeviceptr *ptr, size_t bytes))                          \
     X(cuMemFree, "cuMemFree_v2", NULL, PK_REQUIRED, (CUdeviceptr ptr))                                           \
     X(cuMemHostAlloc, "cuMemHostAlloc", NULL, PK_REQUIRED, (void **ptr, size_t bytes, unsigned int flags))       \

@@ -13,7 +13,9 @@
  *
  * Contexts are the device's primary context (cuDevicePrimaryCtxRetain), the
  * one the CUDA runtime and Numba share, with the device's properties
- * queried once at creation for the launch checks.
+ * queried once at creation for the launch checks. A context counts the
+ * modules, streams, events and allocations made through it, and is not
+ * destroyed while any is alive.
  */
 #define _GNU_SOURCE /* secure_getenv */
 #include <dlfcn.h>
@@ -147,6 +149,8 @@ pykrt_status pk_enter(const pykrt_context *ctx, const char *what)
 {
     if (!ctx)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: context is NULL", what);
+    if (!pk_alive(ctx, PK_CONTEXT))
+        return pk_dead(what, PK_CONTEXT);
     CUresult res = pk_bind(ctx);
     if (res != CUDA_SUCCESS)
         return pk_cuda_fail(res, "cuCtxSetCurrent", "%s", what);
@@ -277,38 +281,84 @@ pykrt_status pykrt_context_create(int ordinal, pykrt_context **out)
     pykrt_status st = pk_driver_load();
     if (st != PYKRT_SUCCESS)
         return st;
-    pykrt_context *ctx = calloc(1, sizeof *ctx);
+    pykrt_context *ctx = pk_obj_new(PK_CONTEXT);
     if (!ctx)
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_context_create(%d): out of host memory", ordinal);
+    for (int i = 0; i < PK_LIVE_KINDS; i++)
+        atomic_init(&ctx->live[i], 0);
     if ((st = query(ordinal, &ctx->dev, &ctx->info, "pykrt_context_create")) != PYKRT_SUCCESS) {
-        free(ctx);
+        pk_obj_release(ctx, PK_CONTEXT);
         return st;
     }
     CUresult res = pk_drv.cuDevicePrimaryCtxRetain(&ctx->cu, ctx->dev);
     if (res != CUDA_SUCCESS) {
-        free(ctx);
+        pk_obj_release(ctx, PK_CONTEXT);
         return pk_cuda_fail(res, "cuDevicePrimaryCtxRetain", "pykrt_context_create(%d)", ordinal);
     }
     if ((res = pk_drv.cuCtxSetCurrent(ctx->cu)) != CUDA_SUCCESS) {
         pk_drv.cuDevicePrimaryCtxRelease(ctx->dev);
-        free(ctx);
+        pk_obj_release(ctx, PK_CONTEXT);
         return pk_cuda_fail(res, "cuCtxSetCurrent", "pykrt_context_create(%d)", ordinal);
     }
     *out = ctx;
     return PYKRT_SUCCESS;
 }
 
+void pk_live_add(pykrt_context *ctx, pk_live what)
+{
+    atomic_fetch_add(&ctx->live[what], 1);
+}
+
+void pk_live_sub(pykrt_context *ctx, pk_live what)
+{
+    long n = atomic_load(&ctx->live[what]);
+    while (n > 0 && !atomic_compare_exchange_weak(&ctx->live[what], &n, n - 1))
+        ;
+}
+
+/* Refuses to destroy a context through which objects still live: their
+ * next use would reach the freed context (a module's kernels launch on
+ * it, a stream binds it). The message lists them. */
+static pykrt_status check_unused(const pykrt_context *ctx)
+{
+    /* ORDER LIVE: as enum pk_live. */
+    static const char *const names[PK_LIVE_KINDS][2] = {
+        {"module", "modules"},
+        {"stream", "streams"},
+        {"event", "events"},
+        {"device allocation", "device allocations"},
+        {"pinned host allocation", "pinned host allocations"},
+    };
+    long n[PK_LIVE_KINDS];
+    int kinds = 0, listed = 0;
+    for (int i = 0; i < PK_LIVE_KINDS; i++)
+        kinds += (n[i] = atomic_load(&ctx->live[i])) > 0;
+    if (kinds == 0)
+        return PYKRT_SUCCESS;
+    pk_fail(PYKRT_ERROR_IN_USE, "pykrt_context_destroy(%d): the context still has", ctx->info.ordinal);
+    for (int i = 0; i < PK_LIVE_KINDS; i++)
+        if (n[i] > 0)
+            pk_append("%s %ld %s", listed++ == 0 ? "" : listed == kinds ? " and" : ",", n[i], names[i][n[i] != 1]);
+    pk_append("; destroy or free them first");
+    return PYKRT_ERROR_IN_USE;
+}
+
 pykrt_status pykrt_context_destroy(pykrt_context *ctx)
 {
     if (!ctx)
         return PYKRT_SUCCESS;
+    if (!pk_alive(ctx, PK_CONTEXT))
+        return pk_dead("pykrt_context_destroy", PK_CONTEXT);
+    pykrt_status st = check_unused(ctx);
+    if (st != PYKRT_SUCCESS)
+        return st;
     /* Leave no thread-current pointer to a context that may go away. */
     CUcontext cur = NULL;
     if (pk_drv.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == ctx->cu)
         pk_drv.cuCtxSetCurrent(NULL);
     CUresult res = pk_drv.cuDevicePrimaryCtxRelease(ctx->dev);
     int ordinal = ctx->info.ordinal;
-    free(ctx);
+    pk_obj_release(ctx, PK_CONTEXT);
     return res ? pk_cuda_fail(res, "cuDevicePrimaryCtxRelease", "pykrt_context_destroy(%d)", ordinal)
                : PYKRT_SUCCESS;
 }
@@ -317,6 +367,8 @@ pykrt_status pykrt_context_device(const pykrt_context *ctx, pykrt_device_info *o
 {
     if (!ctx || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_context_device: %s is NULL", ctx ? "out" : "context");
+    if (!pk_alive(ctx, PK_CONTEXT))
+        return pk_dead("pykrt_context_device", PK_CONTEXT);
     *out = ctx->info;
     return PYKRT_SUCCESS;
 }
@@ -335,6 +387,8 @@ pykrt_status pykrt_context_handle(const pykrt_context *ctx, void **cucontext)
     if (!ctx || !cucontext)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_context_handle: %s is NULL",
                        ctx ? "cucontext" : "context");
+    if (!pk_alive(ctx, PK_CONTEXT))
+        return pk_dead("pykrt_context_handle", PK_CONTEXT);
     *cucontext = ctx->cu;
     return PYKRT_SUCCESS;
 }

@@ -14,12 +14,17 @@
  * the field's low bytes, which on a little-endian host is the value.
  *
  * pykrt_launch checks first: the arguments against the kernel's source
- * parameters, and the grid, block and shared memory against the limits the
- * module and the context cached. pykrt_launch_unchecked skips that and
- * only refuses what would make the host itself read a NULL descriptor.
+ * parameters, each array's descriptor for itself (a data pointer with its
+ * elements, an extent the address space holds), and the grid, block and
+ * shared memory against the limits the module and the context cached.
+ * pykrt_launch_unchecked skips that and only refuses what the host itself
+ * would trip on: a destroyed kernel or stream, args NULL or too few, a
+ * NULL descriptor. The module checked at load that the driver reads no
+ * more parameters than the plan sets (ptx.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "runtime.h"
 
@@ -59,13 +64,23 @@ static pykrt_status check_array_arg(const pykrt_kernel *k, size_t i, const pk_pa
     if (a->dtype != p->dtype || a->ndim != p->ndim)
         return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected a %d-d %s array, got a %d-d %s array", i,
                           p->name, p->ndim, pykrt_dtype_name(p->dtype), a->ndim, pykrt_dtype_name(a->dtype));
-    for (int d = 0; d < a->ndim; d++)
+    bool empty = false;
+    for (int d = 0; d < a->ndim; d++) {
         if (a->shape[d] < 0)
             return bad_launch(k, "pykrt_launch", "argument %zu (%s): shape[%d] is negative", i, p->name, d);
-    if (p->layout != PYKRT_LAYOUT_A && !pk_is_contiguous(a, p->layout)) {
+        empty |= a->shape[d] == 0;
+    }
+    if (!empty && !a->data)
+        return bad_launch(k, "pykrt_launch", "argument %zu (%s): the data pointer is 0, and the array has elements", i,
+                          p->name);
+    const char *extent = pk_extent_problem(a);
+    if (extent || (p->layout != PYKRT_LAYOUT_A && !pk_is_contiguous(a, p->layout))) {
         char shape[160], strides[160];
         tuple(shape, sizeof shape, a->shape, a->ndim);
         tuple(strides, sizeof strides, a->strides, a->ndim);
+        if (extent)
+            return bad_launch(k, "pykrt_launch", "argument %zu (%s): shape %s with strides %s %s", i, p->name, shape,
+                              strides, extent);
         return bad_launch(k, "pykrt_launch",
                           "argument %zu (%s): expected a %s-contiguous array, got shape %s with strides %s", i,
                           p->name, p->layout == PYKRT_LAYOUT_C ? "C" : "F", shape, strides);
@@ -174,6 +189,8 @@ static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, cons
                               d->params[slot->param].name);
         params[i] = (void *)(uintptr_t)(base + slot->offset); /* the driver only reads them */
     }
+    if (PK_UNLIKELY(k->unverified)) /* should the entry have more parameters, NULL beats stale pointers */
+        memset(params + d->nptx, 0, sizeof params - d->nptx * sizeof params[0]);
     CUresult res = pk_bind(k->module->ctx);
     if (PK_UNLIKELY(res != CUDA_SUCCESS))
         return pk_cuda_fail(res, "cuCtxSetCurrent", "%s(%s)", what, d->name);
@@ -197,7 +214,14 @@ static pykrt_status check_call(const pykrt_kernel *k, const pykrt_launch_config 
 {
     if (PK_UNLIKELY(!k || !cfg))
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, k ? "config" : "kernel");
-    if (PK_UNLIKELY(nargs < k->desc->nparams || (!args && nargs)))
+    if (PK_UNLIKELY(!pk_alive(k, PK_KERNEL)))
+        return pk_dead(what, PK_KERNEL);
+    if (PK_UNLIKELY(cfg->stream && !pk_alive(cfg->stream, PK_STREAM)))
+        return pk_dead(what, PK_STREAM);
+    if (PK_UNLIKELY(!args && nargs))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s(%s): args is NULL, but nargs is %zu", what, k->desc->name,
+                       nargs);
+    if (PK_UNLIKELY(nargs < k->desc->nparams))
         return bad_launch(k, what, "%zu argument%s given, the kernel takes %zu", nargs, nargs == 1 ? "" : "s",
                           k->desc->nparams);
     return PYKRT_SUCCESS;

@@ -7,20 +7,24 @@
  * pk_manifest whose allocations are chained for one free. Everything the
  * launch path relies on without checking again is validated here: every
  * ptx_params entry names an existing parameter and a part that exists for
- * it (data/shape[i]/strides[i] of an array with i < ndim, value/real/imag of
- * a scalar), and its size never reads past that part's bytes in a
- * pykrt_array or pykrt_arg.
+ * it (data/shape[i]/strides[i] of an array with i < ndim, value of a
+ * scalar, real/imag of a complex one), its size never reads past that
+ * part's bytes in a pykrt_array or pykrt_arg, and the list gives every
+ * part of every parameter exactly once.
  *
  * Errors read "FILE:LINE:COL: WHERE: problem", WHERE being a path such as
  * kernels[0].params[1].dtype. Keys the reader does not know are ignored, so
  * a newer compiler may add fields; a `format` other than 1 is refused before
  * anything else is read. Integers and booleans must be plain scalars.
  *
- * Input that libyaml would take too long over is refused before it loads a
- * document: too large, brackets nested too deep (its scanner is quadratic
- * in that), and anchors or aliases, found by a first pass over the events
- * (its loader is quadratic in anchors, and following aliases could
- * multiply the reader's work without bound). A manifest has none of these.
+ * Input that libyaml would take too long or too much memory over is
+ * refused before it loads a document: too large, brackets nested too deep
+ * (its scanner is quadratic in that), and, found by a first pass over the
+ * events, collections nested too deep (each level costs the loader a node
+ * and a stack), anchors or aliases (its loader is quadratic in anchors,
+ * and following aliases could multiply the reader's work without bound),
+ * and a second document, which the loader would silently drop. A manifest
+ * has none of these.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -468,7 +472,7 @@ static const char *part_problem(const pk_param *p, pk_part part, uint32_t dim, u
             return "shape or strides of a scalar";
         return dim >= (uint32_t)p->ndim ? "dimension beyond the array's ndim" : size > 8 ? "wider than 8 bytes" : NULL;
     case PK_PART_VALUE:
-        return array ? "value of an array" : NULL;
+        return array ? "value of an array" : complex ? "value of a complex parameter, which has real and imag" : NULL;
     case PK_PART_REAL:
     case PK_PART_IMAG:
         if (!complex)
@@ -532,6 +536,86 @@ static pykrt_status read_params(reader *r, yaml_node_t *map, const char *where, 
     return PYKRT_SUCCESS;
 }
 
+/* ---- every part of every parameter, exactly once ---- */
+
+/* A part as a bit of its parameter's mask: data, value and real are bit
+ * 0, imag bit 1, shape[i] bit 1 + i, strides[i] bit 1 + PYKRT_MAX_NDIM + i
+ * (parts of arrays and of scalars never meet in one mask). */
+static uint32_t part_bit(pk_part part, uint32_t dim)
+{
+    switch (part) {
+    case PK_PART_SHAPE:
+        return 1u << (1 + dim);
+    case PK_PART_STRIDES:
+        return 1u << (1 + PYKRT_MAX_NDIM + dim);
+    case PK_PART_IMAG:
+        return 2u;
+    case PK_PART_DATA:
+    case PK_PART_VALUE:
+    case PK_PART_REAL:
+        break;
+    }
+    return 1u;
+}
+
+/* The mask of the parts a parameter has (docs/manifest.md): an array's
+ * data, shape[0..ndim) and strides[0..ndim); a complex scalar's real and
+ * imag; another scalar's value. */
+static uint32_t parts_of(const pk_param *p)
+{
+    if (p->kind == PYKRT_KIND_ARRAY) {
+        uint32_t dims = (1u << p->ndim) - 1;
+        return 1u | dims << 1 | dims << (1 + PYKRT_MAX_NDIM);
+    }
+    return p->dtype == PYKRT_COMPLEX64 || p->dtype == PYKRT_COMPLEX128 ? 3u : 1u;
+}
+
+/* The name of the part that `bit` stands for in parameter p. */
+static void part_name(const pk_param *p, uint32_t bit, char *buf, size_t size)
+{
+    int i = 0;
+    while (!(bit >> i & 1))
+        i++;
+    if (p->kind != PYKRT_KIND_ARRAY)
+        snprintf(buf, size, "%s", parts_of(p) == 3u ? (i ? "imag" : "real") : "value");
+    else if (i == 0)
+        snprintf(buf, size, "data");
+    else
+        snprintf(buf, size, "%s[%d]", i <= PYKRT_MAX_NDIM ? "shape" : "strides", (i - 1) % PYKRT_MAX_NDIM);
+}
+
+/* The launch path passes one pointer per ptx_params entry, and the kernel
+ * reads every parameter it declares: a part given twice or not at all
+ * means arguments in the wrong places or a slot never set. */
+static pykrt_status check_parts(reader *r, yaml_node_t *map, yaml_node_item_t *items, const char *where,
+                                const pk_kernel *k)
+{
+    uint32_t *have = calloc(k->nparams ? k->nparams : 1, sizeof *have);
+    if (!have)
+        return no_memory(r);
+    pykrt_status st = PYKRT_SUCCESS;
+    char part[32];
+    for (size_t i = 0; i < k->nptx && st == PYKRT_SUCCESS; i++) {
+        const pk_ptx_param *x = &k->ptx[i];
+        uint32_t bit = part_bit(x->part, x->dim);
+        if (have[x->param] & bit) {
+            part_name(&k->params[x->param], bit, part, sizeof part);
+            st = bad(r, node_at(r, items[i]), where, "ptx_params[%zu] gives part '%s' of parameter %u (%s) again", i,
+                     part, x->param, k->params[x->param].name);
+        }
+        have[x->param] |= bit;
+    }
+    for (size_t p = 0; p < k->nparams && st == PYKRT_SUCCESS; p++) {
+        uint32_t missing = parts_of(&k->params[p]) & ~have[p];
+        if (missing) {
+            part_name(&k->params[p], missing & -missing, part, sizeof part);
+            st = bad(r, map, where, "ptx_params lack part '%s' of parameter %zu (%s)", part, p, k->params[p].name);
+        }
+    }
+    free(have);
+    return st;
+}
+
 static pykrt_status read_ptx_params(reader *r, yaml_node_t *map, const char *where, pk_kernel *k)
 {
     yaml_node_item_t *items;
@@ -552,7 +636,7 @@ static pykrt_status read_ptx_params(reader *r, yaml_node_t *map, const char *whe
             (st = read_ptx_param(r, p, at, k, &k->ptx[i])) != PYKRT_SUCCESS)
             return st;
     }
-    return PYKRT_SUCCESS;
+    return check_parts(r, map, items, where, k);
 }
 
 static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, pk_kernel *k)
@@ -738,25 +822,52 @@ static pykrt_status yaml_error(const yaml_parser_t *p, const char *name)
                    p->problem_mark.column + 1, problem);
 }
 
-/* The first pass: parse events only, refusing anchors and aliases. */
+/* Collections (block or flow) nest at most this deep. A manifest nests
+ * five levels; unknown keys may hold a newer compiler's deeper data, but
+ * not a 300,000-level sequence that libyaml would build into hundreds of
+ * megabytes of nodes. */
+#define PK_MAX_DEPTH 64
+
+/* Refuses what the first pass must not let through to the loader. */
+static pykrt_status check_event(const yaml_event_t *ev, int *depth, int *documents, const char *name)
+{
+    yaml_event_type_t type = ev->type;
+    const yaml_char_t *anchor = type == YAML_SCALAR_EVENT           ? ev->data.scalar.anchor
+                                : type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.anchor
+                                : type == YAML_MAPPING_START_EVENT  ? ev->data.mapping_start.anchor
+                                                                    : NULL;
+    size_t line = ev->start_mark.line + 1, column = ev->start_mark.column + 1;
+    if (type == YAML_ALIAS_EVENT || anchor)
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: YAML anchors and aliases are not supported", name, line,
+                       column);
+    if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+        if (++*depth > PK_MAX_DEPTH)
+            return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: YAML nests deeper than %d levels", name, line, column,
+                           PK_MAX_DEPTH);
+    } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+        --*depth;
+    } else if (type == YAML_DOCUMENT_START_EVENT && ++*documents > 1) {
+        /* The loader would read the first and drop the rest unseen. */
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: a second YAML document; a manifest is one document", name,
+                       line, column);
+    }
+    return PYKRT_SUCCESS;
+}
+
+/* The first pass: parse events only, refusing anchors and aliases, deep
+ * nesting and a second document. */
 static pykrt_status check_events(yaml_parser_t *p, const char *name)
 {
+    int depth = 0, documents = 0;
     for (;;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(p, &ev))
             return yaml_error(p, name);
+        pykrt_status st = check_event(&ev, &depth, &documents, name);
         yaml_event_type_t type = ev.type;
-        const yaml_char_t *anchor = type == YAML_SCALAR_EVENT           ? ev.data.scalar.anchor
-                                    : type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
-                                    : type == YAML_MAPPING_START_EVENT  ? ev.data.mapping_start.anchor
-                                                                        : NULL;
-        yaml_mark_t at = ev.start_mark;
         yaml_event_delete(&ev);
-        if (type == YAML_ALIAS_EVENT || anchor)
-            return pk_fail(PYKRT_ERROR_MANIFEST, "%s:%zu:%zu: YAML anchors and aliases are not supported", name,
-                           at.line + 1, at.column + 1);
-        if (type == YAML_STREAM_END_EVENT)
-            return PYKRT_SUCCESS;
+        if (st != PYKRT_SUCCESS || type == YAML_STREAM_END_EVENT)
+            return st;
     }
 }
 
@@ -783,18 +894,16 @@ static pykrt_status load_document(const char *text, size_t len, const char *name
 }
 
 /* libyaml's scanner takes time quadratic in the nesting of flow
- * collections ("[[[...]]]": minutes for a megabyte), and a manifest nests
- * a few levels, so deeper input is refused before libyaml sees it. The
- * count ignores quoting: brackets inside strings only make it stricter,
- * and no manifest string opens dozens of them. */
-#define PK_MAX_FLOW_DEPTH 64
-
+ * collections ("[[[...]]]": minutes for a megabyte), before the first pass
+ * sees an event, so deeper brackets are refused before libyaml sees the
+ * text. The count ignores quoting: brackets inside strings only make it
+ * stricter, and no manifest string opens dozens of them. */
 static bool too_deep(const char *text, size_t len)
 {
     int depth = 0;
     for (size_t i = 0; i < len; i++) {
         if (text[i] == '[' || text[i] == '{') {
-            if (++depth > PK_MAX_FLOW_DEPTH)
+            if (++depth > PK_MAX_DEPTH)
                 return true;
         } else if ((text[i] == ']' || text[i] == '}') && depth > 0) {
             depth--;
@@ -810,7 +919,7 @@ pykrt_status pk_manifest_parse(const char *text, size_t len, const char *name, p
         return pk_fail(PYKRT_ERROR_MANIFEST, "%s: manifest is %zu bytes, more than the limit of %u", name, len,
                        (unsigned)PK_MANIFEST_MAX_BYTES);
     if (too_deep(text, len))
-        return pk_fail(PYKRT_ERROR_MANIFEST, "%s: brackets nest deeper than %d levels", name, PK_MAX_FLOW_DEPTH);
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s: brackets nest deeper than %d levels", name, PK_MAX_DEPTH);
     reader r;
     memset(&r, 0, sizeof r);
     r.name = name;

@@ -32,6 +32,7 @@ pykrt_status pykrt_mem_alloc(pykrt_context *ctx, size_t bytes, pykrt_devptr *out
     CUresult res = pk_drv.cuMemAlloc(&p, bytes);
     if (res != CUDA_SUCCESS)
         return pk_cuda_fail(res, "cuMemAlloc", "pykrt_mem_alloc(%zu bytes)", bytes);
+    pk_live_add(ctx, PK_LIVE_DEVICE_MEMORY);
     *out = p;
     return PYKRT_SUCCESS;
 }
@@ -42,7 +43,10 @@ pykrt_status pykrt_mem_free(pykrt_context *ctx, pykrt_devptr ptr)
     if (st != PYKRT_SUCCESS || ptr == 0)
         return st;
     CUresult res = pk_drv.cuMemFree(ptr);
-    return res ? pk_cuda_fail(res, "cuMemFree", "pykrt_mem_free") : PYKRT_SUCCESS;
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuMemFree", "pykrt_mem_free");
+    pk_live_sub(ctx, PK_LIVE_DEVICE_MEMORY);
+    return PYKRT_SUCCESS;
 }
 
 pykrt_status pykrt_host_alloc(pykrt_context *ctx, size_t bytes, void **out)
@@ -55,7 +59,10 @@ pykrt_status pykrt_host_alloc(pykrt_context *ctx, size_t bytes, void **out)
         return st;
     /* Portable: pinned for every context, as Numba's pinned arrays are. */
     CUresult res = pk_drv.cuMemHostAlloc(out, bytes ? bytes : 1, CU_MEMHOSTALLOC_PORTABLE);
-    return res ? pk_cuda_fail(res, "cuMemHostAlloc", "pykrt_host_alloc(%zu bytes)", bytes) : PYKRT_SUCCESS;
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuMemHostAlloc", "pykrt_host_alloc(%zu bytes)", bytes);
+    pk_live_add(ctx, PK_LIVE_HOST_MEMORY);
+    return PYKRT_SUCCESS;
 }
 
 pykrt_status pykrt_host_free(pykrt_context *ctx, void *ptr)
@@ -64,7 +71,10 @@ pykrt_status pykrt_host_free(pykrt_context *ctx, void *ptr)
     if (st != PYKRT_SUCCESS || !ptr)
         return st;
     CUresult res = pk_drv.cuMemFreeHost(ptr);
-    return res ? pk_cuda_fail(res, "cuMemFreeHost", "pykrt_host_free") : PYKRT_SUCCESS;
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuMemFreeHost", "pykrt_host_free");
+    pk_live_sub(ctx, PK_LIVE_HOST_MEMORY);
+    return PYKRT_SUCCESS;
 }
 
 /* ---- copies ---- */
@@ -76,6 +86,8 @@ static pykrt_status copy_enter(pykrt_context *ctx, const void *host, size_t byte
 {
     if (bytes && !host)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", what);
+    if (stream && !pk_alive(stream, PK_STREAM))
+        return pk_dead(what, PK_STREAM);
     if (stream && stream->ctx != ctx)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: the stream belongs to another context", what);
     return pk_enter(ctx, what);
@@ -196,6 +208,41 @@ static pykrt_status check_array(const pykrt_array *a, const char *what, uint64_t
     return PYKRT_SUCCESS;
 }
 
+/* a * b (a >= 0) and a + b within int64, or false; portable C. */
+static bool mul_fits(int64_t a, int64_t b, int64_t *out)
+{
+    if (a > 0 && (b > 0 ? b > INT64_MAX / a : b < INT64_MIN / a))
+        return false;
+    *out = a * b;
+    return true;
+}
+
+static bool add_fits(int64_t a, int64_t b, int64_t *out)
+{
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))
+        return false;
+    *out = a + b;
+    return true;
+}
+
+const char *pk_extent_problem(const pykrt_array *a)
+{
+    int64_t lo = 0, hi = (int64_t)pykrt_dtype_size(a->dtype), step;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] == 0)
+            return NULL; /* no elements: nothing is reached */
+    for (int i = 0; i < a->ndim; i++) {
+        int64_t *end = a->strides[i] < 0 ? &lo : &hi;
+        if (!mul_fits(a->shape[i] - 1, a->strides[i], &step) || !add_fits(*end, step, end))
+            return "spans more than 2^63 bytes";
+    }
+    if ((uint64_t)0 - (uint64_t)lo > a->data)
+        return "reaches below address 0";
+    if ((uint64_t)hi - 1 > UINT64_MAX - a->data)
+        return "reaches past the end of the address space";
+    return NULL;
+}
+
 bool pk_is_contiguous(const pykrt_array *a, pykrt_layout order)
 {
     for (int i = 0; i < a->ndim; i++)
@@ -305,6 +352,8 @@ static pykrt_status check_copy(const pykrt_array *a, size_t bytes, const char *w
         return st;
     if (!pk_is_contiguous(a, PYKRT_LAYOUT_C) && !pk_is_contiguous(a, PYKRT_LAYOUT_F))
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: the array is not contiguous", what);
+    if (n && !a->data)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: the array's data pointer is 0", what);
     if (n != bytes)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %zu bytes given, the array has %llu", what, bytes,
                        (unsigned long long)n);

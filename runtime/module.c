@@ -6,85 +6,24 @@
  * context's device, checks the image's digest against the manifest (a stale
  * PTX is refused, not launched with the wrong ABI), hands it to the driver
  * with an error-log buffer so a JIT failure reports ptxas's words, and
- * resolves every kernel at once. Resolving early lets the launch path work
+ * resolves every kernel at once, checking its ptx_params against the
+ * entry's own parameters (ptx.c). Resolving early lets the launch path work
  * from a per-kernel plan built here: the driver's limits for the kernel,
  * and one slot per PTX parameter saying where in the caller's arguments its
  * bytes lie. After the load, a module is read-only except for each kernel's
  * dynamic shared memory limit (atomic, raised under the module's lock).
+ * Files are read by file.c; the module and its kernels are handle.c's
+ * objects, counted by their context.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime.h"
 
-#define PK_IMAGE_MAX_BYTES ((size_t)1 << 30)
 #define PK_JIT_LOG_BYTES 16384
 
 static const char embedded_name[] = "(embedded manifest)";
-
-/* ---- reading files ---- */
-
-static pykrt_status io_fail(const char *what, const char *path)
-{
-    char why[128] = "unknown error";
-    strerror_r(errno, why, sizeof why);
-    return pk_fail(PYKRT_ERROR_IO, "%s: cannot read %s: %s", what, path, why);
-}
-
-/* Reads a whole file plus a terminating NUL; more than `limit` bytes is
- * the error `too_big`, found without reading the rest. */
-static pykrt_status read_file(const char *path, size_t limit, pykrt_status too_big, const char *what, char **out,
-                              size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return io_fail(what, path);
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    pykrt_status st = PYKRT_SUCCESS;
-    while (buf && st == PYKRT_SUCCESS) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (ferror(f))
-            st = io_fail(what, path);
-        else if (n > limit)
-            st = pk_fail(too_big, "%s: %s is larger than the limit of %zu bytes", what, path, limit);
-        else if (feof(f))
-            break;
-        else if (n == cap - 1) {
-            char *grown = realloc(buf, cap * 2);
-            if (!grown)
-                free(buf);
-            buf = grown;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!buf)
-        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory reading %s", what, path);
-    if (st != PYKRT_SUCCESS) {
-        free(buf);
-        return st;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return PYKRT_SUCCESS;
-}
-
-/* The target's file, relative to the manifest's directory. */
-static char *image_path(const char *manifest_path, const char *file)
-{
-    const char *slash = strrchr(manifest_path, '/');
-    size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - manifest_path) + 1;
-    char *path = malloc(dir + strlen(file) + 1);
-    if (path) {
-        memcpy(path, manifest_path, dir);
-        strcpy(path + dir, file);
-    }
-    return path;
-}
 
 /* ---- choosing a target ---- */
 
@@ -183,7 +122,10 @@ static pykrt_status kernel_attr(pykrt_kernel *k, CUfunction_attribute attr, int 
                : PYKRT_SUCCESS;
 }
 
-static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kernel *d)
+/* Resolves the kernel, checks its parameters against `image`'s entry and
+ * builds its launch plan. */
+static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kernel *d, const char *image,
+                                 size_t size)
 {
     k->module = m;
     k->desc = d;
@@ -195,7 +137,8 @@ static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kern
     pykrt_status st;
     if ((st = kernel_attr(k, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &max_threads)) != PYKRT_SUCCESS ||
         (st = kernel_attr(k, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &shared)) != PYKRT_SUCCESS ||
-        (st = kernel_attr(k, CU_FUNC_ATTRIBUTE_NUM_REGS, &k->registers)) != PYKRT_SUCCESS)
+        (st = kernel_attr(k, CU_FUNC_ATTRIBUTE_NUM_REGS, &k->registers)) != PYKRT_SUCCESS ||
+        (st = pk_check_entry(k, image, size)) != PYKRT_SUCCESS)
         return st;
     k->max_threads = d->max_threads > 0 && d->max_threads < max_threads ? (int)d->max_threads : max_threads;
     k->shared_static = shared > 0 ? (uint32_t)shared : 0;
@@ -212,13 +155,15 @@ static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kern
     return PYKRT_SUCCESS;
 }
 
-static pykrt_status setup_kernels(pykrt_module *m)
+static pykrt_status setup_kernels(pykrt_module *m, const char *image, size_t size)
 {
     size_t n = m->mf->nkernels;
     if (n && !(m->kernels = calloc(n, sizeof *m->kernels)))
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
     for (size_t i = 0; i < n; i++) {
-        pykrt_status st = setup_kernel(m, &m->kernels[i], &m->mf->kernels[i]);
+        if (!(m->kernels[i] = pk_obj_new(PK_KERNEL)))
+            return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
+        pykrt_status st = setup_kernel(m, m->kernels[i], &m->mf->kernels[i], image, size);
         if (st != PYKRT_SUCCESS)
             return st;
     }
@@ -243,13 +188,16 @@ pykrt_status pk_raise_dyn_limit(pykrt_kernel *k, uint32_t bytes, const char *wha
 
 /* ---- load and unload ---- */
 
-/* Frees the module whatever the driver says; returns what it said. */
+/* Destroys the module and its kernels whatever the driver says; returns
+ * what it said. */
 static CUresult destroy(pykrt_module *m)
 {
     CUresult res = CUDA_SUCCESS;
-    if (m->kernels)
-        for (size_t i = 0; i < m->mf->nkernels; i++)
-            free(m->kernels[i].slots);
+    for (size_t i = 0; m->kernels && i < m->mf->nkernels; i++)
+        if (m->kernels[i]) {
+            free(m->kernels[i]->slots);
+            pk_obj_release(m->kernels[i], PK_KERNEL);
+        }
     free(m->kernels);
     if (m->cu && (res = pk_bind(m->ctx)) == CUDA_SUCCESS)
         res = pk_drv.cuModuleUnload(m->cu);
@@ -257,22 +205,28 @@ static CUresult destroy(pykrt_module *m)
     pthread_mutex_destroy(&m->dyn_lock);
     if (m->name != embedded_name)
         free(m->name);
-    free(m);
+    pk_live_sub(m->ctx, PK_LIVE_MODULE);
+    pk_obj_release(m, PK_MODULE);
     return res;
 }
 
-/* Makes the module shell: context bound, name kept, manifest parsed. */
+/* Makes the module shell: context bound and counted, name kept, manifest
+ * parsed. */
 static pykrt_status begin(pykrt_context *ctx, const char *name, const char *text, size_t len, pykrt_module **out)
 {
     pykrt_status st = pk_enter(ctx, "pykrt_module_load");
     if (st != PYKRT_SUCCESS)
         return st;
-    pykrt_module *m = calloc(1, sizeof *m);
+    pykrt_module *m = pk_obj_new(PK_MODULE);
     char *copy = name == embedded_name ? (char *)embedded_name : strdup(name);
     if (!m || !copy) {
-        free(m);
+        if (m)
+            pk_obj_release(m, PK_MODULE);
+        if (copy != embedded_name)
+            free(copy);
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", name);
     }
+    pk_live_add(ctx, PK_LIVE_MODULE);
     m->ctx = ctx;
     m->name = copy;
     pthread_mutex_init(&m->dyn_lock, NULL);
@@ -291,19 +245,20 @@ static pykrt_status finish(pykrt_module *m, const char *image, size_t size, cons
     if (pk_fnv1a64(image, size) != m->target->digest)
         return pk_fail(PYKRT_ERROR_STALE, "%s does not match %s: recompile", image_name, m->name);
     pykrt_status st = jit(m, image);
-    return st == PYKRT_SUCCESS ? setup_kernels(m) : st;
+    return st == PYKRT_SUCCESS ? setup_kernels(m, image, size) : st;
 }
 
-static pykrt_status load_file(pykrt_module *m, const char *path)
+static pykrt_status load_file(pykrt_module *m, const char *path, unsigned flags)
 {
     if (!(m->target = choose(m->mf, &m->ctx->info, NULL, 0)))
         return no_target(m->mf, &m->ctx->info, m->name, false);
-    char *ipath = image_path(path, m->target->file), *image = NULL;
+    char *ipath = NULL, *image = NULL;
     size_t size = 0;
     char what[600];
     snprintf(what, sizeof what, "pykrt_module_load(%s)", m->name);
-    pykrt_status st = ipath ? read_file(ipath, PK_IMAGE_MAX_BYTES, PYKRT_ERROR_IO, what, &image, &size)
-                            : pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+    pykrt_status st = pk_image_path(path, m->target->file, flags & PYKRT_LOAD_ANY_PATH, what, &ipath);
+    if (st == PYKRT_SUCCESS)
+        st = pk_read_file(ipath, PK_IMAGE_MAX_BYTES, PYKRT_ERROR_IO, what, &image, &size);
     if (st == PYKRT_SUCCESS)
         st = finish(m, image, size, ipath);
     free(image);
@@ -311,26 +266,34 @@ static pykrt_status load_file(pykrt_module *m, const char *path)
     return st;
 }
 
-pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, pykrt_module **out)
+pykrt_status pykrt_module_load_ex(pykrt_context *ctx, const char *manifest_path, unsigned flags, pykrt_module **out)
 {
     if (!manifest_path || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_load: %s is NULL",
                        manifest_path ? "out" : "manifest_path");
     *out = NULL;
+    if (flags & ~PYKRT_LOAD_ANY_PATH)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_load(%s): unknown flags 0x%x", manifest_path,
+                       flags);
     char *text = NULL;
     size_t len = 0;
     char what[600];
     snprintf(what, sizeof what, "pykrt_module_load(%s)", manifest_path);
-    pykrt_status st = read_file(manifest_path, PK_MANIFEST_MAX_BYTES, PYKRT_ERROR_MANIFEST, what, &text, &len);
+    pykrt_status st = pk_read_file(manifest_path, PK_MANIFEST_MAX_BYTES, PYKRT_ERROR_MANIFEST, what, &text, &len);
     pykrt_module *m = NULL;
     if (st == PYKRT_SUCCESS)
         st = begin(ctx, manifest_path, text, len, &m);
     free(text);
-    if (st == PYKRT_SUCCESS && (st = load_file(m, manifest_path)) != PYKRT_SUCCESS)
+    if (st == PYKRT_SUCCESS && (st = load_file(m, manifest_path, flags)) != PYKRT_SUCCESS)
         destroy(m);
     if (st == PYKRT_SUCCESS)
         *out = m;
     return st;
+}
+
+pykrt_status pykrt_module_load(pykrt_context *ctx, const char *manifest_path, pykrt_module **out)
+{
+    return pykrt_module_load_ex(ctx, manifest_path, PYKRT_LOAD_DEFAULT, out);
 }
 
 static pykrt_status load_image(pykrt_module *m, const pykrt_image *images, size_t nimages)
@@ -340,6 +303,10 @@ static pykrt_status load_image(pykrt_module *m, const pykrt_image *images, size_
     const pykrt_image *img = find_image(m->target, images, nimages);
     if (!img->data)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_load_memory: image %s has no data", img->file);
+    if (img->size > PK_IMAGE_MAX_BYTES) /* before size + 1 below can wrap */
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT,
+                       "pykrt_module_load_memory: image %s is %zu bytes, larger than the limit of %zu bytes",
+                       img->file, img->size, PK_IMAGE_MAX_BYTES);
     char *copy = malloc(img->size + 1);
     if (!copy)
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
@@ -370,6 +337,8 @@ pykrt_status pykrt_module_unload(pykrt_module *module)
 {
     if (!module)
         return PYKRT_SUCCESS;
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_module_unload", PK_MODULE);
     char name[512];
     snprintf(name, sizeof name, "%s", module->name);
     CUresult res = destroy(module);
@@ -380,6 +349,8 @@ pykrt_status pykrt_module_describe(const pykrt_module *module, pykrt_module_info
 {
     if (!module || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_describe: %s is NULL", module ? "out" : "module");
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_module_describe", PK_MODULE);
     out->manifest = module->name;
     out->compiler = module->mf->compiler;
     out->arch = module->target->arch;
@@ -397,9 +368,11 @@ pykrt_status pykrt_kernel_get(pykrt_module *module, const char *name, pykrt_kern
     if (!module || !name || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_get: %s is NULL",
                        !module ? "module" : !name ? "name" : "out");
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_kernel_get", PK_MODULE);
     for (size_t i = 0; i < module->mf->nkernels; i++)
         if (strcmp(module->mf->kernels[i].name, name) == 0) {
-            *out = &module->kernels[i];
+            *out = module->kernels[i];
             return PYKRT_SUCCESS;
         }
     *out = NULL;
@@ -415,10 +388,12 @@ pykrt_status pykrt_kernel_at(pykrt_module *module, size_t index, pykrt_kernel **
 {
     if (!module || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_at: %s is NULL", module ? "out" : "module");
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_kernel_at", PK_MODULE);
     if (index >= module->mf->nkernels)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_at(%s): index %zu, but there are %zu kernels",
                        module->name, index, module->mf->nkernels);
-    *out = &module->kernels[index];
+    *out = module->kernels[index];
     return PYKRT_SUCCESS;
 }
 
@@ -426,6 +401,8 @@ pykrt_status pykrt_kernel_describe(const pykrt_kernel *kernel, pykrt_kernel_info
 {
     if (!kernel || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_describe: %s is NULL", kernel ? "out" : "kernel");
+    if (!pk_alive(kernel, PK_KERNEL))
+        return pk_dead("pykrt_kernel_describe", PK_KERNEL);
     const pk_kernel *d = kernel->desc;
     out->name = d->name;
     out->entry = d->entry;
@@ -443,6 +420,8 @@ pykrt_status pykrt_kernel_param(const pykrt_kernel *kernel, size_t index, pykrt_
 {
     if (!kernel || !out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param: %s is NULL", kernel ? "out" : "kernel");
+    if (!pk_alive(kernel, PK_KERNEL))
+        return pk_dead("pykrt_kernel_param", PK_KERNEL);
     const pk_kernel *d = kernel->desc;
     if (index >= d->nparams)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param(%s): index %zu, but it has %zu parameters",
@@ -462,6 +441,8 @@ pykrt_status pykrt_kernel_handle(const pykrt_kernel *kernel, void **cufunction)
     if (!kernel || !cufunction)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_handle: %s is NULL",
                        kernel ? "cufunction" : "kernel");
+    if (!pk_alive(kernel, PK_KERNEL))
+        return pk_dead("pykrt_kernel_handle", PK_KERNEL);
     *cufunction = kernel->fn;
     return PYKRT_SUCCESS;
 }
@@ -474,6 +455,8 @@ static pykrt_status constant(pykrt_module *m, const char *name, const void *buf,
 {
     if (!m || !name || !buf)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, !m ? "module" : !name ? "name" : "buffer");
+    if (!pk_alive(m, PK_MODULE))
+        return pk_dead(what, PK_MODULE);
     size_t i = 0;
     while (i < m->mf->nconstants && strcmp(m->mf->constants[i].name, name) != 0)
         i++;

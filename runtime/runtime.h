@@ -28,6 +28,9 @@
  * few kilobytes, and libyaml's document tree costs ~100 bytes a node. */
 #define PK_MANIFEST_MAX_BYTES (1u << 20)
 
+/* Images (PTX or cubin) larger than this are refused before reading. */
+#define PK_IMAGE_MAX_BYTES ((size_t)1 << 30)
+
 /* The most PTX-level parameters a kernel may have; the launch path keeps
  * one pointer per parameter on the stack. */
 #define PK_MAX_PTX_PARAMS 512
@@ -42,6 +45,33 @@ void pk_append(const char *fmt, ...) PK_PRINTF(1, 2);
 
 /* The thread's message buffer (read by tests and pykrt_last_error). */
 const char *pk_message(void);
+
+/* ---- handle.c: the objects behind handles ---- */
+
+/* ORDER KIND: handle.c's table of kinds follows this order. */
+typedef enum pk_kind { PK_CONTEXT, PK_MODULE, PK_KERNEL, PK_STREAM, PK_EVENT, PK_KINDS } pk_kind;
+
+/* The first member of every object a handle points to. */
+typedef struct pk_obj {
+    uint32_t magic; /* of its kind while alive, 0 once destroyed */
+    struct pk_obj *next;
+} pk_obj;
+
+/* A zeroed object of `kind`, alive; NULL when out of memory. */
+void *pk_obj_new(pk_kind kind);
+
+/* Marks the object destroyed and keeps its memory for a later object of
+ * the same kind. */
+void pk_obj_release(void *obj, pk_kind kind);
+
+/* Whether `obj` is a live object of `kind` (false for NULL). */
+bool pk_alive(const void *obj, pk_kind kind);
+
+/* The error for a handle that is not alive: PYKRT_ERROR_INVALID_HANDLE. */
+pykrt_status pk_dead(const char *what, pk_kind kind);
+
+/* Destroyed objects of `kind` held for reuse (tests). */
+size_t pk_pool_count(pk_kind kind);
 
 /* ---- driver.c: the driver table, devices, contexts ---- */
 
@@ -66,19 +96,52 @@ pykrt_status pk_driver_load(void);
  * what_fmt (e.g. "pykrt_launch(%s)" and the kernel's name). */
 pykrt_status pk_cuda_fail(CUresult res, const char *call, const char *what_fmt, ...) PK_PRINTF(3, 4);
 
+/* ORDER LIVE: driver.c's names of these follow this order. */
+typedef enum pk_live {
+    PK_LIVE_MODULE,
+    PK_LIVE_STREAM,
+    PK_LIVE_EVENT,
+    PK_LIVE_DEVICE_MEMORY,
+    PK_LIVE_HOST_MEMORY,
+    PK_LIVE_KINDS
+} pk_live;
+
 struct pykrt_context {
+    pk_obj obj;
     CUcontext cu;
     CUdevice dev;
     pykrt_device_info info;
+    /* What was made through this context and not yet destroyed or freed:
+     * pykrt_context_destroy refuses while any is alive. */
+    _Atomic long live[PK_LIVE_KINDS];
 };
+
+/* Counts one more, or one less (never below 0: memory that pykrt did
+ * not allocate may be freed through it), of `what` on ctx. */
+void pk_live_add(pykrt_context *ctx, pk_live what);
+void pk_live_sub(pykrt_context *ctx, pk_live what);
 
 /* Makes ctx current on this thread if it is not yet: primary contexts are
  * current per thread, and a pykrt object may be used from any thread. */
 CUresult pk_bind(const pykrt_context *ctx);
 
-/* The common prologue of calls that take a context: checks ctx is not NULL
- * and binds it; `what` names the caller in messages. */
+/* The common prologue of calls that take a context: checks ctx is a live
+ * context and binds it; `what` names the caller in messages. */
 pykrt_status pk_enter(const pykrt_context *ctx, const char *what);
+
+/* ---- file.c: reading the manifest and image files ---- */
+
+/* Reads the regular file `path` whole, plus a terminating NUL, into a
+ * malloc'd buffer; a file larger than `limit` is the error `too_big`,
+ * anything else than a regular file PYKRT_ERROR_IO, both found before
+ * reading. `what` names the caller in messages. */
+pykrt_status pk_read_file(const char *path, size_t limit, pykrt_status too_big, const char *what, char **out,
+                          size_t *len);
+
+/* The path of a target's `file`, relative to the manifest's directory, in
+ * a malloc'd string. Unless `any_path`, a file that could lie outside that
+ * directory (absolute, or with a ".." component) is PYKRT_ERROR_MANIFEST. */
+pykrt_status pk_image_path(const char *manifest_path, const char *file, bool any_path, const char *what, char **out);
 
 /* ---- manifest.c: the manifest reader ---- */
 
@@ -168,6 +231,7 @@ typedef struct pk_slot {
 } pk_slot;
 
 struct pykrt_kernel {
+    pk_obj obj;
     pykrt_module *module;
     const pk_kernel *desc;
     CUfunction fn;
@@ -180,33 +244,62 @@ struct pykrt_kernel {
      * value can go ahead without the lock. */
     _Atomic uint32_t dyn_limit;
     int registers;
+    /* Neither the driver nor the PTX could confirm the parameter count
+     * (a cubin on a driver without cuFuncGetParamInfo). */
+    bool unverified;
 };
 
 /* Raises the kernel's dynamic shared memory limit to `bytes` (module.c). */
 pykrt_status pk_raise_dyn_limit(pykrt_kernel *k, uint32_t bytes, const char *what);
 
 struct pykrt_module {
+    pk_obj obj;
     pykrt_context *ctx;
     CUmodule cu;
     pk_manifest *mf;
     const pk_target *target;
-    pykrt_kernel *kernels;
+    pykrt_kernel **kernels; /* mf->nkernels of them, each its own object */
     char *name; /* manifest path, for messages */
     pthread_mutex_t dyn_lock;
 };
+
+/* ---- ptx.c: the entry's own parameters ---- */
+
+/* An entry's parameter list as its PTX declares it. */
+typedef struct pk_ptx_entry {
+    size_t count;                     /* parameters declared */
+    uint32_t size[PK_MAX_PTX_PARAMS]; /* bytes of each of the first ones; 0 if unknown */
+} pk_ptx_entry;
+
+/* Finds `.entry name` in the PTX text and reads its parameter list; false
+ * if the text has no such entry, or one this reader does not follow. */
+bool pk_ptx_read_entry(const char *ptx, size_t len, const char *name, pk_ptx_entry *out);
+
+/* Checks the kernel's ptx_params against its entry's parameters (count and
+ * sizes), as the driver reports them and, for PTX, as `image` declares
+ * them; sets k->unverified where neither can tell. */
+pykrt_status pk_check_entry(pykrt_kernel *k, const char *image, size_t size);
 
 /* ---- memory.c: dtypes and arrays ---- */
 
 bool pk_is_contiguous(const pykrt_array *a, pykrt_layout order);
 
+/* Why the bytes an array's elements reach, [data + lowest offset, data +
+ * highest offset + item size), cannot be addressed, or NULL: computed
+ * without overflow from a descriptor whose dtype, ndim (within
+ * PYKRT_MAX_NDIM) and shape (not negative) are known good. */
+const char *pk_extent_problem(const pykrt_array *a);
+
 /* ---- stream.c ---- */
 
 struct pykrt_stream {
+    pk_obj obj;
     pykrt_context *ctx;
     CUstream cu;
 };
 
 struct pykrt_event {
+    pk_obj obj;
     pykrt_context *ctx;
     CUevent cu;
 };

@@ -11,7 +11,8 @@
 
 RT_VERSION := 0.1.0
 RT_SOVERSION := 0
-RT_SRCS := $(addprefix runtime/,error.c dtype.c driver.c manifest.c module.c memory.c launch.c stream.c random.c)
+RT_SRCS := $(addprefix runtime/,error.c handle.c dtype.c driver.c file.c manifest.c module.c ptx.c memory.c launch.c \
+  stream.c random.c)
 RT_HDRS := include/pykrt.h runtime/runtime.h runtime/cuda_abi.h
 RT_DIR := $(BUILD)/runtime
 RT_OBJS := $(RT_SRCS:runtime/%.c=$(RT_DIR)/obj/%.o)
@@ -126,6 +127,24 @@ $(RT_TDIR)/fuzz_replay: tests/fuzz/fuzz_manifest.c tests/runtime/fuzz_replay.c $
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_TEST_CFLAGS) tests/fuzz/fuzz_manifest.c tests/runtime/fuzz_replay.c $(RT_FUZZ_SRCS) \
 	  $(RT_YAML_A) $(LDFLAGS_BASE) -o $@
+
+# The thread tests again under ThreadSanitizer: the tests, the runtime and
+# the double built with -fsanitize=thread, apart from the rest (it does not
+# mix with SAN=1's sanitizers). run.sh builds these itself and records a
+# skip where the build or TSan cannot run.
+RT_TSAN := $(RT_TDIR)/tsan
+RT_TSAN_CFLAGS := $(CSTD) $(WARN) -O1 -g -fPIC -fsanitize=thread -Iinclude -Iruntime -Itests/runtime -pthread
+
+$(RT_TSAN)/runtime_tests: $(RT_TEST_SRCS) $(RT_TEST_HDRS) $(RT_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_TSAN_CFLAGS) $(RT_TEST_SRCS) $(RT_SRCS) $(RT_YAML_A) -fsanitize=thread $(RT_LIBS) -o $@
+
+$(RT_TSAN)/libcuda.so.1: tests/runtime/fake_cuda.c tests/runtime/fake_cuda.h runtime/cuda_abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_TSAN_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -fsanitize=thread -pthread -o $@
+
+.PHONY: runtime-tsan
+runtime-tsan: $(RT_TSAN)/runtime_tests $(RT_TSAN)/libcuda.so.1
 
 ## test-runtime: the runtime's tests, against a test double of libcuda.so.1
 test-runtime: runtime $(RT_TEST_BINS) $(RT_FAKE) $(RT_FAKE_NOLAUNCH)

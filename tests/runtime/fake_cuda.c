@@ -11,7 +11,8 @@
  * (type, .align, [n]) and each .const variable. That makes the double an
  * independent judge of argument packing: a launch lays out the
  * kernelParams values at the offsets and sizes the PTX declares, as the
- * real driver does, and records them for the tests (fake_cuda_last_launch).
+ * real driver does, and records them for the tests (fake_cuda_last_launch);
+ * cuFuncGetParamInfo reports the same list.
  * A cubin is accepted and its kernels found by their .text.<name> section,
  * but not launched. The kernel `vadd` also runs, on the CPU, so host
  * programs can be checked end to end.
@@ -99,6 +100,7 @@ static size_t last_image_size;
 static double clock_ms;
 static struct CUfunc_st *all_funcs[256];
 static int nall_funcs;
+static bool param_info = true;
 
 /* ---- plumbing ---- */
 
@@ -658,6 +660,32 @@ EXPORT CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int 
     return CUDA_SUCCESS;
 }
 
+/* Answers from the PTX's parameter list; a cubin's kernels (parameters
+ * unknown to the double) and a switched-off double say not supported. */
+EXPORT CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset, size_t *size)
+{
+    ENTER_CTX("cuFuncGetParamInfo");
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&mu);
+    bool on = param_info;
+    pthread_mutex_unlock(&mu);
+    if (!on || f->nparams < 0)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    if (index >= (size_t)f->nparams)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t off = 0;
+    for (size_t i = 0; i <= index; i++) {
+        off = (off + f->params[i].align - 1) / f->params[i].align * f->params[i].align;
+        if (i < index)
+            off += f->params[i].size;
+    }
+    *offset = off;
+    if (size)
+        *size = f->params[index].size;
+    return CUDA_SUCCESS;
+}
+
 /* ---- memory ---- */
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes)
@@ -1009,6 +1037,13 @@ EXPORT size_t fake_cuda_last_image(const void **data)
     size_t n = last_image_size;
     pthread_mutex_unlock(&mu);
     return n;
+}
+
+EXPORT void fake_cuda_set_param_info(int on)
+{
+    pthread_mutex_lock(&mu);
+    param_info = on != 0;
+    pthread_mutex_unlock(&mu);
 }
 
 EXPORT int fake_cuda_retains(int dev)

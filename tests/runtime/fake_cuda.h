@@ -43,6 +43,9 @@ typedef struct fake_hooks {
     size_t (*last_image)(const void **data);
     /* Primary context retains of device `dev` not yet released. */
     int (*retains)(int dev);
+    /* 0: cuFuncGetParamInfo answers CUDA_ERROR_NOT_SUPPORTED, as a driver
+     * that cannot tell; 1 (the default): it answers from the PTX. */
+    void (*set_param_info)(int on);
 } fake_hooks;
 
 #define FAKE_HOOK_NAMES(X)                                                                                       \
@@ -53,6 +56,7 @@ typedef struct fake_hooks {
     X(live_allocations, fake_cuda_live_allocations)                                                              \
     X(dyn_shared_limit, fake_cuda_dyn_shared_limit)                                                              \
     X(last_image, fake_cuda_last_image)                                                                          \
-    X(retains, fake_cuda_retains)
+    X(retains, fake_cuda_retains)                                                                                \
+    X(set_param_info, fake_cuda_set_param_info)
 
 #endif /* FAKE_CUDA_H */

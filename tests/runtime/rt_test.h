@@ -36,6 +36,14 @@ const char *t_path(const char *name);
 /* Reads a whole file; the caller frees it. NULL on failure. */
 char *t_read(const char *path, size_t *len);
 
+/* Scratch directories: t_mkdtemp makes a new one under /tmp (0 on
+ * success), t_write writes DIR/NAME, t_rmdir removes DIR and its files.
+ * t_join writes DIR/NAME into buf and returns it. */
+int t_mkdtemp(char dir[64]);
+int t_write(const char *dir, const char *name, const void *data, size_t len);
+void t_rmdir(const char *dir);
+const char *t_join(char *buf, size_t size, const char *dir, const char *name);
+
 /* Opens the driver double named by $PYKRT_LIBCUDA and fills `hooks`;
  * 0 on success. */
 int fake_open(fake_hooks *hooks);

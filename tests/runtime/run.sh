@@ -146,5 +146,22 @@ fi
 # 7. The fuzz harness over the fixtures' manifests (prefixes and flips).
 check "fuzz harness replay" "$t/fuzz_replay" "$fixtures"/*.yaml bench/launch/empty.yaml
 
+# 8. The thread tests under ThreadSanitizer: a report fails them (counted
+# treats a nonzero exit after passing tests as one). Where the TSan build
+# fails or TSan cannot start here (its runtime refuses some kernels' memory
+# layouts), that is a skip, not a pass.
+tsan=$t/tsan
+if ! $make --no-print-directory -s runtime-tsan SAN="$san" > "$log" 2>&1; then
+    skip 1 "the thread tests under ThreadSanitizer: the build failed:"
+    sed 's/^/    /' "$log" | tail -5
+elif "$tsan/runtime_tests" > "$log" 2>&1; [ $? -ne 2 ] || ! grep -q '^usage:' "$log"; then
+    skip 1 "the thread tests under ThreadSanitizer: it cannot run here:"
+    sed 's/^/    /' "$log" | tail -5
+else
+    counted "thread tests under ThreadSanitizer" env PYKRT_LIBCUDA="$tsan/libcuda.so.1" \
+        TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/runtime_tests" "$fixtures" "$t/c" \
+        test_threads test_threads_and_messages test_context_destroy_in_use
+fi
+
 echo "$passed $failed $skipped" > "$t/counts"
 echo "runtime: $passed passed, $failed failed, $skipped skipped"

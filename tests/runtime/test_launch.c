@@ -277,6 +277,69 @@ static void test_argument_checks(void)
     ASSERT_CONTAINS(copy2, "argument 0 (a): expected a scalar, got an array");
 }
 
+/* Descriptors that would make the kernel address memory the array cannot
+ * own: a null data pointer with elements, an extent that overflows or
+ * leaves the address space. Empty arrays reach nothing. */
+static void test_array_extent_checks(void)
+{
+    pykrt_module *v = load("vadd.yaml");
+    pykrt_kernel *k = kernel(v, "vadd");
+    ASSERT(k != NULL);
+    static const struct {
+        pykrt_devptr data;
+        int64_t shape, stride;
+        const char *message; /* NULL: accepted */
+    } cases[] = {
+        {0, 10, 4, "argument 0 (x): the data pointer is 0, and the array has elements"},
+        {0, 0, 4, NULL},
+        {0x1000, INT64_MAX, INT64_MAX, "argument 0 (x): shape (9223372036854775807,) with strides "
+                                       "(9223372036854775807,) spans more than 2^63 bytes"},
+        {0x1000, 10, INT64_MAX, "spans more than 2^63 bytes"},
+        {0x1000, 2, INT64_MAX - 3, "spans more than 2^63 bytes"},
+        {0x1000, 2, INT64_MIN, "reaches below address 0"},
+        {0x1000, 3, INT64_MIN, "spans more than 2^63 bytes"},
+        {UINT64_MAX - 100, 100, 4, "shape (100,) with strides (4,) reaches past the end of the address space"},
+        {UINT64_MAX - 399, 100, 4, NULL},
+        {0x1000, 10000, -4, "reaches below address 0"},
+        {0x1000 + 36, 10, -4, NULL},
+        {0x1000, 10, 0, NULL},
+        {0x1000, INT64_MAX, 0, NULL},
+        {0x1000, -1, 4, "argument 0 (x): shape[0] is negative"},
+    };
+    pykrt_array ok = array1(0x1000, PYKRT_FLOAT32, 8, 4);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pykrt_array x = array1(cases[i].data, PYKRT_FLOAT32, cases[i].shape, cases[i].stride);
+        pykrt_arg args[3] = {pykrt_arg_array(&x), pykrt_arg_array(&ok), pykrt_arg_array(&ok)};
+        pykrt_status st;
+        const char *msg = launch_error(k, &one, args, 3, &st);
+        int good = cases[i].message ? st == PYKRT_ERROR_BAD_LAUNCH && strstr(msg, cases[i].message)
+                                    : st == PYKRT_SUCCESS;
+        if (!good) {
+            t_fail(__FILE__, __LINE__, "case %zu: \"%s\" expected, got %s: %s", i,
+                   cases[i].message ? cases[i].message : "success", pykrt_status_name(st), msg);
+            break;
+        }
+    }
+    pykrt_module_unload(v);
+}
+
+/* args NULL with a count is a NULL argument, not a count mismatch. */
+static void test_null_args(void)
+{
+    pykrt_module *v = load("vadd.yaml");
+    pykrt_kernel *k = kernel(v, "vadd");
+    ASSERT(k != NULL);
+    pykrt_status checked = pykrt_launch(k, &one, NULL, 3);
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", pykrt_last_error());
+    pykrt_status unchecked = pykrt_launch_unchecked(k, &one, NULL, 3);
+    pykrt_module_unload(v);
+    ASSERT_EQ(PYKRT_ERROR_INVALID_ARGUMENT, checked);
+    ASSERT_STR("pykrt_launch(vadd): args is NULL, but nargs is 3", msg);
+    ASSERT_EQ(PYKRT_ERROR_INVALID_ARGUMENT, unchecked);
+    ASSERT_STR("pykrt_launch_unchecked(vadd): args is NULL, but nargs is 3", pykrt_last_error());
+}
+
 static void test_layout_checks(void)
 {
     pykrt_module *m = load("abi.yaml");
@@ -511,6 +574,8 @@ const t_case launch_tests[] = {
     T(test_array_packing),
     T(test_unchecked_packs_the_same),
     T(test_argument_checks),
+    T(test_array_extent_checks),
+    T(test_null_args),
     T(test_layout_checks),
     T(test_launch_shape_checks),
     T(test_dynamic_shared),

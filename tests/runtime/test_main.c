@@ -1,11 +1,13 @@
 /*
  * test_main.c - runs the runtime tests against the driver double.
  *
- * Usage: runtime_tests FIXTURES COUNTS, with $PYKRT_LIBCUDA naming the
- * double (fake_cuda.c). It creates one context on device 0 for the tests,
- * runs every table, checks after each test that it freed all the device
- * memory it took, prints failures and a closing line, and writes
- * "passed failed" to COUNTS for tests/runtime/run.sh.
+ * Usage: runtime_tests FIXTURES COUNTS [TEST...], with $PYKRT_LIBCUDA
+ * naming the double (fake_cuda.c). It creates one context on device 0 for
+ * the tests, runs every table (or only the tests named, as the
+ * ThreadSanitizer build does with the thread tests), checks after each
+ * test that it freed all the device memory it took, prints failures and a
+ * closing line, and writes "passed failed" to COUNTS for
+ * tests/runtime/run.sh.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -49,9 +51,21 @@ int fake_open(fake_hooks *hooks)
     return 0;
 }
 
+static char **only; /* the tests named on the command line, or NULL: all */
+
+static int chosen(const char *name)
+{
+    for (char **o = only; o && *o; o++)
+        if (strcmp(*o, name) == 0)
+            return 1;
+    return !only;
+}
+
 static void run(const t_case *cases, size_t n, int *passed, int *failed)
 {
     for (size_t i = 0; i < n; i++) {
+        if (!chosen(cases[i].name))
+            continue;
         long before = fake.live_allocations();
         failed_now = 0;
         cases[i].fn();
@@ -67,11 +81,12 @@ static void run(const t_case *cases, size_t n, int *passed, int *failed)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: runtime_tests FIXTURES COUNTS\n");
+    if (argc < 3) {
+        fprintf(stderr, "usage: runtime_tests FIXTURES COUNTS [TEST...]\n");
         return 2;
     }
     t_fixtures = argv[1];
+    only = argc > 3 ? argv + 3 : NULL;
     if (fake_open(&fake) != 0) {
         fprintf(stderr, "runtime_tests: $PYKRT_LIBCUDA must name the driver double: %s\n", dlerror());
         return 2;

@@ -4,7 +4,9 @@
  * format, missing fields, inconsistent ptx_params, aliases, too large,
  * stale or missing PTX) is refused with a message that says where and why.
  */
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rt_test.h"
@@ -94,6 +96,9 @@ static void test_fnv1a64(void)
 #define KERNEL(params, ptx) "kernels:\n  - name: k\n    entry: k\n    params:\n" params "    ptx_params:\n" ptx
 #define P_ARRAY "      - {name: x, kind: array, dtype: float32, ndim: 1, layout: C}\n"
 #define PTX_DATA "      - {type: u64, size: 8, align: 8, param: 0, part: data}\n"
+#define PTX_X PTX_DATA PTX_U64(0, "shape[0]") PTX_U64(0, "strides[0]")
+#define PTX_U64(param, part) "      - {type: u64, size: 8, align: 8, param: " #param ", part: \"" part "\"}\n"
+#define P_SCALAR(name, dtype) "      - {name: " name ", kind: scalar, dtype: " dtype "}\n"
 
 static const struct {
     const char *text;
@@ -166,9 +171,9 @@ static const struct {
     {HEAD "kernels:\n  - {name: k, entry: k, params: [], ptx_params: "
           "[{type: u64, size: 8, align: 8, param: 0, part: data}]}\n",
      PYKRT_ERROR_MANIFEST, "ptx_params given for a kernel without params"},
-    {HEAD KERNEL(P_ARRAY, PTX_DATA) "    shared_dynamic: maybe\n", PYKRT_ERROR_MANIFEST,
+    {HEAD KERNEL(P_ARRAY, PTX_X) "    shared_dynamic: maybe\n", PYKRT_ERROR_MANIFEST,
      "'shared_dynamic' must be true or false, not 'maybe'"},
-    {HEAD KERNEL(P_ARRAY, PTX_DATA) "    shared_static: -4\n", PYKRT_ERROR_MANIFEST, "'shared_static' is -4"},
+    {HEAD KERNEL(P_ARRAY, PTX_X) "    shared_static: -4\n", PYKRT_ERROR_MANIFEST, "'shared_static' is -4"},
     {HEAD "kernels:\n  - {name: k, entry: a, params: [], ptx_params: []}\n"
           "  - {name: k, entry: b, params: [], ptx_params: []}\n",
      PYKRT_ERROR_MANIFEST, "two kernels named 'k'"},
@@ -182,6 +187,28 @@ static const struct {
      "shape[0] must be an integer"},
     {HEAD "kernels: []\nsource: {path: k.pyk, digest: md5}\n", PYKRT_ERROR_MANIFEST, "digest 'md5' is not fnv1a64:"},
     {"format: 1\ntargets: \"\xff\xfe\"\n", PYKRT_ERROR_MANIFEST, "invalid YAML"},
+    /* ptx_params give every part of every parameter, once. */
+    {HEAD KERNEL(P_ARRAY, PTX_DATA), PYKRT_ERROR_MANIFEST, "t.yaml:5:5: kernels[0]: ptx_params lack part 'shape[0]' "
+                                                           "of parameter 0 (x)"},
+    {HEAD "kernels:\n  - {name: k, entry: k, params: [{name: x, kind: array, dtype: float32, ndim: 1, layout: C}], "
+          "ptx_params: []}\n",
+     PYKRT_ERROR_MANIFEST, "ptx_params lack part 'data' of parameter 0 (x)"},
+    {HEAD KERNEL(P_ARRAY, PTX_X PTX_DATA), PYKRT_ERROR_MANIFEST,
+     "t.yaml:13:9: kernels[0]: ptx_params[3] gives part 'data' of parameter 0 (x) again"},
+    {HEAD KERNEL(P_ARRAY, PTX_DATA PTX_U64(0, "strides[0]") PTX_U64(0, "strides[0]") PTX_U64(0, "shape[0]")),
+     PYKRT_ERROR_MANIFEST, "ptx_params[2] gives part 'strides[0]' of parameter 0 (x) again"},
+    {HEAD KERNEL(P_ARRAY P_SCALAR("n", "int32"), PTX_X), PYKRT_ERROR_MANIFEST,
+     "ptx_params lack part 'value' of parameter 1 (n)"},
+    {HEAD KERNEL("      - {name: a, kind: array, dtype: float32, ndim: 2, layout: A}\n",
+                 PTX_DATA PTX_U64(0, "shape[0]") PTX_U64(0, "shape[1]") PTX_U64(0, "strides[0]")),
+     PYKRT_ERROR_MANIFEST, "ptx_params lack part 'strides[1]' of parameter 0 (a)"},
+    {HEAD KERNEL(P_SCALAR("z", "complex64"), "      - {type: f32, size: 4, align: 4, param: 0, part: real}\n"),
+     PYKRT_ERROR_MANIFEST, "ptx_params lack part 'imag' of parameter 0 (z)"},
+    {HEAD KERNEL(P_SCALAR("z", "complex64"), "      - {type: b8, size: 8, align: 4, param: 0, part: value}\n"),
+     PYKRT_ERROR_MANIFEST, "part 'value' of parameter 0 (z): value of a complex parameter, which has real and imag"},
+    {"format: 1\n---\nformat: 2\n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document; a manifest is one"},
+    {HEAD "kernels: []\n...\n--- {}\n", PYKRT_ERROR_MANIFEST, "t.yaml:6:1: a second YAML document"},
+    {"--- {format: 1}\n--- \n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document"},
 };
 
 static void test_bad_manifests(void)
@@ -218,9 +245,51 @@ static void test_too_deep(void)
     pk_manifest_free(m);
 }
 
+/* Block collections nest without brackets: "- - - ... 1" is a sequence
+ * 300,000 levels deep in 600 kB, which libyaml would load into hundreds of
+ * megabytes of nodes. The first pass refuses it at the 65th level. */
+static char *nested(const char *head, const char *level, size_t n, const char *tail, size_t *len)
+{
+    size_t hl = strlen(head), ll = strlen(level), tl = strlen(tail);
+    char *text = malloc(hl + n * ll + tl + 1);
+    if (!text)
+        return NULL;
+    memcpy(text, head, hl);
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + hl + i * ll, level, ll);
+    memcpy(text + hl + n * ll, tail, tl + 1);
+    *len = hl + n * ll + tl;
+    return text;
+}
+
+static void test_block_nesting(void)
+{
+    size_t len = 0;
+    pk_manifest *m = NULL;
+    char *deep = nested(HEAD "kernels: []\nunknown:\n", "- ", 300000, "1\n", &len);
+    ASSERT(deep != NULL);
+    pykrt_status st = pk_manifest_parse(deep, len, "deep.yaml", &m);
+    free(deep);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, st);
+    ASSERT_CONTAINS(pykrt_last_error(), "deep.yaml:6:127: YAML nests deeper than 64 levels");
+    /* 62 levels under the root mapping and its key: 63 in all, allowed. */
+    char *fits = nested(HEAD "kernels: []\nunknown:\n", "- ", 62, "1\n", &len);
+    ASSERT(fits != NULL);
+    st = pk_manifest_parse(fits, len, "fits.yaml", &m);
+    free(fits);
+    ASSERT_OK(st);
+    pk_manifest_free(m);
+    /* Mappings count the same, in block or flow style. */
+    char map[4096] = HEAD "kernels: []\nx:\n";
+    for (int i = 0; i < 70; i++)
+        snprintf(map + strlen(map), sizeof map - strlen(map), "%*sk%d:\n", i + 1, "", i);
+    ASSERT_ERR(PYKRT_ERROR_MANIFEST, pk_manifest_parse(map, strlen(map), "map.yaml", &m),
+               "map.yaml:69:65: YAML nests deeper than 64 levels");
+}
+
 static void test_minimal_manifest(void)
 {
-    const char *text = HEAD KERNEL(P_ARRAY, PTX_DATA);
+    const char *text = HEAD KERNEL(P_ARRAY, PTX_X);
     pk_manifest *m = NULL;
     ASSERT_OK(pk_manifest_parse(text, strlen(text), "t.yaml", &m));
     ASSERT_EQ(PYKRT_ACCESS_READWRITE, m->kernels[0].params[0].access);
@@ -285,7 +354,7 @@ static void test_too_large_file(void)
     unlink(path);
     ASSERT(ok);
     ASSERT_EQ(PYKRT_ERROR_MANIFEST, st);
-    ASSERT_CONTAINS(pykrt_last_error(), "is larger than the limit of 1048576 bytes");
+    ASSERT_CONTAINS(pykrt_last_error(), "bytes, larger than the limit of 1048576 bytes");
     ASSERT(m == NULL);
 }
 
@@ -305,7 +374,85 @@ static void test_missing_ptx(void)
                "no_such_file.ptx: No such file or directory");
     ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_path("nothing.yaml"), &m),
                "cannot read tests/runtime/fixtures/nothing.yaml: No such file or directory");
-    ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_fixtures, &m), "Is a directory");
+    ASSERT_ERR(PYKRT_ERROR_IO, pykrt_module_load(t_ctx, t_fixtures, &m), "not a regular file but a directory");
+}
+
+/* A scratch directory holding vadd.yaml as m.yaml, its target's file
+ * renamed to `file`, for tests that put something else beside it. */
+static int vadd_dir_with(char dir[64], const char *file)
+{
+    size_t len = 0;
+    char *text = t_read(t_path("vadd.yaml"), &len), *at = text ? strstr(text, "file: vadd.ptx") : NULL;
+    char edited[8192];
+    int n = at ? snprintf(edited, sizeof edited, "%.*sfile: \"%s\"%s", (int)(at - text), text, file,
+                          at + strlen("file: vadd.ptx"))
+               : -1;
+    int ok = n > 0 && n < (int)sizeof edited && t_mkdtemp(dir) == 0 && t_write(dir, "m.yaml", edited, (size_t)n) == 0;
+    free(text);
+    return ok ? 0 : -1;
+}
+
+static int vadd_dir(char dir[64])
+{
+    return vadd_dir_with(dir, "vadd.ptx");
+}
+
+/* What is not a regular file is refused before it is read, at once: a
+ * FIFO without a writer would block the open or the read for ever, and
+ * /dev/zero would be read until memory runs out. The alarm turns a
+ * regression into a failure rather than a hung suite. */
+static void test_not_regular_files(void)
+{
+    char dir[64], path[128], manifest[128];
+    pykrt_module *m = NULL;
+    ASSERT_EQ(0, vadd_dir(dir));
+    t_join(manifest, sizeof manifest, dir, "m.yaml");
+    alarm(20);
+    int fifo = mkfifo(t_join(path, sizeof path, dir, "fifo.yaml"), 0600);
+    pykrt_status st1 = pykrt_module_load(t_ctx, path, &m);
+    char m1[512];
+    snprintf(m1, sizeof m1, "%s", pykrt_last_error());
+    int fifo2 = mkfifo(t_join(path, sizeof path, dir, "vadd.ptx"), 0600);
+    pykrt_status st2 = pykrt_module_load(t_ctx, manifest, &m);
+    char m2[512];
+    snprintf(m2, sizeof m2, "%s", pykrt_last_error());
+    unlink(path);
+    int link = symlink("/dev/zero", path);
+    pykrt_status st3 = pykrt_module_load(t_ctx, manifest, &m);
+    char m3[512];
+    snprintf(m3, sizeof m3, "%s", pykrt_last_error());
+    pykrt_status st4 = pykrt_module_load(t_ctx, "/dev/zero", &m);
+    alarm(0);
+    t_rmdir(dir);
+    ASSERT(fifo == 0 && fifo2 == 0 && link == 0);
+    ASSERT_EQ(PYKRT_ERROR_IO, st1);
+    ASSERT_CONTAINS(m1, "fifo.yaml: not a regular file but a FIFO");
+    ASSERT_EQ(PYKRT_ERROR_IO, st2);
+    ASSERT_CONTAINS(m2, "vadd.ptx: not a regular file but a FIFO");
+    ASSERT_EQ(PYKRT_ERROR_IO, st3);
+    ASSERT_CONTAINS(m3, "vadd.ptx: not a regular file but a character device");
+    ASSERT_EQ(PYKRT_ERROR_IO, st4);
+    ASSERT_CONTAINS(pykrt_last_error(), "pykrt_module_load(/dev/zero): cannot read /dev/zero: not a regular file");
+    ASSERT(m == NULL);
+}
+
+/* A huge image is refused by its size, before it is read: the file is
+ * sparse, so making it costs nothing, and reading it would take seconds. */
+static void test_too_large_image(void)
+{
+    char dir[64], path[128], manifest[128];
+    pykrt_module *m = NULL;
+    ASSERT_EQ(0, vadd_dir(dir));
+    int fd = open(t_join(path, sizeof path, dir, "vadd.ptx"), O_WRONLY | O_CREAT, 0600);
+    int sized = fd >= 0 && ftruncate(fd, (off_t)2 << 30) == 0;
+    if (fd >= 0)
+        close(fd);
+    pykrt_status st = pykrt_module_load(t_ctx, t_join(manifest, sizeof manifest, dir, "m.yaml"), &m);
+    t_rmdir(dir);
+    ASSERT(sized);
+    ASSERT_EQ(PYKRT_ERROR_IO, st);
+    ASSERT_CONTAINS(pykrt_last_error(), "vadd.ptx is 2147483648 bytes, larger than the limit of 1073741824 bytes");
+    ASSERT(m == NULL);
 }
 
 static void test_jit_log(void)
@@ -325,6 +472,76 @@ static void test_manifest_errors_through_load(void)
                "(embedded manifest):1:9: manifest: unsupported manifest format 3");
 }
 
+/* A target's file stays in the manifest's directory unless the caller
+ * allows more. */
+static void test_image_names(void)
+{
+    static const struct {
+        const char *file;
+        const char *problem; /* NULL: allowed */
+    } cases[] = {
+        {"vadd.ptx", NULL},        {"sub/vadd.ptx", NULL},       {"./vadd.ptx", NULL},
+        {"..vadd.ptx", NULL},      {"a..b/...", NULL},           {"sub//x.ptx", NULL},
+        {"/etc/passwd", "is an absolute path"},                  {"../vadd.ptx", "has a '..' component"},
+        {"sub/../../x", "has a '..' component"},                 {"sub/..", "has a '..' component"},
+        {"..", "has a '..' component"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *path = NULL, *any = NULL;
+        pykrt_status st = pk_image_path("dir/m.yaml", cases[i].file, false, "t", &path);
+        pykrt_status st_any = pk_image_path("dir/m.yaml", cases[i].file, true, "t", &any);
+        int ok = cases[i].problem ? st == PYKRT_ERROR_MANIFEST && strstr(pykrt_last_error(), cases[i].problem) && !path
+                                  : st == PYKRT_SUCCESS && strncmp(path, "dir/", 4) == 0 &&
+                                        strcmp(path + 4, cases[i].file) == 0;
+        ok &= st_any == PYKRT_SUCCESS && (cases[i].file[0] == '/' ? strcmp(any, cases[i].file) == 0 : 1);
+        free(path);
+        free(any);
+        if (!ok) {
+            t_fail(__FILE__, __LINE__, "case %zu (%s): %s: %s", i, cases[i].file, pykrt_status_name(st),
+                   pykrt_last_error());
+            return;
+        }
+    }
+    char *path = NULL;
+    ASSERT_OK(pk_image_path("m.yaml", "v.ptx", false, "t", &path));
+    ASSERT_STR("v.ptx", path);
+    free(path);
+}
+
+/* End to end: a manifest naming a file outside its directory loads only
+ * when the caller passes PYKRT_LOAD_ANY_PATH. */
+static void test_load_outside_paths(void)
+{
+    char fixtures[4096], abs_ptx[4200], dir[64], manifest[128];
+    ASSERT(realpath(t_fixtures, fixtures) != NULL);
+    snprintf(abs_ptx, sizeof abs_ptx, "%s/vadd.ptx", fixtures);
+    ASSERT_EQ(0, vadd_dir_with(dir, abs_ptx));
+    t_join(manifest, sizeof manifest, dir, "m.yaml");
+    pykrt_module *m = NULL, *any = NULL;
+    pykrt_status refused = pykrt_module_load(t_ctx, manifest, &m);
+    char msg[8192];
+    snprintf(msg, sizeof msg, "%s", pykrt_last_error());
+    pykrt_status allowed = pykrt_module_load_ex(t_ctx, manifest, PYKRT_LOAD_ANY_PATH, &any);
+    pykrt_status flags = pykrt_module_load_ex(t_ctx, manifest, 6, &m);
+    pykrt_module_unload(any);
+    t_rmdir(dir);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, refused);
+    ASSERT_CONTAINS(msg, "/m.yaml): the target's file '");
+    ASSERT_CONTAINS(msg, "vadd.ptx' is an absolute path; without PYKRT_LOAD_ANY_PATH, libpykrt reads only files "
+                         "in the manifest's directory or below");
+    ASSERT_OK(allowed);
+    ASSERT(any != NULL);
+    ASSERT_EQ(PYKRT_ERROR_INVALID_ARGUMENT, flags);
+    ASSERT_CONTAINS(pykrt_last_error(), "unknown flags 0x6");
+    ASSERT(m == NULL);
+
+    ASSERT_EQ(0, vadd_dir_with(dir, "../../../../../../../../../../etc/passwd"));
+    pykrt_status dots = pykrt_module_load(t_ctx, t_join(manifest, sizeof manifest, dir, "m.yaml"), &m);
+    t_rmdir(dir);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, dots);
+    ASSERT_CONTAINS(pykrt_last_error(), "etc/passwd' has a '..' component");
+}
+
 const t_case manifest_tests[] = {
     T(test_parse_vadd),
     T(test_parse_abi),
@@ -334,9 +551,14 @@ const t_case manifest_tests[] = {
     T(test_truncated),
     T(test_too_large_text),
     T(test_too_deep),
+    T(test_block_nesting),
     T(test_too_large_file),
     T(test_stale_ptx),
     T(test_missing_ptx),
+    T(test_not_regular_files),
+    T(test_too_large_image),
+    T(test_image_names),
+    T(test_load_outside_paths),
     T(test_jit_log),
     T(test_manifest_errors_through_load),
 };

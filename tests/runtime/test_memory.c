@@ -206,6 +206,13 @@ static void test_array_errors(void)
     pykrt_array zero;
     memset(&zero, 0, sizeof zero);
     ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_array_nbytes(&zero, &n), "invalid dtype");
+    /* Describing memory to be allocated is fine; copying through a null
+     * data pointer is not. */
+    int64_t four = 4;
+    float buf[4] = {0};
+    ASSERT_OK(pykrt_array_init(&a, 0, PYKRT_FLOAT32, 1, &four, PYKRT_LAYOUT_C));
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_array_copy_from_host(t_ctx, &a, buf, sizeof buf),
+               "pykrt_array_copy_from_host: the array's data pointer is 0");
 }
 
 static void test_array_alloc_and_copy(void)

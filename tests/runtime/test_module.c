@@ -119,15 +119,15 @@ static void test_arch_choice(void)
                "sm_90 (ptx)");
 }
 
-/* A manifest whose targets all name `file` with `digest`. */
+/* vadd's manifest with other targets and entry name. */
 static void manifest_with(char *buf, size_t size, const char *targets, const char *entry)
 {
-    snprintf(buf, size,
-             "format: 1\ntargets:\n%s"
-             "kernels:\n  - name: vadd\n    entry: %s\n    params:\n"
-             "      - {name: x, kind: array, dtype: float32, ndim: 1, layout: A}\n"
-             "    ptx_params:\n      - {type: u64, size: 8, align: 8, param: 0, part: data}\n",
-             targets, entry);
+    size_t len = 0;
+    char *vadd = t_read(t_path("vadd.yaml"), &len), *kernels = vadd ? strstr(vadd, "kernels:\n") : NULL;
+    char *name = kernels ? strstr(kernels, "entry: vadd") : NULL;
+    snprintf(buf, size, "format: 1\ntargets:\n%s%.*sentry: %s%s", targets, name ? (int)(name - kernels) : 0,
+             kernels ? kernels : "", entry, name ? name + strlen("entry: vadd") : "");
+    free(vadd);
 }
 
 static void test_arch_variants(void)
@@ -193,6 +193,31 @@ static void test_load_memory(void)
     ASSERT_CONTAINS(pykrt_last_error(), "vadd.ptx does not match (embedded manifest): recompile");
 }
 
+/* A size no image can have is refused before any arithmetic on it (the
+ * copy adds a NUL); the data pointer is never read. */
+static void test_load_memory_sizes(void)
+{
+    size_t mlen = 0;
+    char *manifest = t_read(t_path("vadd.yaml"), &mlen);
+    ASSERT(manifest != NULL);
+    static const char byte = 0;
+    pykrt_image huge = {"vadd.ptx", &byte, SIZE_MAX}, big = {"vadd.ptx", &byte, ((size_t)1 << 30) + 1};
+    pykrt_module *m = NULL;
+    pykrt_status s1 = pykrt_module_load_memory(t_ctx, manifest, mlen, &huge, 1, &m);
+    char m1[512];
+    snprintf(m1, sizeof m1, "%s", pykrt_last_error());
+    pykrt_status s2 = pykrt_module_load_memory(t_ctx, manifest, mlen, &big, 1, &m);
+    pykrt_status s3 = pykrt_module_load_memory(t_ctx, manifest, SIZE_MAX, &big, 1, &m);
+    free(manifest);
+    ASSERT_EQ(PYKRT_ERROR_INVALID_ARGUMENT, s1);
+    ASSERT_CONTAINS(m1, "pykrt_module_load_memory: image vadd.ptx is 18446744073709551615 bytes, larger than the "
+                        "limit of 1073741824 bytes");
+    ASSERT_EQ(PYKRT_ERROR_INVALID_ARGUMENT, s2);
+    ASSERT_EQ(PYKRT_ERROR_MANIFEST, s3);
+    ASSERT_CONTAINS(pykrt_last_error(), "manifest is 18446744073709551615 bytes, more than the limit of 1048576");
+    ASSERT(m == NULL);
+}
+
 static void test_entry_missing(void)
 {
     size_t len = 0;
@@ -209,6 +234,135 @@ static void test_entry_missing(void)
     ASSERT_EQ(PYKRT_ERROR_CUDA, st);
     ASSERT_CONTAINS(pykrt_last_error(), "pykrt_module_load((embedded manifest)): kernel vadd, entry nope: "
                                         "cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND: named symbol not found");
+}
+
+/* ---- ptx_params against the entry's own parameters ---- */
+
+#define VADD_HEAD "format: 1\ntargets:\n  - {arch: sm_75, kind: ptx, file: v.ptx, digest: \"fnv1a64:%016llx\"}\n" \
+                  "kernels:\n  - name: vadd\n    entry: vadd\n    params:\n"
+#define ARRAY(name) "      - {name: " name ", kind: array, dtype: float32, ndim: 1, layout: A}\n"
+#define SCALAR(name, dtype) "      - {name: " name ", kind: scalar, dtype: " dtype "}\n"
+#define PARTS(i) "      - {type: u64, size: 8, align: 8, param: " #i ", part: data}\n" \
+                 "      - {type: u64, size: 8, align: 8, param: " #i ", part: \"shape[0]\"}\n" \
+                 "      - {type: u64, size: 8, align: 8, param: " #i ", part: \"strides[0]\"}\n"
+#define VALUE(i, type, size)                                                                                     \
+    "      - {type: " #type ", size: " #size ", align: " #size ", param: " #i ", part: value}\n"
+
+/* Loads vadd.ptx under a manifest of the given kernel (params, then
+ * ptx_params after "    ptx_params:\n"). */
+static pykrt_status load_vadd_as(const char *params, const char *ptx_params, pykrt_module **m)
+{
+    size_t len = 0;
+    char *ptx = t_read(t_path("vadd.ptx"), &len), text[4096];
+    int n = snprintf(text, sizeof text, VADD_HEAD "%s    ptx_params:\n%s",
+                     (unsigned long long)(ptx ? pk_fnv1a64(ptx, len) : 0), params, ptx_params);
+    pykrt_image image = {"v.ptx", ptx, len};
+    *m = NULL;
+    pykrt_status st = ptx && n < (int)sizeof text ? pykrt_module_load_memory(t_ctx, text, strlen(text), &image, 1, m)
+                                                  : PYKRT_ERROR_IO;
+    free(ptx);
+    return st;
+}
+
+/* A manifest, complete in itself, that describes vadd.ptx's entry with too
+ * few, too many or too narrow parameters is refused, by the driver's
+ * account and, where the driver cannot tell, by the PTX text's. */
+static void test_entry_parameters(void)
+{
+    static const struct {
+        const char *params, *ptx_params, *message;
+    } cases[] = {
+        {ARRAY("x") ARRAY("y"), PARTS(0) PARTS(1), "kernel vadd: ptx_params list 6 parameters, but %s has 9"},
+        {ARRAY("x") ARRAY("y") ARRAY("out") SCALAR("n", "int64"), PARTS(0) PARTS(1) PARTS(2) VALUE(3, u64, 8),
+         "kernel vadd: ptx_params list 10 parameters, but %s has 9"},
+        {ARRAY("x") ARRAY("y") SCALAR("a", "int32") SCALAR("b", "int32") SCALAR("c", "int32"),
+         PARTS(0) PARTS(1) VALUE(2, u32, 4) VALUE(3, u32, 4) VALUE(4, u32, 4),
+         "kernel vadd: ptx_params[6] is 4 bytes, but parameter 6 of %s is 8"},
+    };
+    const char *by[2] = {"the driver (cuFuncGetParamInfo) for entry vadd", "entry vadd in v.ptx"};
+    for (int driver = 1; driver >= 0; driver--) {
+        fake.set_param_info(driver);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            pykrt_module *m;
+            char want[512];
+            snprintf(want, sizeof want, cases[i].message, by[1 - driver]);
+            pykrt_status st = load_vadd_as(cases[i].params, cases[i].ptx_params, &m);
+            if (st != PYKRT_ERROR_MANIFEST || !strstr(pykrt_last_error(), want) || m) {
+                fake.set_param_info(1);
+                t_fail(__FILE__, __LINE__, "case %zu, driver %d: \"%s\" expected, got %s: %s", i, driver, want,
+                       pykrt_status_name(st), pykrt_last_error());
+                pykrt_module_unload(m);
+                return;
+            }
+        }
+    }
+    fake.set_param_info(1);
+    pykrt_module *m;
+    ASSERT_OK(load_vadd_as(ARRAY("x") ARRAY("y") ARRAY("out"), PARTS(0) PARTS(1) PARTS(2), &m));
+    pykrt_kernel *k = NULL;
+    pykrt_kernel_get(m, "vadd", &k);
+    bool unverified = k && k->unverified;
+    pykrt_module_unload(m);
+    ASSERT(k && !unverified);
+}
+
+/* The PTX reader follows the declarations, not the text around them. */
+static void test_ptx_reader(void)
+{
+    static const struct {
+        const char *ptx;
+        int found;
+        size_t count;
+        uint32_t sizes[4];
+    } cases[] = {
+        {".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1\n)\n{\n}\n", 1, 2, {8, 4}},
+        {"// .entry k(.param .u8 a)\n/* .entry k(.param .u8 a, .param .u8 b) */\n.entry k(.param .f64 x) {}", 1, 1,
+         {8}},
+        {".file 1 \".entry k(,,,)\"\n.entry k (.param .align 8 .b8 z[16], .param .u64 .ptr.global.align 4 p) {}", 1,
+         2, {16, 8}},
+        {".entry k .maxntid 64, 1, 1\n{\n ret;\n}", 1, 0, {0}},
+        {".entry kk(.param .u8 a) {} .entry k(.param .u16 b, .param .u16 c, .param .u16 d) {}", 1, 3, {2, 2, 2}},
+        {".entry k(.param .texref t, .param .b32 x[2]) {}", 1, 2, {0, 8}},
+        {".entry other(.param .u8 a) {}", 0, 0, {0}},
+        {".entry k(.param .u8 a, .param .u8 b", 0, 0, {0}},
+        {"", 0, 0, {0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pk_ptx_entry e;
+        bool found = pk_ptx_read_entry(cases[i].ptx, strlen(cases[i].ptx), "k", &e);
+        int ok = found == (bool)cases[i].found && (!found || e.count == cases[i].count);
+        for (size_t j = 0; ok && found && j < e.count && j < 4; j++)
+            ok = e.size[j] == cases[i].sizes[j];
+        if (!ok) {
+            t_fail(__FILE__, __LINE__, "case %zu: found %d, %zu parameters (%u %u)", i, found, e.count, e.size[0],
+                   e.size[1]);
+            return;
+        }
+    }
+}
+
+/* A cubin's parameters are known to neither check here (the double does
+ * not read cubins), so its kernel is marked unverified; PTX never is. */
+static void test_unverified_cubin(void)
+{
+    pykrt_context *ctx;
+    pykrt_module *m = NULL;
+    pykrt_kernel *k = NULL;
+    fake.set_cc(8, 0);
+    pykrt_status st = pykrt_context_create(0, &ctx);
+    fake.set_cc(8, 6);
+    ASSERT_OK(st);
+    st = pykrt_module_load(ctx, t_path("multi.yaml"), &m);
+    if (st == PYKRT_SUCCESS)
+        st = pykrt_kernel_get(m, "vadd", &k);
+    bool unverified = k && k->unverified;
+    pykrt_module_info mi = {0};
+    pykrt_module_describe(m, &mi);
+    bool cubin = mi.cubin;
+    pykrt_module_unload(m);
+    pykrt_context_destroy(ctx);
+    ASSERT_OK(st);
+    ASSERT(cubin && unverified);
 }
 
 static void test_kernel_limits_from_manifest(void)
@@ -272,7 +426,11 @@ const t_case module_tests[] = {
     T(test_arch_choice),
     T(test_arch_variants),
     T(test_load_memory),
+    T(test_load_memory_sizes),
     T(test_entry_missing),
+    T(test_entry_parameters),
+    T(test_ptx_reader),
+    T(test_unverified_cubin),
     T(test_kernel_limits_from_manifest),
     T(test_constants),
     T(test_module_load_driver_error),
