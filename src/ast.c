@@ -292,6 +292,8 @@ Node *node_clone(Arena *a, const Node *n) {
     c->sym = NULL;
     c->casts = NULL;
     c->entity = NULL;
+    c->attr = ATTR_NONE;
+    c->constant = NULL;
     c->dims = NULL;
     c->retest = NULL;
     c->unreached = false;

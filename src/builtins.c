@@ -11,6 +11,7 @@
 #include "pykc.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <string.h>
 
 #define N_(a) (int)(sizeof(a) / sizeof((a)[0]))
@@ -150,6 +151,10 @@ static Type *type_array_alloc(Sema *s, Node *call, const Entity *e, bool shared)
     } else if (named) {
         ndim = named->elem_count;
     }
+    if (ndim > PYKC_MAX_NDIM) {
+        sema_error(s, shape->span, "an array has at most %d dimensions, as in NumPy", PYKC_MAX_NDIM);
+        return &ty_error;
+    }
     call->dims = ARENA_ARRAY(sema_arena(s), long, ndim + 1);
     for (int i = 0; i < ndim; i++) {
         int64_t d;
@@ -172,10 +177,22 @@ static Type *type_array_alloc(Sema *s, Node *call, const Entity *e, bool shared)
                        (long long)d);
             return &ty_error;
         }
-        count *= d;
+        if (__builtin_mul_overflow(count, d, &count)) count = LONG_MAX;
         call->dims[i] = (long)d;
     }
-    if (shared) sema_add_shared(s, count * type_size(elem));
+    long bytes, limit = shared ? CUDA_MAX_STATIC_SHARED : CUDA_MAX_LOCAL;
+    bool huge = count == LONG_MAX || __builtin_mul_overflow(count, (long)type_size(elem), &bytes);
+    if (huge || bytes > limit) {
+        sema_error(s, shape->span, "a %s array of this shape takes %s bytes; CUDA allows %ld (%ld KB) %s",
+                   shared ? "shared" : "local", huge ? "more than 2**63" : arena_printf(sema_arena(s), "%ld", bytes),
+                   limit, limit >> 10, shared ? "of static shared memory a block" : "of local memory a thread");
+        return &ty_error;
+    }
+    if (shared && !sema_add_shared(s, bytes)) {
+        sema_error(s, call->span, "the kernel's static shared arrays take more than the %ld bytes (%ld KB) CUDA "
+                   "allows a block", limit, limit >> 10);
+        return &ty_error;
+    }
     return type_array(sema_arena(s), elem, ndim, 'C');
 }
 
@@ -266,6 +283,14 @@ static Type *type_cas(Sema *s, Node *call, const Entity *e) {
     }
     if (indexed && !check_atomic_index(s, e, call->items[1], ary)) return &ty_error;
     int n = nargs(call);
+    for (int i = indexed ? 2 : 1; i < n; i++) {
+        Type *t = arg_type(call, i);
+        if (!is_scalar(t) || type_conversion(t, ary->dtype) == CONV_NONE) {
+            sema_error(s, call->items[i]->span, "%s: the %s must be a number that converts to %s, not %s", e->path,
+                       i + 1 == n ? "new value" : "value compared", sema_type_name(s, ary->dtype), sema_type_name(s, t));
+            return &ty_error;
+        }
+    }
     call->casts = ARENA_ARRAY(sema_arena(s), Type *, n);
     for (int i = 0; i < n; i++) call->casts[i] = i == 0 ? ary : (indexed && i == 1) ? arg_type(call, 1) : ary->dtype;
     sema_note_access(s, call->items[0], true, true);

@@ -974,24 +974,16 @@ static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
     }
     if (n->lhs->ty->kind == TY_TUPLE) {
         LLVMValueRef t = gen_expr(g, n->lhs);
-        ConstValue *c = NULL;
-        long k = 0;
-        if (n->rhs->kind == ND_INT) k = (long)n->rhs->v.i.value;
-        else if (n->rhs->kind == ND_UNARY && n->rhs->rhs->kind == ND_INT) k = -(long)n->rhs->rhs->v.i.value;
-        else {
-            (void)c;
-            /* a uniform tuple with a variable index: spill and index */
-            LLVMTypeRef tt = llvm_type(g, n->lhs->ty);
-            LLVMValueRef slot = cg_entry_alloca(g, tt, "tuple");
-            LLVMBuildStore(g->b, t, slot);
-            LLVMValueRef i = gen_cast(g, n->rhs, &ty_int64);
-            LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, i, i64c(g, 0), "");
-            i = LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, i, i64c(g, n->lhs->ty->elem_count), ""), i, "");
-            LLVMValueRef p = LLVMBuildGEP2(g->b, llvm_type(g, n->ty), slot, &i, 1, "");
-            return LLVMBuildLoad2(g->b, llvm_type(g, n->ty), p, "");
-        }
-        if (k < 0) k += n->lhs->ty->elem_count;
-        return extract(g, t, (unsigned)k, "");
+        if (n->dims) return extract(g, t, (unsigned)n->dims[0], ""); /* a constant index, sema's */
+        /* a uniform tuple with a variable index: spill and index */
+        LLVMTypeRef tt = llvm_type(g, n->lhs->ty);
+        LLVMValueRef slot = cg_entry_alloca(g, tt, "tuple");
+        LLVMBuildStore(g->b, t, slot);
+        LLVMValueRef i = gen_cast(g, n->rhs, &ty_int64);
+        LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntSLT, i, i64c(g, 0), "");
+        i = LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, i, i64c(g, n->lhs->ty->elem_count), ""), i, "");
+        LLVMValueRef p = LLVMBuildGEP2(g->b, llvm_type(g, n->ty), slot, &i, 1, "");
+        return LLVMBuildLoad2(g->b, llvm_type(g, n->ty), p, "");
     }
     return load_scalar(g, n->ty, subscript_ptr(g, n));
 }

@@ -361,13 +361,17 @@ struct Node {
     bool paren;                     /* Tuple written in parentheses */
     bool folded;                    /* set by sema: CPython folds this
                                        constant expression; v holds it */
+    struct ConstValue *constant;    /* set by sema: what folding such an
+                                       expression gave (too big for v too) */
     Type **casts;                   /* set by sema: what each operand
                                        converts to (BinOp 2, Compare 2 a
                                        pair, Call one an argument) */
     const Entity *entity;           /* set by sema: a Call's callee */
     Attr attr;                      /* set by sema: an Attribute of a value */
     long *dims;                     /* set by sema: the constant shape of a
-                                       shared or local array */
+                                       shared or local array; the element
+                                       a tuple subscript takes (one for a
+                                       constant index, a slice's ended by -1) */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
     Node *retest;                   /* While, set by ssa.c: the test again at
@@ -721,8 +725,14 @@ void sema_note_access(Sema *s, Node *array_arg, bool read, bool write);
 /* The current function synchronizes its grid: a kernel that calls it
  * needs a cooperative launch. */
 void sema_note_cooperative(Sema *s);
-/* Adds shared memory to the current kernel (0 bytes: dynamic). */
-void sema_add_shared(Sema *s, long bytes);
+/* CUDA's limits on the arrays a kernel declares: static shared memory a
+ * block (on every arch; more is dynamic, opted into at launch) and local
+ * memory a thread. */
+#define CUDA_MAX_STATIC_SHARED (48L << 10)
+#define CUDA_MAX_LOCAL (512L << 10)
+/* Adds shared memory to the current function (0 bytes: dynamic); false
+ * when its static shared memory outgrows CUDA_MAX_STATIC_SHARED. */
+bool sema_add_shared(Sema *s, long bytes);
 /* Types call as a call of the function `name` of pykc's own module
  * `module`, specialised for the argument types args (converted to at the
  * call): its return type. The module's function NAME_T1[_T2...], named

@@ -261,6 +261,46 @@ static __int128 pow_pinned(__int128 p, __int128 q) {
     return acc;
 }
 
+/* An order: -1, 0 or 1, or 2 when a NaN makes the values unordered. */
+enum { UNORDERED = 2 };
+
+/* An int against a float, exactly, as Python compares them (never through
+ * a double, which 2 ** 53 + 1 does not fit). */
+static int compare_int_float(__int128 p, double x) {
+    if (x != x) return UNORDERED;
+    if (x >= 0x1p126) return -1;
+    if (x <= -0x1p126) return 1;
+    double whole = trunc(x);
+    __int128 w = (__int128)whole;
+    if (p != w) return p < w ? -1 : 1;
+    return x > whole ? -1 : x < whole ? 1 : 0;
+}
+
+/* How folded scalars a and b compare. */
+static int compare_constants(const ConstValue *a, const ConstValue *b) {
+    bool fa = a->ty == &ty_float64, fb = b->ty == &ty_float64;
+    if (fa && fb) return a->v.f != a->v.f || b->v.f != b->v.f ? UNORDERED : (a->v.f > b->v.f) - (a->v.f < b->v.f);
+    if (fa) {
+        int r = compare_int_float(wide(b), a->v.f);
+        return r == UNORDERED ? r : -r;
+    }
+    if (fb) return compare_int_float(wide(a), b->v.f);
+    __int128 p = wide(a), q = wide(b);
+    return (p > q) - (p < q);
+}
+
+static bool compare_holds(Op op, int order) {
+    if (order == UNORDERED) return op == OP_NE;
+    switch (op) {
+    case OP_EQ: return order == 0;
+    case OP_NE: return order != 0;
+    case OP_LT: return order < 0;
+    case OP_LE: return order <= 0;
+    case OP_GT: return order > 0;
+    default: return order >= 0;
+    }
+}
+
 static ConstValue *fold_binary(Sema *s, Node *n, ConstValue *a, ConstValue *b) {
     bool ints = a->ty->kind != TY_FLOAT && b->ty->kind != TY_FLOAT;
     if (pinned_at_limit(a) || pinned_at_limit(b)) {
@@ -348,6 +388,7 @@ static ConstValue *fold(Sema *s, Node *n) {
         return sym && sym->kind == SYM_CONST && sym->value->ty->kind != TY_ARRAY ? sym->value : NULL;
     }
     case ND_UNARY: {
+        if (n->constant) return n->constant; /* a CPython literal, folded as it was typed */
         ConstValue *a = fold(s, n->rhs);
         if (!a || a->ty->kind == TY_TUPLE) return NULL;
         bool is_int = a->ty != &ty_float64;
@@ -363,6 +404,7 @@ static ConstValue *fold(Sema *s, Node *n) {
         return c;
     }
     case ND_BINOP: {
+        if (n->constant) return n->constant;
         ConstValue *a = fold(s, n->lhs), *b = fold(s, n->rhs);
         if (!a || !b || a->ty->kind == TY_TUPLE || b->ty->kind == TY_TUPLE) return NULL;
         return fold_binary(s, n, a, b);
@@ -371,13 +413,8 @@ static ConstValue *fold(Sema *s, Node *n) {
         bool truth = true;
         for (int i = 0; i + 1 < n->item_len; i++) {
             ConstValue *a = fold(s, n->items[i]), *b = fold(s, n->items[i + 1]);
-            if (!a || !b || a->ty->kind == TY_TUPLE || b->ty->kind == TY_TUPLE) return NULL;
-            double x = a->ty == &ty_float64 ? a->v.f : (double)wide(a), y = b->ty == &ty_float64 ? b->v.f : (double)wide(b);
-            Op op = n->ops[i];
-            bool r = op == OP_EQ ? x == y : op == OP_NE ? x != y : op == OP_LT ? x < y : op == OP_LE ? x <= y
-                   : op == OP_GT ? x > y : op == OP_GE ? x >= y : false;
-            if (op > OP_GE) return NULL;
-            truth = truth && r;
+            if (!a || !b || a->ty->kind == TY_TUPLE || b->ty->kind == TY_TUPLE || n->ops[i] > OP_GE) return NULL;
+            truth = truth && compare_holds(n->ops[i], compare_constants(a, b));
         }
         c = new_const(s, &ty_bool);
         c->v.i = c->v.b = truth;
@@ -795,6 +832,35 @@ static Type *tuple_slice_type(Sema *s, Node *n, Type *base) {
     return type_tuple(s->arena, elems, n_out);
 }
 
+/* v in decimal, into the arena. */
+static const char *int128_text(Sema *s, __int128 v) {
+    char digits[48], *p = digits + sizeof digits - 1;
+    unsigned __int128 m = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    *p = '\0';
+    do *--p = (char)('0' + (int)(m % 10)); while ((m /= 10) != 0);
+    if (v < 0) *--p = '-';
+    return arena_strdup(s->arena, p);
+}
+
+/* A tuple's element at a constant index (an int literal or an expression
+ * CPython folds, whatever its size): its type, with the element recorded
+ * in n->dims for codegen, or an error when no element is there. */
+static Type *tuple_constant_index(Sema *s, Node *n, Type *base, const ConstValue *c) {
+    __int128 k = wide(c);
+    if (k < 0) k += base->elem_count;
+    if (k < 0 || k >= base->elem_count) {
+        const SourceFile *f = diag_file(s->diag, n->rhs->span.file);
+        const char *text = pinned_at_limit(c) ? arena_strndup(s->arena, f->text + n->rhs->span.begin,
+                                                             n->rhs->span.end - n->rhs->span.begin)
+                                              : int128_text(s, wide(c));
+        sema_error(s, n->rhs->span, "tuple index %s out of range", text);
+        return &ty_error;
+    }
+    n->dims = ARENA_NEW(s->arena, long);
+    n->dims[0] = (long)k;
+    return base->elems[k];
+}
+
 /* Array indices: integers (Numba normalises to intp) or slices. */
 static Type *type_subscript(Sema *s, Node *n) {
     Type *base = type_expr(s, n->lhs);
@@ -802,15 +868,8 @@ static Type *type_subscript(Sema *s, Node *n) {
     if (base->kind == TY_ERROR || idx->kind == TY_ERROR) return &ty_error;
     if (base->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) return tuple_slice_type(s, n, base);
     if (base->kind == TY_TUPLE) {
-        ConstValue *c = n->rhs->kind == ND_INT || n->rhs->kind == ND_UNARY ? fold(s, n->rhs) : NULL;
-        if (c && c->ty == &ty_int64) {
-            int64_t k = c->v.i < 0 ? c->v.i + base->elem_count : c->v.i;
-            if (k < 0 || k >= base->elem_count) {
-                sema_error(s, n->rhs->span, "tuple index %lld out of range", (long long)c->v.i);
-                return &ty_error;
-            }
-            return base->elems[k];
-        }
+        ConstValue *c = n->rhs->kind == ND_INT || n->rhs->constant ? fold(s, n->rhs) : NULL;
+        if (c && c->ty->kind == TY_INT) return tuple_constant_index(s, n, base, c);
         bool uniform = base->elem_count > 0;
         for (int i = 1; i < base->elem_count; i++)
             uniform = uniform && type_equal(type_strip(base->elems[0]), type_strip(base->elems[i]));
@@ -921,19 +980,23 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
 }
 
 /* CPython folds operations on int literals before Numba sees them
- * (2 * 3 is the constant 6), so their result is a literal too. */
+ * (2 * 3 is the constant 6), so their result is a literal too. Operands
+ * are typed first, so theirs is known: each node is folded once, and a
+ * chain of a thousand costs a thousand folds, not half a million. */
+static bool is_cpython_literal(const Node *n) { return n->kind == ND_INT || n->kind == ND_BOOL || n->constant; }
+
 static bool cpython_folds(const Node *n) {
-    if (n->kind == ND_INT || n->kind == ND_BOOL) return true;
-    if (n->kind == ND_UNARY) return (n->op == OP_NEG || n->op == OP_POS || n->op == OP_INVERT || n->op == OP_NOT) && cpython_folds(n->rhs);
+    if (n->kind == ND_UNARY)
+        return (n->op == OP_NEG || n->op == OP_POS || n->op == OP_INVERT || n->op == OP_NOT) && is_cpython_literal(n->rhs);
     if (n->kind != ND_BINOP || n->op == OP_DIV || n->op == OP_MATMUL) return false;
-    return cpython_folds(n->lhs) && cpython_folds(n->rhs);
+    return is_cpython_literal(n->lhs) && is_cpython_literal(n->rhs);
 }
 
 static Type *folded_literal(Sema *s, Node *n) {
-    if (!cpython_folds(n) || n->kind == ND_INT) return NULL;
+    if (!cpython_folds(n)) return NULL;
     Scope *saved = s->locals;
     s->locals = NULL;
-    ConstValue *c = fold(s, n);
+    ConstValue *c = n->constant = fold(s, n);
     s->locals = saved;
     if (!c || c->too_big) return NULL;
     n->folded = true;
@@ -1334,10 +1397,11 @@ void sema_note_cooperative(Sema *s) {
     if (s->fn) s->fn->cooperative = true;
 }
 
-void sema_add_shared(Sema *s, long bytes) {
-    if (!s->fn || s->quiet) return;
+bool sema_add_shared(Sema *s, long bytes) {
+    if (!s->fn || s->quiet) return true;
     if (bytes == 0) s->fn->shared_dynamic = true;
     s->fn->shared_static += bytes;
+    return s->fn->shared_static <= CUDA_MAX_STATIC_SHARED;
 }
 
 /* Gives a version the type of the value assigned to it (unified with what

@@ -351,6 +351,9 @@ static void compile_while(Builder *b, Node *n) {
     PBlock *anchor = new_pblock(b, "while.else"), *end = new_pblock(b, "while.done");
     int line = line_of(b, n);
     use_next(b, loop);
+    /* the loop starts at its test: the block before it may be an empty one
+     * (after `if False:`) that jumps are threaded past, never reached */
+    mark(b, n);
     push_loop(b, loop, end);
     jump_if(b, n->cond, n->cond, anchor, false, line, "while.body");
     use_next(b, body);
