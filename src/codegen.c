@@ -1776,10 +1776,10 @@ static LLVMValueRef iter_element(CodeGen *g, const IterSource *src, LLVMValueRef
  * else counts an index over its shortest source. */
 struct LoopState {
     Node *node;
-    LLVMValueRef counter;
+    LLVMValueRef counter;          /* range: its next value; else the index */
     bool range;
     const Type *t;                 /* range: the value's type */
-    LLVMValueRef stop, step;       /* range */
+    LLVMValueRef step, left;       /* range: the step, the values left */
     IterSource *src;               /* other iterables (count of them) */
     int count;
     LLVMValueRef len, first;       /* first: enumerate's start */
@@ -1799,23 +1799,63 @@ static bool is_iter_call(const Node *it, IterKind kind) {
     return it->entity && it->entity->lower == LW_RANGE && it->entity->op == (int)kind;
 }
 
+/* How many values range(start, stop, step) has, as Numba's RangeIter
+ * counts them before the loop: none where stop is not past start in the
+ * step's direction, else |stop - start| / |step| rounded up. A step of 0
+ * raises ValueError (the function returns, as numba-cuda's does without
+ * debug=True). Counting first keeps Python's meaning where stop is near
+ * the type's limit, and tells LLVM the trip count. */
+static LLVMValueRef range_count(CodeGen *g, const Type *t, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step) {
+    LLVMBuilderRef B = g->b;
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(step));
+    if (!LLVMIsAConstantInt(step) || LLVMConstIntGetZExtValue(step) == 0) {
+        LLVMBasicBlockRef bad = cg_new_block(g, "range.zero_step"), ok = cg_new_block(g, "range.count");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, step, zero, ""), bad, ok);
+        LLVMPositionBuilderAtEnd(B, bad);
+        gen_raise(g);
+        LLVMPositionBuilderAtEnd(B, ok);
+    }
+    LLVMValueRef diff = LLVMBuildSub(B, stop, start, "range.diff"), n = diff;
+    bool sgn = t->is_signed;
+    if (!LLVMIsAConstantInt(step) || LLVMConstIntGetZExtValue(step) != 1) {
+        LLVMValueRef q = sgn ? LLVMBuildSDiv(B, diff, step, "") : LLVMBuildUDiv(B, diff, step, "");
+        LLVMValueRef r = sgn ? LLVMBuildSRem(B, diff, step, "") : LLVMBuildURem(B, diff, step, "");
+        LLVMValueRef up = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, r, zero, ""), LLVMTypeOf(step), "");
+        n = LLVMBuildAdd(B, q, up, "range.count");
+    }
+    LLVMValueRef ahead;
+    if (!sgn) ahead = LLVMBuildICmp(B, LLVMIntUGT, stop, start, "");
+    else if (LLVMIsAConstantInt(step)) /* its direction known: stop past start in it */
+        ahead = LLVMBuildICmp(B, LLVMConstIntGetSExtValue(step) > 0 ? LLVMIntSGT : LLVMIntSLT, diff, zero, "");
+    else
+        ahead = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildICmp(B, LLVMIntSGT, diff, zero, ""),
+                              LLVMBuildICmp(B, LLVMIntSGT, step, zero, ""), "");
+    return LLVMBuildSelect(B, ahead, n, zero, "");
+}
+
+static void range_init(CodeGen *g, LoopState *st, Node *it) {
+    st->range = true;
+    st->t = it->ty->dtype;
+    LLVMTypeRef ty = llvm_type(g, st->t);
+    LLVMValueRef start = LLVMConstNull(ty), stop;
+    st->step = LLVMConstInt(ty, 1, false);
+    if (it->item_len == 1) stop = arg_cast(g, it, 0);
+    else {
+        start = arg_cast(g, it, 0);
+        stop = arg_cast(g, it, 1);
+        if (it->item_len == 3) st->step = arg_cast(g, it, 2);
+    }
+    st->counter = cg_entry_alloca(g, ty, "range.i");
+    st->left = cg_entry_alloca(g, ty, "range.left");
+    LLVMBuildStore(g->b, range_count(g, st->t, start, stop, st->step), st->left);
+    LLVMBuildStore(g->b, start, st->counter);
+}
+
 static void loop_init(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
     Node *it = n->iter;
     if (it->ty->kind == TY_RANGE) {
-        st->range = true;
-        st->t = it->ty->dtype;
-        LLVMTypeRef ty = llvm_type(g, st->t);
-        LLVMValueRef start = LLVMConstNull(ty);
-        st->step = LLVMConstInt(ty, 1, false);
-        if (it->item_len == 1) st->stop = arg_cast(g, it, 0);
-        else {
-            start = arg_cast(g, it, 0);
-            st->stop = arg_cast(g, it, 1);
-            if (it->item_len == 3) st->step = arg_cast(g, it, 2);
-        }
-        st->counter = cg_entry_alloca(g, ty, "range.i");
-        LLVMBuildStore(g->b, start, st->counter);
+        range_init(g, st, it);
         return;
     }
     bool enumerate = is_iter_call(it, ITER_ENUMERATE), zip = is_iter_call(it, ITER_ZIP);
@@ -1835,29 +1875,29 @@ static void loop_init(CodeGen *g, Node *n) {
 /* FOR_ITER: whether the loop has another element. */
 static LLVMValueRef loop_more(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
-    if (!st->range) {
-        LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), st->counter, "");
-        return LLVMBuildICmp(g->b, LLVMIntSLT, i, st->len, "");
+    if (st->range) {
+        LLVMTypeRef ty = llvm_type(g, st->t);
+        LLVMValueRef left = LLVMBuildLoad2(g->b, ty, st->left, "");
+        return LLVMBuildICmp(g->b, LLVMIntNE, left, LLVMConstNull(ty), "");
     }
-    LLVMTypeRef ty = llvm_type(g, st->t);
-    LLVMValueRef i = LLVMBuildLoad2(g->b, ty, st->counter, ""), step = st->step;
-    bool sgn = st->t->is_signed;
-    if (LLVMIsAConstantInt(step) && LLVMConstIntGetSExtValue(step) > 0)
-        return LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, st->stop, "");
-    if (LLVMIsAConstantInt(step) && sgn) return LLVMBuildICmp(g->b, LLVMIntSGT, i, st->stop, "");
-    LLVMValueRef up = LLVMBuildICmp(g->b, LLVMIntSGT, step, LLVMConstNull(ty), "");
-    return LLVMBuildSelect(g->b, up, LLVMBuildICmp(g->b, sgn ? LLVMIntSLT : LLVMIntULT, i, st->stop, ""),
-                           LLVMBuildICmp(g->b, sgn ? LLVMIntSGT : LLVMIntUGT, i, st->stop, ""), "");
+    LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), st->counter, "");
+    return LLVMBuildICmp(g->b, LLVMIntSLT, i, st->len, "");
 }
 
 /* The top of the body: the element to the target, the counter on. */
 static void loop_target(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
     if (st->range) {
+        /* The values a range gives lie between start and stop, so the step
+         * to the next never overflows but after the last, whose result no
+         * one reads: nsw (nuw for unsigned) lets LLVM bound the index. */
         LLVMTypeRef ty = llvm_type(g, st->t);
         LLVMValueRef i = LLVMBuildLoad2(g->b, ty, st->counter, "");
         store_target(g, n->cond, i, st->t);
-        LLVMBuildStore(g->b, LLVMBuildAdd(g->b, i, st->step, ""), st->counter);
+        LLVMValueRef left = LLVMBuildLoad2(g->b, ty, st->left, "");
+        LLVMBuildStore(g->b, LLVMBuildNUWSub(g->b, left, LLVMConstInt(ty, 1, false), ""), st->left);
+        LLVMValueRef next = st->t->is_signed ? LLVMBuildNSWAdd(g->b, i, st->step, "") : LLVMBuildNUWAdd(g->b, i, st->step, "");
+        LLVMBuildStore(g->b, next, st->counter);
         return;
     }
     Node *it = n->iter;
@@ -1876,7 +1916,7 @@ static void loop_target(CodeGen *g, Node *n) {
         const Type *t = src->ty->kind == TY_ARRAY && src->ty->ndim == 1 ? src->ty->dtype : n->cond->ty;
         store_target(g, n->cond, iter_element(g, src, i, t), t);
     }
-    LLVMBuildStore(g->b, LLVMBuildAdd(g->b, i, i64c(g, 1), ""), st->counter);
+    LLVMBuildStore(g->b, LLVMBuildNSWAdd(g->b, i, i64c(g, 1), ""), st->counter);
 }
 
 static void gen_return(CodeGen *g, Node *n) {

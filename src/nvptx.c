@@ -537,7 +537,7 @@ static const char kernel_pipeline[] =
     "loop-mssa(" LICM ")," CFG_HOIST "," INSTCOMBINE ")),"
     "globaldce,"
     "function(loop(loop-rotate<header-duplication;no-prepare-for-lto>,loop-deletion),infer-alignment," CFG_LATE
-    ",loop-unroll<O3;no-partial;no-runtime>,sroa<preserve-cfg>,correlated-propagation,infer-alignment,"
+    ",loop-unroll<O3>,sroa<preserve-cfg>,correlated-propagation,infer-alignment,"
     INSTCOMBINE ",loop-mssa(" LICM "),"
     "instsimplify,div-rem-pairs," CFG_KEEP_LOOPS "),"
     "globaldce";

@@ -604,6 +604,23 @@ def _(rng):
     return Run(blocks(n, 64), 64, [start, stop, step, np.zeros_like(o)], {3: o})
 
 
+@case("range_loops", "edge_ranges")
+def _(rng):
+    top, bottom = 2**63 - 1, -2**63
+    starts, stops, steps = [], [], []
+    for k in range(24):
+        for s in (1, 2, 3, 7, 2**62):
+            starts.append(top - k), stops.append(top), steps.append(s)
+            starts.append(bottom + k), stops.append(bottom), steps.append(-s)
+    start, stop, step = (np.array(v, np.int64) for v in (starts, stops, steps))
+    n = start.size
+    o = np.zeros((n, 2), np.int64)
+    for i in range(n):
+        r = range(int(start[i]), int(stop[i]), int(step[i]))
+        o[i] = len(r), (r[-1] if len(r) else 0)
+    return Run(blocks(n, 64), 64, [start, stop, step, np.zeros_like(o)], {3: o})
+
+
 @case("loop_control", "control")
 def _(rng):
     n, m = 200, 12
