@@ -1801,35 +1801,40 @@ static bool is_iter_call(const Node *it, IterKind kind) {
 
 /* How many values range(start, stop, step) has, as Numba's RangeIter
  * counts them before the loop: none where stop is not past start in the
- * step's direction, else |stop - start| / |step| rounded up. A step of 0
- * raises ValueError (the function returns, as numba-cuda's does without
- * debug=True). Counting first keeps Python's meaning where stop is near
- * the type's limit, and tells LLVM the trip count. */
+ * step's direction, else (|stop - start| - 1) / |step| + 1, one unsigned
+ * division (none for a step of 1). A step of 0 raises ValueError (the
+ * function returns, as numba-cuda's does without debug=True). Counting
+ * first keeps Python's meaning where stop is near the type's limit, and
+ * tells LLVM the trip count. */
 static LLVMValueRef range_count(CodeGen *g, const Type *t, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step) {
     LLVMBuilderRef B = g->b;
-    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(step));
-    if (!LLVMIsAConstantInt(step) || LLVMConstIntGetZExtValue(step) == 0) {
+    LLVMTypeRef ty = LLVMTypeOf(step);
+    LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstInt(ty, 1, false);
+    bool known = LLVMIsAConstantInt(step), sgn = t->is_signed;
+    long long k = known ? (sgn ? LLVMConstIntGetSExtValue(step) : (long long)LLVMConstIntGetZExtValue(step)) : 0;
+    if (!known || k == 0) {
         LLVMBasicBlockRef bad = cg_new_block(g, "range.zero_step"), ok = cg_new_block(g, "range.count");
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, step, zero, ""), bad, ok);
         LLVMPositionBuilderAtEnd(B, bad);
         gen_raise(g);
         LLVMPositionBuilderAtEnd(B, ok);
     }
-    LLVMValueRef diff = LLVMBuildSub(B, stop, start, "range.diff"), n = diff;
-    bool sgn = t->is_signed;
-    if (!LLVMIsAConstantInt(step) || LLVMConstIntGetZExtValue(step) != 1) {
-        LLVMValueRef q = sgn ? LLVMBuildSDiv(B, diff, step, "") : LLVMBuildUDiv(B, diff, step, "");
-        LLVMValueRef r = sgn ? LLVMBuildSRem(B, diff, step, "") : LLVMBuildURem(B, diff, step, "");
-        LLVMValueRef up = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, r, zero, ""), LLVMTypeOf(step), "");
-        n = LLVMBuildAdd(B, q, up, "range.count");
+    LLVMValueRef diff = LLVMBuildSub(B, stop, start, "range.diff"), ahead, span = diff, stride = step;
+    if (!sgn) {
+        ahead = LLVMBuildICmp(B, LLVMIntUGT, stop, start, "");
+    } else if (known) { /* its direction known: stop past start in it */
+        ahead = LLVMBuildICmp(B, k > 0 ? LLVMIntSGT : LLVMIntSLT, diff, zero, "");
+        if (k < 0) span = LLVMBuildNeg(B, diff, ""), stride = LLVMConstInt(ty, (unsigned long long)-k, false);
+    } else {
+        LLVMValueRef up = LLVMBuildICmp(B, LLVMIntSGT, step, zero, "");
+        ahead = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildICmp(B, LLVMIntSGT, diff, zero, ""), up, ""),
+                             LLVMBuildICmp(B, LLVMIntNE, diff, zero, ""), "");
+        span = LLVMBuildSelect(B, up, diff, LLVMBuildNeg(B, diff, ""), "");
+        stride = LLVMBuildSelect(B, up, step, LLVMBuildNeg(B, step, ""), "");
     }
-    LLVMValueRef ahead;
-    if (!sgn) ahead = LLVMBuildICmp(B, LLVMIntUGT, stop, start, "");
-    else if (LLVMIsAConstantInt(step)) /* its direction known: stop past start in it */
-        ahead = LLVMBuildICmp(B, LLVMConstIntGetSExtValue(step) > 0 ? LLVMIntSGT : LLVMIntSLT, diff, zero, "");
-    else
-        ahead = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildICmp(B, LLVMIntSGT, diff, zero, ""),
-                              LLVMBuildICmp(B, LLVMIntSGT, step, zero, ""), "");
+    LLVMValueRef n = span;
+    if (!known || (k != 1 && k != -1))
+        n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, span, one, ""), stride, ""), one, "range.count");
     return LLVMBuildSelect(B, ahead, n, zero, "");
 }
 
@@ -2081,20 +2086,73 @@ static LLVMValueRef abi_unpack(CodeGen *g, const Type *t, LLVMValueRef fn, unsig
     return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(i8(g), 0, false), "") : v;
 }
 
-/* The LLVM function type of f: a kernel's parameters in their parts. */
-static LLVMTypeRef function_type(CodeGen *g, const FuncInfo *f) {
+/* The LLVM function type of f: a kernel's entry takes its parameters in
+ * their parts (abi), its body and device functions take them whole. */
+static LLVMTypeRef function_type(CodeGen *g, const FuncInfo *f, bool abi) {
     int n = 0;
-    for (int i = 0; i < f->param_count; i++) n += f->is_kernel ? abi_part_count(f->params[i]->ty) : 1;
+    for (int i = 0; i < f->param_count; i++) n += abi ? abi_part_count(f->params[i]->ty) : 1;
     LLVMTypeRef *params = ARENA_ARRAY(g->arena, LLVMTypeRef, n ? n : 1);
     n = 0;
     for (int i = 0; i < f->param_count; i++) {
         const Type *t = f->params[i]->ty;
-        if (!f->is_kernel) params[n++] = llvm_type(g, t);
+        if (!abi) params[n++] = llvm_type(g, t);
         else
             for (int j = 0; j < abi_part_count(t); j++) params[n++] = part_type(g, abi_part(t, j));
     }
     LLVMTypeRef ret = f->is_kernel ? LLVMVoidTypeInContext(g->ctx) : llvm_type(g, f->ret);
     return LLVMFunctionType(ret, params, (unsigned)n, false);
+}
+
+/* Whether kernel f takes an array of unknown layout (T[:]): its entry then
+ * tests at launch whether the innermost stride of each such array is its
+ * item size, as it mostly is, and runs a copy of the body compiled for
+ * that, else the copy for any strides: what numba-cuda's dispatcher gains
+ * by compiling a kernel for the layouts it is given. */
+static bool versioned(const FuncInfo *f) {
+    for (int i = 0; f->is_kernel && i < f->param_count; i++)
+        if (f->params[i]->ty->kind == TY_ARRAY && f->params[i]->ty->layout == 'A') return true;
+    return false;
+}
+
+/* arr with its innermost stride the constant item size. */
+static LLVMValueRef with_unit_stride(CodeGen *g, const Type *t, LLVMValueRef arr) {
+    LLVMValueRef strides = extract(g, arr, 2, "");
+    strides = LLVMBuildInsertValue(g->b, strides, i64c(g, type_size(t->dtype)), (unsigned)t->ndim - 1, "");
+    return LLVMBuildInsertValue(g->b, arr, strides, 2, "");
+}
+
+/* A versioned kernel's entry: its parameters unpacked, then the body
+ * called with each layout-A array's innermost stride made the item size
+ * where all of them are, else as given. The body is inlined in both. */
+static void define_entry(CodeGen *g, FuncInfo *f, bool ftz) {
+    LLVMValueRef entry = f->cg[ftz], body = f->cg_body[ftz];
+    g->fn = f;
+    g->llfn = entry;
+    LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, entry, "entry"));
+    di_function(g, f);
+    LLVMSetCurrentDebugLocation2(g->b, NULL);
+    if (g->di) di_location(g, f->def);
+    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, f->param_count), *unit = CG_ARRAY(g, LLVMValueRef, f->param_count);
+    LLVMValueRef contiguous = LLVMConstInt(i1(g), 1, false);
+    unsigned next = 0;
+    for (int i = 0; i < f->param_count; i++) {
+        const Type *t = f->params[i]->ty;
+        unit[i] = args[i] = abi_unpack(g, t, entry, &next);
+        LLVMSetValueName2(args[i], f->params[i]->name, strlen(f->params[i]->name));
+        if (t->kind != TY_ARRAY || t->layout != 'A') continue;
+        LLVMValueRef inner = array_dim(g, args[i], 2, t->ndim - 1);
+        contiguous = LLVMBuildAnd(g->b, contiguous, LLVMBuildICmp(g->b, LLVMIntEQ, inner, i64c(g, type_size(t->dtype)), ""), "");
+        unit[i] = with_unit_stride(g, t, args[i]);
+    }
+    LLVMBasicBlockRef fast = cg_new_block(g, "contiguous"), any = cg_new_block(g, "strided");
+    LLVMBuildCondBr(g->b, contiguous, fast, any);
+    LLVMTypeRef fty = LLVMGlobalGetValueType(body);
+    LLVMPositionBuilderAtEnd(g->b, fast);
+    LLVMBuildCall2(g->b, fty, body, unit, (unsigned)f->param_count, "");
+    LLVMBuildRetVoid(g->b);
+    LLVMPositionBuilderAtEnd(g->b, any);
+    LLVMBuildCall2(g->b, fty, body, args, (unsigned)f->param_count, "");
+    LLVMBuildRetVoid(g->b);
 }
 
 /* A function's own floating-point model: @cuda.jit(fastmath=True) or
@@ -2145,16 +2203,26 @@ static bool params_fit(CodeGen *g, const FuncInfo *f) {
  * with). */
 static void declare_function(CodeGen *g, FuncInfo *f, bool ftz, bool both) {
     const char *name = both && ftz ? arena_printf(g->arena, "%s.ftz", f->def->name) : f->def->name;
-    LLVMValueRef fn = LLVMAddFunction(g->mod, name, function_type(g, f));
+    LLVMValueRef fn = LLVMAddFunction(g->mod, name, function_type(g, f, f->is_kernel));
     if (f->is_kernel) TARGET(g)->mark_kernel(g, fn);
     else LLVMSetLinkage(fn, LLVMInternalLinkage);
     if (ftz) TARGET(g)->mark_fast_model(fn);
     f->cg[ftz] = fn;
+    if (!versioned(f)) return;
+    LLVMValueRef body = LLVMAddFunction(g->mod, arena_printf(g->arena, "%s.body", name), function_type(g, f, false));
+    LLVMSetLinkage(body, LLVMInternalLinkage);
+    const char always[] = "alwaysinline";
+    unsigned kind = LLVMGetEnumAttributeKindForName(always, sizeof always - 1);
+    LLVMAddAttributeAtIndex(body, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, kind, 0));
+    if (ftz) TARGET(g)->mark_fast_model(body);
+    f->cg_body[ftz] = body;
 }
 
 static void define_function(CodeGen *g, FuncInfo *f, bool ftz) {
+    bool entry = f->is_kernel && !versioned(f); /* the body is the entry */
+    if (versioned(f)) define_entry(g, f, ftz);
     g->fn = f;
-    g->llfn = f->cg[ftz];
+    g->llfn = entry ? f->cg[ftz] : f->is_kernel ? f->cg_body[ftz] : f->cg[ftz];
     g->fastmath = fastmath_of(g->unit, f);
     g->ftz = ftz;
     g->loop_count = 0;
@@ -2165,7 +2233,7 @@ static void define_function(CodeGen *g, FuncInfo *f, bool ftz) {
     unsigned next = 0;
     for (int i = 0; i < f->param_count; i++) {
         Sym *p = f->params[i];
-        LLVMValueRef v = f->is_kernel ? abi_unpack(g, p->ty, g->llfn, &next) : LLVMGetParam(g->llfn, next++);
+        LLVMValueRef v = entry ? abi_unpack(g, p->ty, g->llfn, &next) : LLVMGetParam(g->llfn, next++);
         /* a parameter is its first version, never assigned again */
         LLVMSetValueName2(v, p->name, strlen(p->name));
         p->cg = v;

@@ -691,6 +691,8 @@ struct FuncInfo {
     int block_count;
     void *cg[2];             /* codegen's LLVM function under the plain and
                                 the fast floating-point model */
+    void *cg_body[2];        /* a kernel taking arrays of any layout: its
+                                body, which its entry runs twice over */
 };
 
 typedef struct Unit {
