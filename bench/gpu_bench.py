@@ -459,12 +459,24 @@ class CupyDevice:
     def host(self, a):
         return self.cp.asnumpy(a)
 
+    def compare(self, expect, out):
+        return expect.compare(out, self.cp)
+
     def sync(self):
         self.cp.cuda.Device().synchronize()
 
     def free(self):
         self.sync()
         self.cp.get_default_memory_pool().free_all_blocks()
+
+    def healthy(self):
+        """Whether the CUDA context still works after an error: some
+        (an illegal address, a trap) poison it for good."""
+        try:
+            self.sync()
+            return float((self.cp.ones(4, self.cp.float32) * 2).sum()) == 8.0
+        except Exception:  # noqa: BLE001
+            return False
 
     def _module(self, path):
         if path not in self._modules:
@@ -572,11 +584,17 @@ class MockDevice:
     def host(self, a):
         return _np().array(a, copy=True)
 
+    def compare(self, expect, out):
+        return expect.compare(out)
+
     def sync(self):
         pass
 
     def free(self):
         pass
+
+    def healthy(self):
+        return True
 
     def _entry(self, ptx, entry):
         if ptx not in self._ptx:
@@ -707,7 +725,7 @@ def run_problem(dev, bundle, prob, opts, log):
             dev.sync()
             bad = []
             for name, e in prob.expect.items():
-                msg = e.compare(dev.host(io[name]))
+                msg = dev.compare(e, io[name])
                 if msg:
                     bad.append(f"{name}: {msg}")
             if bad:
@@ -734,8 +752,8 @@ def run_problem(dev, bundle, prob, opts, log):
             log(f"  {prob.kernel} {impl}: ERROR {res['detail'][impl]}")
             if opts.verbose:
                 traceback.print_exc()
-            if "CUDA_ERROR_ILLEGAL" in str(e) or "cudaErrorIllegal" in str(e) or "LAUNCH_FAILED" in str(e):
-                raise  # the context is gone: the next worker goes on
+            if not dev.healthy():
+                raise  # the CUDA context is gone (an illegal address ...): the next worker goes on
     if launches:
         batch = 1
         if not dev.mock:
@@ -753,6 +771,8 @@ def run_problem(dev, bundle, prob, opts, log):
     launches.clear()
     ios.clear()
     inputs.clear()
+    for e in prob.expect.values():
+        e.release()
     dev.free()
     return res
 
@@ -1035,23 +1055,38 @@ def write_report(results_dir, data, chart_ok):
     return "\n".join(lines) + "\n"
 
 
-def write_chart(path, cases):
+def write_chart(path, cases, title):
+    """Bars from 1 to each ratio, on a log scale: left of 1, pykc is faster."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    names = [r["kernel"] for r in cases if not r.get("crashed")]
-    series = [("pykc/nvcc", "pykc", "nvcc"), ("pykc/numba-cuda", "pykc", "numba"), ("[:]/[::1]", "pykc[:]", "pykc")]
-    fig, ax = plt.subplots(figsize=(9, 0.42 * len(names) + 1.6))
+    import matplotlib.ticker
+    rows = [r for r in cases if not r.get("crashed")]
+    series = [("pykc / nvcc", "pykc", "nvcc"), ("pykc / numba-cuda", "pykc", "numba"),
+              ("pykc [:] / [::1]", "pykc[:]", "pykc")]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.8))
     h = 0.27
+    vals = []
     for k, (label, a, b) in enumerate(series):
-        vals = [ratio(r, a, b) or 0 for r in cases if not r.get("crashed")]
-        ax.barh([i + (k - 1) * h for i in range(len(names))], vals, height=h, label=label)
+        v = [ratio(r, a, b) for r in rows]
+        vals += [x for x in v if x]
+        ax.barh([i + (k - 1) * h for i in range(len(rows))], [(x - 1) if x else 0 for x in v], left=1, height=h,
+                label=label)
+    ax.set_xscale("log")
+    lo = min([0.5] + [0.9 * x for x in vals])
+    hi = max([2.0] + [1.1 * x for x in vals])
+    ax.set_xlim(lo, hi)
     ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.set_yticks(range(len(names)))
-    ax.set_yticklabels(names)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([r["kernel"] for r in rows])
     ax.invert_yaxis()
-    ax.set_xlabel("time ratio (below 1: pykc faster)")
-    ax.legend(loc="lower right")
+    ax.set_xlabel("time ratio (log scale; left of 1: pykc is faster)")
+    ax.set_title(title, fontsize=10)
+    ticks = [t for t in (0.25, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 4.0) if lo <= t <= hi]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=3, fontsize=9, frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -1125,8 +1160,7 @@ def drive(opts):
     if opts.simulate:
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     deadline = time.time() + opts.timeout
-    done = False
-    while not done and attempts < 6:
+    while attempts < 6:
         attempts += 1
         cmd = [sys.executable, os.path.abspath(__file__), opts.bundle, "--worker", "--start", str(start),
                "--out", lines_path, "--reps", str(opts.reps), "--device", opts.device]
@@ -1140,22 +1174,26 @@ def drive(opts):
         except subprocess.TimeoutExpired:
             rc = "timeout"
         records = read_lines(lines_path)
-        done = any(r["kind"] == "done" for r in records)
-        if not done:
-            started = [r for r in records if r["kind"] == "start"]
-            finished = {r["case"]["index"] for r in records if r["kind"] == "case"}
-            last = started[-1]["index"] if started else start
-            if started and last not in finished:
-                with open(lines_path, "a") as f:
-                    f.write(json.dumps({"kind": "case", "case": {
-                        "index": last, "kernel": started[-1]["kernel"], "crashed": True, "status": {}, "ms": {},
-                        "detail": {"crash": f"exit status {rc}"}}}) + "\n")
-                print(f"worker died on {started[-1]['kernel']} (exit status {rc}); going on with the next", flush=True)
-                start = last + 1
-            else:
-                start = max(finished, default=start - 1) + 1
-            if rc == "timeout" or start >= len(probs) and not opts.no_launch and attempts > 3:
-                break
+        if any(r["kind"] == "done" for r in records):
+            break
+        # the worker died: the problem it had started gets a crash record,
+        # and the next worker starts after it
+        started = [r for r in records if r["kind"] == "start"]
+        finished = {r["case"]["index"] for r in records if r["kind"] == "case"}
+        if started and started[-1]["index"] not in finished:
+            last = started[-1]
+            with open(lines_path, "a") as f:
+                f.write(json.dumps({"kind": "case", "case": {
+                    "index": last["index"], "kernel": last["kernel"], "crashed": True, "status": {}, "ms": {},
+                    "detail": {"crash": f"exit status {rc}"}}}) + "\n")
+            print(f"worker died on {last['kernel']} (exit status {rc}); going on after it", flush=True)
+            nxt = last["index"] + 1
+        else:
+            print(f"worker died after the problems (exit status {rc})", flush=True)
+            nxt = len(probs) + 1  # in the launch overhead: no retry
+        if rc == "timeout" or nxt > len(probs) or nxt <= start:
+            break
+        start = nxt
     records = read_lines(lines_path)
     shutil.rmtree(tmp, ignore_errors=True)
     data = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "reps": opts.reps,
@@ -1188,7 +1226,8 @@ def drive(opts):
     base = os.path.join(opts.results, slug(data["env"]["gpu"]))
     chart = None
     try:
-        write_chart(base + ".png", data["cases"])
+        write_chart(base + ".png", data["cases"], f"pykc, nvcc and numba-cuda on {data['env']['gpu']} "
+                    f"({data['date'][:10]}, {bundle.info.get('commit', '?')})")
         chart = os.path.basename(base) + ".png"
     except ImportError as e:
         data["chart_error"] = f"matplotlib did not import ({e})"
@@ -1343,6 +1382,12 @@ def main():
     ap.add_argument("--device", default="cupy", choices=["cupy", "mock"], help=argparse.SUPPRESS)
     opts = ap.parse_args()
     opts.bundle = os.path.abspath(opts.bundle)
+    try:
+        import numpy as np
+        if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still names it; NumPy 2.5 removed it
+            np.row_stack = np.vstack
+    except ImportError:
+        raise SystemExit("gpu_bench.py needs NumPy")
     if opts.simulate:
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
     if opts.worker:
