@@ -1038,7 +1038,7 @@ def write_report(results_dir, data, chart_ok):
         w("")
         w("## Compile time")
         w("")
-        w(f"Milliseconds to compile each module to PTX for {ct['arch']}, the median of {ct['runs']} runs after a "
+        w(f"Milliseconds to compile each module to PTX for {ct['arch']}, the median of {ct['runs']} run(s) after a "
           "warm-up. pykc does not run on the GPU machine (no LLVM there): its column, and nvcc's beside it, come "
           f"from the machine that built the bundle ({bundle.get('host', '?')}). numba-cuda: compile_ptx of every "
           "kernel of the module in one process, warm (first: its first compilation).")
@@ -1051,6 +1051,12 @@ def write_report(results_dir, data, chart_ok):
             w(f"| {m} | {fmt(pk, '.1f', 'refused' if m in data.get('refused', []) else '-')} | "
               f"{fmt(here.get('nvcc'), '.1f')} | {fmt(ct['nvcc'].get(m), '.1f')} | {fmt(ct['numba'].get(m), '.1f')} | "
               f"{fmt(ct['numba_first'].get(m), '.1f')} |")
+        pairs = [(ct["here"][m]["pykc"], ct["here"][m]["nvcc"]) for m in data["modules"]
+                 if ct["here"].get(m, {}).get("pykc") and ct["here"][m].get("nvcc")]
+        if pairs:
+            w("")
+            w(f"On the bundle host pykc compiles {geomean([b / a for a, b in pairs]):.1f} times as fast as nvcc "
+              f"(geometric mean over {len(pairs)} modules).")
     w("")
     return "\n".join(lines) + "\n"
 
