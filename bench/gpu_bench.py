@@ -888,7 +888,8 @@ def compile_times(bundle, modules, runs, log):
             log("compile: no nvcc here")
         try:
             import numba_compile
-            cc = (int(arch[3:-1]), int(arch[-1]))
+            am = re.fullmatch(r"sm_(\d+)(\d)[af]?", arch)
+            cc = (int(am.group(1)), int(am.group(2))) if am else (9, 0)
             for m in modules:
                 try:
                     mod = numba_compile.load_module(bundle.path("pykc-C", m + ".pyk"))
