@@ -90,11 +90,14 @@ demo-run:
 	  if [ $$status -eq 2 ]; then echo "demo: compiled and linked; no GPU here to run it (exit status 2)"; \
 	  else exit $$status; fi
 
-## bench: compile times of pykc, nvcc and numba-cuda on the anchor kernels, and the run-time bundle
-bench: all
-	sh bench/compile_time.sh
-	sh bench/run-time-bundle.sh $(BUILD)/bench
-	@echo "bench: on the GPU machine, from the repository root: python3 bench/run_time.py $(BUILD)/bench"
+## bench: compile times here, and the bundle that bench/run-gpu.sh runs on a GPU (build/bench; BENCH_ARCH=sm_90)
+BENCH_ARCH ?= sm_90
+BENCH_DIR := $(BUILD)/bench
+bench: all $(RT_GPU)/bench_launch
+	ARCH=$(BENCH_ARCH) PYKC=$(PYKC) sh bench/compile_time.sh
+	ARCH=$(BENCH_ARCH) PYKC=$(PYKC) BENCH_LAUNCH=$(RT_GPU)/bench_launch sh bench/bundle.sh $(BENCH_DIR)
+	ARCH=$(BENCH_ARCH) PYKC=$(PYKC) sh bench/run-time-bundle.sh $(BENCH_DIR)/anchors
+	@echo "bench: on the GPU machine, from the repository root, with $(BENCH_DIR) carried: sh bench/run-gpu.sh $(BENCH_DIR)"
 
 ## install: pykc, libpykrt, pykrt.h and pykrt.pc under PREFIX (default /usr/local)
 install: all install-runtime

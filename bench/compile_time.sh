@@ -7,12 +7,16 @@
 #
 #   sh bench/compile_time.sh            # from the repository root, after make
 #   RUNS=20 ARCH=sm_90 sh bench/compile_time.sh
+#   sh bench/compile_time.sh FILE.pyk FILE.cu   # another module (bench/bundle.sh
+#                                               # times each of bench/suite so)
 #
 # Variables: PYKC (build/pykc), NVCC ($CUDA_HOME/bin/nvcc, else nvcc on PATH),
 # PYTHON (python3), RUNS (10; pykc runs PYKC_RUNS times, 20 * RUNS),
 # ARCH (sm_75), OPT (-O3), NUMBA (1: time
-# numba-cuda too, when it imports; 0: skip it). Uses hyperfine (make deps
-# installs it), else a loop over `date +%s%N`.
+# numba-cuda too, when it imports; 0: skip it), TSV (a file to append
+# "MODULE<tab>compiler<tab>median<tab>min" lines to; MODULE defaults to the
+# .pyk's name). Uses hyperfine (make deps installs it), else a loop over
+# `date +%s%N`.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -29,8 +33,10 @@ NUMBA=${NUMBA:-1}
 # twenty runs of pykc (a third of a second) against twenty of nvcc (seven
 # seconds) sampled the drift more than the compiler.
 PYKC_RUNS=${PYKC_RUNS:-$((RUNS * 20))}
-PYK=samples/anchors/anchors.pyk
-CU=bench/anchors.cu
+PYK=${1:-samples/anchors/anchors.pyk}
+CU=${2:-bench/anchors.cu}
+MODULE=${MODULE:-$(basename "$PYK" .pyk)}
+TSV=${TSV:-}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pykc-bench-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
@@ -65,7 +71,7 @@ for t in json.load(open(sys.argv[1]))["results"][0]["times"]: print(t * 1000)' "
 
 entries() { grep -c '^\.visible \.entry' "$1" || true; }
 
-echo "anchor kernels: $PYK (pykc, numba-cuda) and $CU (nvcc); $ARCH $OPT, median of $PYKC_RUNS runs of pykc, $RUNS of the others"
+echo "$MODULE: $PYK (pykc, numba-cuda) and $CU (nvcc); $ARCH $OPT, median of $PYKC_RUNS runs of pykc, $RUNS of the others"
 printf '%-22s %10s %10s\n' "compiler" "median ms" "min ms"
 results=""
 
@@ -100,6 +106,7 @@ else
 fi
 
 echo "$results" | awk 'NF == 3 { printf "%-22s %10s %10s\n", $1, $2, $3 }'
+[ -z "$TSV" ] || echo "$results" | awk -v m="$MODULE" 'NF == 3 { printf "%s\t%s\t%s\t%s\n", m, $1, $2, $3 }' >>"$TSV"
 pykc_ms=$(echo "$results" | awk '$1 == "pykc" { print $2 }')
 [ -n "$pykc_ms" ] || exit 0
 echo "$results" | awk -v p="$pykc_ms" 'NF == 3 && $1 != "pykc" && $2 + 0 > 0 {
