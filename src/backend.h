@@ -50,6 +50,8 @@ typedef struct CodeGen {
                                   the fast forms of math and division */
     bool ftz;                  /* the floating-point model it is compiled
                                   under, that of the kernels calling it */
+    LLVMMetadataRef rolled;    /* loop metadata that keeps run-time trip
+                                  counts rolled, for the strided copy; or NULL */
     bool failed;
     LLVMDIBuilderRef di;       /* -g or --lineinfo, else NULL */
     LLVMMetadataRef di_file, di_unit, di_scope;

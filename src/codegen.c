@@ -297,16 +297,26 @@ static LLVMValueRef wrap_index(CodeGen *g, LLVMValueRef i, LLVMValueRef extent) 
     return LLVMBuildSelect(g->b, neg, LLVMBuildAdd(g->b, i, extent, ""), i, "");
 }
 
+/* Whether dimension d of arr steps one item at a time: by its layout, or
+ * by a stride known to be the item size (the unit-stride copy of a
+ * versioned kernel), so that the address is an item index, as for a
+ * contiguous array, and the loop's address arithmetic is the same. */
+static bool contiguous_dim(CodeGen *g, const Type *t, LLVMValueRef arr, int d) {
+    if ((t->layout == 'C' && d == t->ndim - 1) || (t->layout == 'F' && d == 0)) return true;
+    if (d != t->ndim - 1) return false;
+    LLVMValueRef stride = array_dim(g, arr, 2, d);
+    return LLVMIsAConstantInt(stride) && LLVMConstIntGetSExtValue(stride) == type_size(t->dtype);
+}
+
 /* The address of arr[idx...]: negative indices wrap around as in Numba; a
- * C-contiguous innermost dimension needs no stride multiply. */
+ * contiguous innermost dimension needs no stride multiply. */
 static LLVMValueRef element_ptr(CodeGen *g, const Type *t, LLVMValueRef arr, LLVMValueRef *idx, const Type **idx_ty) {
     LLVMValueRef p = extract(g, arr, 0, "data");
     LLVMValueRef offset = NULL, last = NULL;
     for (int d = 0; d < t->ndim; d++) {
         LLVMValueRef i = convert(g, idx[d], idx_ty[d], idx_ty[d]->kind == TY_INT && !idx_ty[d]->is_signed ? &ty_uint64 : &ty_int64);
         if (idx_ty[d]->kind != TY_INT || idx_ty[d]->is_signed) i = wrap_index(g, i, array_dim(g, arr, 1, d));
-        bool contiguous = (t->layout == 'C' && d == t->ndim - 1) || (t->layout == 'F' && d == 0);
-        if (contiguous) {
+        if (contiguous_dim(g, t, arr, d)) {
             last = i;
             continue;
         }
@@ -2003,12 +2013,20 @@ static void gen_raise(CodeGen *g) {
     else LLVMBuildRet(g->b, LLVMConstNull(llvm_type(g, g->fn->ret)));
 }
 
+/* Blocks come in bytecode order: a branch back is a loop's. */
+static void mark_back_edge(CodeGen *g, const CfgBlock *blk, LLVMValueRef br) {
+    bool back = false;
+    for (int i = 0; i < 2; i++) back |= blk->succ[i] && blk->succ[i]->index <= blk->index;
+    if (back && g->rolled)
+        LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->ctx, "llvm.loop", 9), LLVMMetadataAsValue(g->ctx, g->rolled));
+}
+
 static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
     LLVMBasicBlockRef to[2] = {blk->succ[0] ? blk->succ[0]->cg : NULL, blk->succ[1] ? blk->succ[1]->cg : NULL};
     switch (blk->term) {
     case TERM_JUMP:
         gen_phi_moves(g, blk);
-        LLVMBuildBr(g->b, to[0]);
+        mark_back_edge(g, blk, LLVMBuildBr(g->b, to[0]));
         return;
     case TERM_BRANCH: {
         if (blk->node->kind == ND_ASSERT) { /* checked only under debug=True, which pykc does not build yet */
@@ -2019,13 +2037,13 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         di_location(g, blk->node);
         LLVMValueRef c = to_bool(g, gen_expr(g, blk->node), blk->node->ty);
         gen_phi_moves(g, blk);
-        LLVMBuildCondBr(g->b, c, to[0], to[1]);
+        mark_back_edge(g, blk, LLVMBuildCondBr(g->b, c, to[0], to[1]));
         return;
     }
     case TERM_FOR_ITER: {
         LLVMValueRef more = loop_more(g, blk->node);
         gen_phi_moves(g, blk);
-        LLVMBuildCondBr(g->b, more, to[0], to[1]);
+        mark_back_edge(g, blk, LLVMBuildCondBr(g->b, more, to[0], to[1]));
         return;
     }
     case TERM_RETURN:
@@ -2103,13 +2121,24 @@ static LLVMTypeRef function_type(CodeGen *g, const FuncInfo *f, bool abi) {
     return LLVMFunctionType(ret, params, (unsigned)n, false);
 }
 
-/* Whether kernel f takes an array of unknown layout (T[:]): its entry then
- * tests at launch whether the innermost stride of each such array is its
- * item size, as it mostly is, and runs a copy of the body compiled for
- * that, else the copy for any strides: what numba-cuda's dispatcher gains
- * by compiling a kernel for the layouts it is given. */
+static bool has_loop(const FuncInfo *f) {
+    for (int i = 0; i < f->block_count; i++)
+        for (int k = 0; k < 2; k++)
+            if (f->blocks[i]->succ[k] && f->blocks[i]->succ[k]->index <= f->blocks[i]->index) return true;
+    return false;
+}
+
+/* Whether kernel f takes an array of unknown layout (T[:]) and loops: its
+ * entry then tests at launch whether the innermost stride of each such
+ * array is its item size, as it mostly is, and runs a copy of the body
+ * compiled for that, else the copy for any strides: what numba-cuda's
+ * dispatcher gains by compiling a kernel for the layouts it is given. A
+ * kernel without a loop makes a few accesses a thread, and the test costs
+ * more than the stride multiplies it saves (5% of a float16 axpy on an
+ * H100). */
 static bool versioned(const FuncInfo *f) {
-    for (int i = 0; f->is_kernel && i < f->param_count; i++)
+    if (!f->is_kernel || !has_loop(f)) return false;
+    for (int i = 0; i < f->param_count; i++)
         if (f->params[i]->ty->kind == TY_ARRAY && f->params[i]->ty->layout == 'A') return true;
     return false;
 }
@@ -2121,37 +2150,36 @@ static LLVMValueRef with_unit_stride(CodeGen *g, const Type *t, LLVMValueRef arr
     return LLVMBuildInsertValue(g->b, arr, strides, 2, "");
 }
 
-/* A versioned kernel's entry: its parameters unpacked, then the body
- * called with each layout-A array's innermost stride made the item size
- * where all of them are, else as given. The body is inlined in both. */
+/* A versioned kernel's entry: its parameters unpacked, then the unit-stride
+ * body called with each layout-A array's innermost stride made the item
+ * size where all of them are, else the strided body. Both are inlined. */
 static void define_entry(CodeGen *g, FuncInfo *f, bool ftz) {
-    LLVMValueRef entry = f->cg[ftz], body = f->cg_body[ftz];
+    LLVMValueRef entry = f->cg[ftz], body = f->cg_body[ftz], strided = f->cg_strided[ftz];
     g->fn = f;
     g->llfn = entry;
     LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, entry, "entry"));
     di_function(g, f);
     LLVMSetCurrentDebugLocation2(g->b, NULL);
     if (g->di) di_location(g, f->def);
-    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, f->param_count), *unit = CG_ARRAY(g, LLVMValueRef, f->param_count);
+    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, f->param_count);
     LLVMValueRef contiguous = LLVMConstInt(i1(g), 1, false);
     unsigned next = 0;
     for (int i = 0; i < f->param_count; i++) {
         const Type *t = f->params[i]->ty;
-        unit[i] = args[i] = abi_unpack(g, t, entry, &next);
+        args[i] = abi_unpack(g, t, entry, &next);
         LLVMSetValueName2(args[i], f->params[i]->name, strlen(f->params[i]->name));
         if (t->kind != TY_ARRAY || t->layout != 'A') continue;
         LLVMValueRef inner = array_dim(g, args[i], 2, t->ndim - 1);
         contiguous = LLVMBuildAnd(g->b, contiguous, LLVMBuildICmp(g->b, LLVMIntEQ, inner, i64c(g, type_size(t->dtype)), ""), "");
-        unit[i] = with_unit_stride(g, t, args[i]);
     }
     LLVMBasicBlockRef fast = cg_new_block(g, "contiguous"), any = cg_new_block(g, "strided");
     LLVMBuildCondBr(g->b, contiguous, fast, any);
     LLVMTypeRef fty = LLVMGlobalGetValueType(body);
     LLVMPositionBuilderAtEnd(g->b, fast);
-    LLVMBuildCall2(g->b, fty, body, unit, (unsigned)f->param_count, "");
+    LLVMBuildCall2(g->b, fty, body, args, (unsigned)f->param_count, "");
     LLVMBuildRetVoid(g->b);
     LLVMPositionBuilderAtEnd(g->b, any);
-    LLVMBuildCall2(g->b, fty, body, args, (unsigned)f->param_count, "");
+    LLVMBuildCall2(g->b, fty, strided, args, (unsigned)f->param_count, "");
     LLVMBuildRetVoid(g->b);
 }
 
@@ -2198,6 +2226,17 @@ static bool params_fit(CodeGen *g, const FuncInfo *f) {
     return false;
 }
 
+/* A copy of versioned kernel f's body, which its entry inlines. */
+static LLVMValueRef declare_copy(CodeGen *g, FuncInfo *f, bool ftz, const char *name) {
+    LLVMValueRef body = LLVMAddFunction(g->mod, name, function_type(g, f, false));
+    LLVMSetLinkage(body, LLVMInternalLinkage);
+    const char always[] = "alwaysinline";
+    unsigned kind = LLVMGetEnumAttributeKindForName(always, sizeof always - 1);
+    LLVMAddAttributeAtIndex(body, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, kind, 0));
+    if (ftz) TARGET(g)->mark_fast_model(body);
+    return body;
+}
+
 /* Declares f's function under model ftz; a device function compiled under
  * both models names its fast copy NAME.ftz (a name no Python name clashes
  * with). */
@@ -2209,23 +2248,36 @@ static void declare_function(CodeGen *g, FuncInfo *f, bool ftz, bool both) {
     if (ftz) TARGET(g)->mark_fast_model(fn);
     f->cg[ftz] = fn;
     if (!versioned(f)) return;
-    LLVMValueRef body = LLVMAddFunction(g->mod, arena_printf(g->arena, "%s.body", name), function_type(g, f, false));
-    LLVMSetLinkage(body, LLVMInternalLinkage);
-    const char always[] = "alwaysinline";
-    unsigned kind = LLVMGetEnumAttributeKindForName(always, sizeof always - 1);
-    LLVMAddAttributeAtIndex(body, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, kind, 0));
-    if (ftz) TARGET(g)->mark_fast_model(body);
-    f->cg_body[ftz] = body;
+    f->cg_body[ftz] = declare_copy(g, f, ftz, arena_printf(g->arena, "%s.body", name));
+    f->cg_strided[ftz] = declare_copy(g, f, ftz, arena_printf(g->arena, "%s.strided", name));
 }
 
-static void define_function(CodeGen *g, FuncInfo *f, bool ftz) {
-    bool entry = f->is_kernel && !versioned(f); /* the body is the entry */
-    if (versioned(f)) define_entry(g, f, ftz);
+/* Loop metadata that keeps loops with a run-time trip count rolled: the
+ * strided copy of a versioned kernel runs only for arrays that are not
+ * contiguous, and unrolled, its registers (the strides) set the register
+ * count, and so the occupancy, of the whole kernel. */
+static LLVMMetadataRef rolled_loop_md(CodeGen *g) {
+    const char hint[] = "llvm.loop.unroll.runtime.disable";
+    LLVMMetadataRef self = LLVMTemporaryMDNode(g->ctx, NULL, 0);
+    LLVMMetadataRef ops[] = {self, LLVMMDNodeInContext2(g->ctx, (LLVMMetadataRef[]){LLVMMDStringInContext2(g->ctx, hint, sizeof hint - 1)}, 1)};
+    LLVMMetadataRef md = LLVMMDNodeInContext2(g->ctx, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(self, md);
+    return md;
+}
+
+typedef enum { COPY_ONLY, COPY_UNIT, COPY_STRIDED } BodyCopy;
+
+/* f's body into llfn; entry: llfn is the kernel's entry, taking the ABI's
+ * parameters. The unit-stride copy of a versioned kernel knows the
+ * innermost stride of its layout-A arrays; the strided one keeps its
+ * loops rolled. */
+static void define_copy(CodeGen *g, FuncInfo *f, bool ftz, LLVMValueRef llfn, bool entry, BodyCopy copy) {
     g->fn = f;
-    g->llfn = entry ? f->cg[ftz] : f->is_kernel ? f->cg_body[ftz] : f->cg[ftz];
+    g->llfn = llfn;
     g->fastmath = fastmath_of(g->unit, f);
     g->ftz = ftz;
     g->loop_count = 0;
+    g->rolled = copy == COPY_STRIDED ? rolled_loop_md(g) : NULL;
     LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, g->llfn, "entry"));
     di_function(g, f);
     LLVMSetCurrentDebugLocation2(g->b, NULL);
@@ -2236,6 +2288,7 @@ static void define_function(CodeGen *g, FuncInfo *f, bool ftz) {
         LLVMValueRef v = entry ? abi_unpack(g, p->ty, g->llfn, &next) : LLVMGetParam(g->llfn, next++);
         /* a parameter is its first version, never assigned again */
         LLVMSetValueName2(v, p->name, strlen(p->name));
+        if (copy == COPY_UNIT && p->ty->kind == TY_ARRAY && p->ty->layout == 'A') v = with_unit_stride(g, p->ty, v);
         p->cg = v;
         p->cg_is_value = true;
     }
@@ -2246,6 +2299,16 @@ static void define_function(CodeGen *g, FuncInfo *f, bool ftz) {
         if (l->is_phi && has_storage(l)) version_slot(g, l);
     }
     gen_body(g, f);
+}
+
+static void define_function(CodeGen *g, FuncInfo *f, bool ftz) {
+    if (!versioned(f)) {
+        define_copy(g, f, ftz, f->cg[ftz], f->is_kernel, COPY_ONLY);
+        return;
+    }
+    define_entry(g, f, ftz);
+    define_copy(g, f, ftz, f->cg_body[ftz], false, COPY_UNIT);
+    define_copy(g, f, ftz, f->cg_strided[ftz], false, COPY_STRIDED);
 }
 
 /* Deletes the insertvalues that extract() left without a use, the last of

@@ -110,7 +110,7 @@ static void on_llvm_fatal(const char *reason) { ice("LLVM: %s", reason); }
 static void set_llvm_options(void) {
     const char *const args[] = {"pykc", "-disable-block-placement", "-disable-machine-licm",
                                 "-disable-constant-hoisting", "-disable-early-taildup", "-disable-lftr",
-                                "-unroll-max-count=4"};
+                                "-unroll-max-count=4", "-unroll-partial-threshold=300"};
     LLVMParseCommandLineOptions((int)(sizeof args / sizeof args[0]), args, NULL);
 }
 

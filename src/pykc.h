@@ -692,7 +692,8 @@ struct FuncInfo {
     void *cg[2];             /* codegen's LLVM function under the plain and
                                 the fast floating-point model */
     void *cg_body[2];        /* a kernel taking arrays of any layout: its
-                                body, which its entry runs twice over */
+                                body for unit strides, and for any */
+    void *cg_strided[2];
 };
 
 typedef struct Unit {
