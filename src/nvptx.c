@@ -513,7 +513,10 @@ static bool link_libdevice(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
  * (NVPTX's own preferences, capped at NVVM's and nvcc's count): a
  * grid-stride loop then keeps four loads in flight a thread, and the
  * shared-memory tree reduction and histogram ran 1.5 to 2.4 times faster
- * on an H200 (eight copies held more registers and ran no faster).
+ * on an H200 (eight copies held more registers and ran no faster). Their
+ * size budget is O3's full-unrolling one, not NVPTX's quarter of it, which
+ * left an n-body step's inner loop (sqrt, a float64 reciprocal) rolled
+ * where nvcc unrolls it four times: 9% slower on an H100.
  *
  * nvvm-intr-range must come first: the ranges of threadIdx and friends are
  * what prove index arithmetic non-negative. */
