@@ -643,6 +643,7 @@ static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, 
 {
     int64_t shared = 0;
     pykrt_status st;
+    k->carveout = -1; /* absent: the driver's choice */
     if ((st = get_string(r, map, "name", true, where, &k->name)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "entry", true, where, &k->entry)) != PYKRT_SUCCESS ||
         (st = read_params(r, map, where, k)) != PYKRT_SUCCESS ||
@@ -651,6 +652,7 @@ static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, 
         (st = get_bool(r, map, "shared_dynamic", where, &k->shared_dynamic)) != PYKRT_SUCCESS ||
         (st = get_int(r, map, "max_threads", false, 0, 1 << 20, where, &k->max_threads)) != PYKRT_SUCCESS ||
         (st = get_int(r, map, "registers", false, 0, 1 << 16, where, &k->registers)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "shared_memory_carveout", false, -1, 100, where, &k->carveout)) != PYKRT_SUCCESS ||
         (st = get_bool(r, map, "cooperative", where, &k->cooperative)) != PYKRT_SUCCESS)
         return st;
     k->shared_static = (uint64_t)shared;

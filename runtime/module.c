@@ -140,6 +140,10 @@ static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kern
         (st = kernel_attr(k, CU_FUNC_ATTRIBUTE_NUM_REGS, &k->registers)) != PYKRT_SUCCESS ||
         (st = pk_check_entry(k, image, size)) != PYKRT_SUCCESS)
         return st;
+    if (d->carveout >= 0 &&
+        (res = pk_drv.cuFuncSetAttribute(k->fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, (int)d->carveout)))
+        return pk_cuda_fail(res, "cuFuncSetAttribute", "pykrt_module_load(%s): kernel %s's shared_memory_carveout %d",
+                            m->name, d->name, (int)d->carveout);
     k->max_threads = d->max_threads > 0 && d->max_threads < max_threads ? (int)d->max_threads : max_threads;
     k->shared_static = shared > 0 ? (uint32_t)shared : 0;
     size_t dflt = m->ctx->info.max_shared_per_block;

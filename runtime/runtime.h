@@ -176,6 +176,7 @@ typedef struct pk_kernel {
     bool shared_dynamic;
     int64_t max_threads;
     int64_t registers;
+    int64_t carveout; /* shared_memory_carveout: -1 (the driver's choice) to 100 */
     bool cooperative;
 } pk_kernel;
 

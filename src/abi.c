@@ -77,7 +77,7 @@ static void describe_kernel(Arena *a, const FuncInfo *f, ManifestKernel *k) {
     }
     k->shared_static = f->shared_static;
     k->shared_dynamic = f->shared_dynamic;
-    k->max_threads = f->launch_bounds;
+    k->limits = f->limits;
     k->cooperative = f->cooperative;
 }
 

@@ -108,8 +108,9 @@ struct Target {
     /* Prints format (a NUL-terminated string's generic pointer) with the
      * values it names, as printf would. */
     void (*print)(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, int n);
-    /* A kernel entry, and a function of the fast floating-point model. */
-    void (*mark_kernel)(CodeGen *g, LLVMValueRef fn);
+    /* A kernel entry, with the limits its decorator sets, and a function
+     * of the fast floating-point model. */
+    void (*mark_kernel)(CodeGen *g, const FuncInfo *f, LLVMValueRef fn);
     void (*mark_fast_model)(LLVMValueRef fn);
 };
 

@@ -2226,13 +2226,28 @@ static bool params_fit(CodeGen *g, const FuncInfo *f) {
     return false;
 }
 
+static void add_fn_attribute(CodeGen *g, LLVMValueRef fn, const char *name) {
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, kind, 0));
+}
+
+/* forceinline=True and inline="always" inline a device function into its
+ * callers, as NVVM's alwaysinline and Numba's IR inlining do; opt=False
+ * leaves a function as written, as NVVM's -opt=0 does. */
+static void mark_inlining(CodeGen *g, const FuncInfo *f, LLVMValueRef fn) {
+    if (f->unoptimized) {
+        add_fn_attribute(g, fn, "optnone");
+        add_fn_attribute(g, fn, "noinline");
+    } else if (!f->is_kernel && (f->forceinline || (f->inline_mode && strcmp(f->inline_mode, "always") == 0))) {
+        add_fn_attribute(g, fn, "alwaysinline");
+    }
+}
+
 /* A copy of versioned kernel f's body, which its entry inlines. */
 static LLVMValueRef declare_copy(CodeGen *g, FuncInfo *f, bool ftz, const char *name) {
     LLVMValueRef body = LLVMAddFunction(g->mod, name, function_type(g, f, false));
     LLVMSetLinkage(body, LLVMInternalLinkage);
-    const char always[] = "alwaysinline";
-    unsigned kind = LLVMGetEnumAttributeKindForName(always, sizeof always - 1);
-    LLVMAddAttributeAtIndex(body, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->ctx, kind, 0));
+    add_fn_attribute(g, body, "alwaysinline");
     if (ftz) TARGET(g)->mark_fast_model(body);
     return body;
 }
@@ -2243,8 +2258,9 @@ static LLVMValueRef declare_copy(CodeGen *g, FuncInfo *f, bool ftz, const char *
 static void declare_function(CodeGen *g, FuncInfo *f, bool ftz, bool both) {
     const char *name = both && ftz ? arena_printf(g->arena, "%s.ftz", f->def->name) : f->def->name;
     LLVMValueRef fn = LLVMAddFunction(g->mod, name, function_type(g, f, f->is_kernel));
-    if (f->is_kernel) TARGET(g)->mark_kernel(g, fn);
+    if (f->is_kernel) TARGET(g)->mark_kernel(g, f, fn);
     else LLVMSetLinkage(fn, LLVMInternalLinkage);
+    mark_inlining(g, f, fn);
     if (ftz) TARGET(g)->mark_fast_model(fn);
     f->cg[ftz] = fn;
     if (!versioned(f)) return;

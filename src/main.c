@@ -28,6 +28,7 @@ static const char usage_text[] =
     "  -I DIR               search DIR for imported .pyk modules\n"
     "  -M, -MD, -MF FILE    write make dependencies (instead of, beside, into FILE)\n"
     "  -Werror              treat warnings as errors\n"
+    "  -Wignored-options    warn of cuda.jit options that do nothing here (cache, lto)\n"
     "  -ferror-limit=N      stop after N errors (default 20, 0 for no limit)\n"
     "  -fsyntax-only        check the input, write nothing\n"
     "  --libdevice PATH     libdevice bitcode for math functions\n"
@@ -98,7 +99,8 @@ static int parse_flag(Options *o, const char *arg) {
         {"--fastmath", offsetof(Options, fastmath)}, {"-Werror", offsetof(Options, werror)},
         {"--dump-ast", offsetof(Options, dump_ast)}, {"--dump-types", offsetof(Options, dump_types)},
         {"-fsyntax-only", offsetof(Options, syntax_only)}, {"-M", offsetof(Options, dep_only)},
-        {"-MD", offsetof(Options, dep_file)},
+        {"-MD", offsetof(Options, dep_file)},  {"-Wignored-options", offsetof(Options, warn_ignored_options)},
+        {"-Wextra", offsetof(Options, warn_ignored_options)}, {"-W", offsetof(Options, warn_ignored_options)},
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (strcmp(arg, flags[i].name) == 0) {

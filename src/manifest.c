@@ -186,7 +186,11 @@ static void write_kernel(Writer *w, const ManifestKernel *k) {
     end_seq(w);
     key_int(w, "shared_static", k->shared_static);
     key_bool(w, "shared_dynamic", k->shared_dynamic);
-    key_int(w, "max_threads", k->max_threads);
+    key_int(w, "max_threads", k->limits.max_threads);
+    key_int(w, "min_blocks_per_sm", k->limits.min_blocks);
+    key_int(w, "max_blocks_per_cluster", k->limits.max_cluster_blocks);
+    key_int(w, "max_registers", k->limits.max_registers);
+    key_int(w, "shared_memory_carveout", k->limits.has_carveout ? k->limits.carveout : -1);
     key_int(w, "registers", k->registers);
     key_bool(w, "cooperative", k->cooperative);
     end_map(w);

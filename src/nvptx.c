@@ -1044,12 +1044,29 @@ static void nvptx_print(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, i
     cg_call(g, LLVMInt32TypeInContext(g->ctx), "vprintf", args, 2);
 }
 
-static void nvptx_mark_kernel(CodeGen *g, LLVMValueRef fn) {
-    LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
-    LLVMMetadataRef md[] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(g->ctx, "kernel", 6),
-                            LLVMValueAsMetadata(cg_i32(g, 1))};
+static void annotate(CodeGen *g, LLVMValueRef fn, const char *what, int value) {
+    LLVMMetadataRef md[] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(g->ctx, what, strlen(what)),
+                            LLVMValueAsMetadata(cg_i32(g, value))};
     LLVMAddNamedMetadataOperand(g->mod, "nvvm.annotations",
                                 LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, md, 3)));
+}
+
+/* The kernel mark, and the performance-tuning directives of PTX that the
+ * decorator asks for: .maxntid, .minnctapersm, .maxclusterrank (clusters
+ * are sm_90's) and .maxnreg. */
+static void nvptx_mark_kernel(CodeGen *g, const FuncInfo *f, LLVMValueRef fn) {
+    LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+    annotate(g, fn, "kernel", 1);
+    const KernelLimits *l = &f->limits;
+    if (l->max_threads) annotate(g, fn, "maxntidx", l->max_threads);
+    if (l->min_blocks) annotate(g, fn, "minctasm", l->min_blocks);
+    if (l->max_registers) annotate(g, fn, "maxnreg", l->max_registers);
+    if (!l->max_cluster_blocks) return;
+    if (atoi(g->cfg->arch + 3) < 90)
+        diag_warning(g->diag, f->def->span, "kernel '%s': launch_bounds' max_blocks_per_cluster needs sm_90 or newer; "
+                     "ignored for %s", f->def->name, g->cfg->arch);
+    else
+        annotate(g, fn, "maxclusterrank", l->max_cluster_blocks);
 }
 
 const Target target_nvptx = {

@@ -662,6 +662,17 @@ struct Sym {
     bool cg_is_value;        /* cg is the value itself, not its storage */
 };
 
+/* What @cuda.jit asks of a kernel's resources; 0 where it sets no limit. */
+typedef struct KernelLimits {
+    int max_threads;         /* launch_bounds[0]: threads a block */
+    int min_blocks;          /* launch_bounds[1]: blocks a multiprocessor */
+    int max_cluster_blocks;  /* launch_bounds[2]: blocks a cluster */
+    int max_registers;       /* max_registers: registers a thread */
+    bool has_carveout;
+    int carveout;            /* shared_memory_carveout: -1 (the driver's
+                                default) to 100 percent of shared memory */
+} KernelLimits;
+
 struct FuncInfo {
     Node *def;
     Sym *sym;
@@ -673,7 +684,9 @@ struct FuncInfo {
     Sym **locals;            /* every version of every local (ssa.c) */
     int local_count, local_cap;
     bool fastmath, debug, lineinfo, cooperative;
-    int max_registers, launch_bounds;
+    bool unoptimized;        /* opt=False */
+    bool forceinline;
+    KernelLimits limits;
     const char *inline_mode; /* "never", "always" or NULL */
     bool prepared;           /* decorators and parameters read */
     bool typing, typed;      /* in progress (recursion), finished */
@@ -887,7 +900,7 @@ typedef struct ManifestKernel {
     int ptx_param_count;
     long shared_static;        /* bytes */
     bool shared_dynamic;
-    int max_threads;           /* launch_bounds, 0 if none */
+    KernelLimits limits;       /* launch_bounds, max_registers, carveout */
     int registers;             /* 0 if unknown */
     bool cooperative;
 } ManifestKernel;
@@ -963,6 +976,7 @@ struct Options {
     int arch_count;
     EmitKind emit;
     bool debug_info, lineinfo, fastmath, werror;
+    bool warn_ignored_options; /* -Wignored-options, -Wextra, -W */
     bool dump_ast, dump_types, syntax_only;
     bool dep_only, dep_file;        /* -M, -MD */
     const char *dep_output;         /* -MF */

@@ -15,9 +15,11 @@
  */
 #include "pykc.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Names to symbols: an array in binding order (for "did you mean") with an
  * open-addressing index beside it, so that a module of 100,000 constants
@@ -1167,6 +1169,8 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
     sp->fastmath = f->fastmath;
     sp->debug = f->debug;
     sp->lineinfo = f->lineinfo;
+    sp->unoptimized = f->unoptimized;
+    sp->forceinline = f->forceinline;
     sp->inline_mode = f->inline_mode;
     for (int i = 0; i < f->param_count; i++) sp->params[i]->ty = args[i];
     FuncInfo **grown = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
@@ -1784,56 +1788,142 @@ static bool apply_signature(Sema *s, FuncInfo *f, Node *str) {
 typedef enum {
     OPT_FLAG,           /* a constant truth value, into a bool */
     OPT_NOT_FLAG,       /* the same, negated (device= sets is_kernel) */
-    OPT_INT,            /* a constant int, or a tuple whose first is one */
+    OPT_INT,            /* a constant int */
     OPT_STRING,         /* a string, into a const char * (else ignored) */
+    OPT_BOUNDS,         /* launch_bounds: an int, or a tuple of one to three */
+    OPT_CARVEOUT,       /* shared_memory_carveout: -1..100 or a name */
     OPT_IGNORED,        /* accepted, with any value; nothing to do */
+    OPT_NO_EFFECT,      /* accepted; -Wignored-options says why it does nothing */
+    OPT_FALSE_ONLY,     /* accepted when false; numba-cuda refuses true */
+    OPT_REFUSED,        /* numba-cuda refuses it, whatever its value */
 } JitOptionKind;
 
 static const struct {
     const char *name;
     JitOptionKind kind;
     size_t field;
+    const char *why;    /* NO_EFFECT, FALSE_ONLY, REFUSED: what to say */
 } jit_options[] = {
-    {"device", OPT_NOT_FLAG, offsetof(FuncInfo, is_kernel)},
-    {"fastmath", OPT_FLAG, offsetof(FuncInfo, fastmath)},
-    {"lineinfo", OPT_FLAG, offsetof(FuncInfo, lineinfo)},
-    {"debug", OPT_FLAG, offsetof(FuncInfo, debug)},
-    {"max_registers", OPT_INT, offsetof(FuncInfo, max_registers)},
-    {"launch_bounds", OPT_INT, offsetof(FuncInfo, launch_bounds)},
-    {"inline", OPT_STRING, offsetof(FuncInfo, inline_mode)},
-    {"forceinline", OPT_IGNORED, 0},
-    {"opt", OPT_IGNORED, 0},          /* -O decides */
-    {"cache", OPT_IGNORED, 0},        /* compiled ahead of time: nothing to cache */
-    {"link", OPT_IGNORED, 0},
-    {"boundscheck", OPT_IGNORED, 0},
+    {"device", OPT_NOT_FLAG, offsetof(FuncInfo, is_kernel), NULL},
+    {"fastmath", OPT_FLAG, offsetof(FuncInfo, fastmath), NULL},
+    {"lineinfo", OPT_FLAG, offsetof(FuncInfo, lineinfo), NULL},
+    {"debug", OPT_FLAG, offsetof(FuncInfo, debug), NULL},
+    {"opt", OPT_NOT_FLAG, offsetof(FuncInfo, unoptimized), NULL},
+    {"max_registers", OPT_INT, offsetof(FuncInfo, limits.max_registers), NULL},
+    {"launch_bounds", OPT_BOUNDS, offsetof(FuncInfo, limits), NULL},
+    {"shared_memory_carveout", OPT_CARVEOUT, offsetof(FuncInfo, limits), NULL},
+    {"inline", OPT_STRING, offsetof(FuncInfo, inline_mode), NULL},
+    {"forceinline", OPT_FLAG, offsetof(FuncInfo, forceinline), NULL},
+    {"link", OPT_IGNORED, 0, NULL},
+    {"cache", OPT_NO_EFFECT, 0, "pykc compiles ahead of time: its output is the cache"},
+    {"lto", OPT_NO_EFFECT, 0, "pykc links libdevice into the PTX it writes; there is no LTO-IR to link"},
+    {"extensions", OPT_NO_EFFECT, 0, "argument handlers are Python objects, for numba-cuda's launches"},
+    {"boundscheck", OPT_FALSE_ONLY, 0, "bounds checking is not supported for CUDA"},
+    {"argtypes", OPT_REFUSED, 0, "the argtypes keyword was removed from numba; pass a signature"},
+    {"restype", OPT_REFUSED, 0, "the restype keyword was removed from numba; pass a signature"},
+    {"bind", OPT_REFUSED, 0, "the bind keyword was removed from numba"},
 };
+
+/* launch_bounds=N or (max_threads, min_blocks_per_sm, max_blocks_per_cluster),
+ * as numba-cuda gives them to NVVM. */
+static void read_launch_bounds(Sema *s, KernelLimits *l, Node *v) {
+    int count = v->kind == ND_TUPLE ? v->item_len : 1;
+    if (count < 1 || count > 3) {
+        sema_error(s, v->span, "launch_bounds takes one to three values (max_threads_per_block, min_blocks_per_sm, "
+                               "max_blocks_per_cluster), not %d", count);
+        return;
+    }
+    int *field[] = {&l->max_threads, &l->min_blocks, &l->max_cluster_blocks};
+    for (int i = 0; i < count; i++) {
+        Node *item = v->kind == ND_TUPLE ? v->items[i] : v;
+        int64_t n = 0;
+        if (!sema_const_int(s, item, "a launch bound", &n)) continue;
+        if (n < 0 || n > INT32_MAX) sema_error(s, item->span, "launch bound %" PRId64 " is out of range", n);
+        else *field[i] = (int)n;
+    }
+}
+
+/* -1 to 100 (percent of the unified L1/shared memory for shared memory),
+ * or "default", "MaxL1", "MaxShared" in any case, as numba-cuda checks. */
+static void read_carveout(Sema *s, KernelLimits *l, Node *v) {
+    static const struct { const char *name; int value; } names[] = {{"default", -1}, {"maxl1", 0}, {"maxshared", 100}};
+    if (v->kind == ND_STR) {
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strcasecmp(v->v.s.data, names[i].name) == 0) {
+                l->carveout = names[i].value;
+                l->has_carveout = true;
+                return;
+            }
+        sema_error(s, v->span, "shared_memory_carveout '%s' is not -1 to 100 or one of 'default', 'MaxL1', 'MaxShared'",
+                   v->v.s.data);
+        return;
+    }
+    int64_t n = 0;
+    if (!sema_const_int(s, v, "shared_memory_carveout", &n)) return;
+    if (n < -1 || n > 100) {
+        sema_error(s, v->span, "shared_memory_carveout must be between -1 and 100, not %" PRId64, n);
+        return;
+    }
+    l->carveout = (int)n;
+    l->has_carveout = true;
+}
+
+static bool option_truth(Sema *s, Node *kw, bool *out) {
+    ConstValue *c = fold(s, kw->rhs);
+    if (!c || c->ty->kind == TY_TUPLE) {
+        sema_error(s, kw->rhs->span, "cuda.jit option '%s' must be a constant", kw->name);
+        return false;
+    }
+    *out = const_truth(c);
+    return true;
+}
+
+static bool is_false_constant(Sema *s, Node *v) {
+    ConstValue *c = fold(s, v);
+    return c && c->ty->kind != TY_TUPLE && !const_truth(c);
+}
 
 static void read_jit_option(Sema *s, FuncInfo *f, Node *kw, JitOptionKind kind, size_t field) {
     Node *v = kw->rhs;
     void *at = (char *)f + field;
-    if (kind == OPT_STRING) {
+    bool truth;
+    switch (kind) {
+    case OPT_STRING:
         if (v->kind == ND_STR) *(const char **)at = v->v.s.data;
         return;
-    }
-    if (kind == OPT_INT) {
+    case OPT_INT: {
         int64_t n = 0;
-        if (v->kind == ND_TUPLE && v->item_len > 0) v = v->items[0];
-        if (sema_const_int(s, v, kw->name, &n)) *(int *)at = (int)n;
+        if (!sema_const_int(s, v, kw->name, &n)) return;
+        if (n < 0 || n > INT32_MAX) sema_error(s, v->span, "%s=%" PRId64 " is out of range", kw->name, n);
+        else *(int *)at = (int)n;
         return;
     }
-    ConstValue *c = fold(s, v);
-    if (!c || c->ty->kind == TY_TUPLE) {
-        sema_error(s, v->span, "cuda.jit option '%s' must be a constant", kw->name);
+    case OPT_BOUNDS: read_launch_bounds(s, at, v); return;
+    case OPT_CARVEOUT: read_carveout(s, at, v); return;
+    default:
+        if (option_truth(s, kw, &truth)) *(bool *)at = truth != (kind == OPT_NOT_FLAG);
         return;
     }
-    *(bool *)at = (c->v.i != 0) != (kind == OPT_NOT_FLAG);
 }
 
 static void apply_jit_option(Sema *s, FuncInfo *f, Node *kw) {
     for (size_t i = 0; i < sizeof jit_options / sizeof jit_options[0]; i++) {
         if (strcmp(kw->name, jit_options[i].name) != 0) continue;
-        if (jit_options[i].kind != OPT_IGNORED) read_jit_option(s, f, kw, jit_options[i].kind, jit_options[i].field);
-        return;
+        bool truth;
+        switch (jit_options[i].kind) {
+        case OPT_IGNORED: return;
+        case OPT_NO_EFFECT:
+            if (is_false_constant(s, kw->rhs)) return;
+            if (s->unit->opts->warn_ignored_options)
+                diag_warning(s->diag, kw->span, "cuda.jit option '%s' has no effect: %s [-Wignored-options]", kw->name,
+                             jit_options[i].why);
+            return;
+        case OPT_FALSE_ONLY:
+            if (option_truth(s, kw, &truth) && truth) sema_error(s, kw->span, "%s", jit_options[i].why);
+            return;
+        case OPT_REFUSED: sema_error(s, kw->span, "%s", jit_options[i].why); return;
+        default: read_jit_option(s, f, kw, jit_options[i].kind, jit_options[i].field); return;
+        }
     }
     sema_error(s, kw->span, "unknown cuda.jit option '%s'", kw->name);
 }

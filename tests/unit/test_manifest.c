@@ -46,8 +46,8 @@ static Manifest sample(void) {
         {"sm_90a", "8.0", "cubin", "k.sm_90a.cubin", "fnv1a64:fedcba9876543210"},
     };
     static ManifestKernel kernels[] = {
-        {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, 0, 0, false},
-        {"scale", "_Z5scale", scale_params, 2, scale_ptx, 5, 4096, true, 256, 32, true},
+        {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, {0, 0, 0, 0, false, 0}, 0, false},
+        {"scale", "_Z5scale", scale_params, 2, scale_ptx, 5, 4096, true, {256, 2, 0, 64, true, 100}, 32, true},
     };
     static const long lut_shape[] = {4, 4};
     static ManifestConst consts[] = {{"LUT", "float32", 2, lut_shape, 64}};
@@ -149,6 +149,11 @@ static void check_kernels(yaml_document_t *doc) {
     ASSERT_AT(doc, "kernels/1/shared_static", "4096");
     ASSERT_AT(doc, "kernels/1/shared_dynamic", "true");
     ASSERT_AT(doc, "kernels/1/max_threads", "256");
+    ASSERT_AT(doc, "kernels/1/min_blocks_per_sm", "2");
+    ASSERT_AT(doc, "kernels/1/max_blocks_per_cluster", "0");
+    ASSERT_AT(doc, "kernels/1/max_registers", "64");
+    ASSERT_AT(doc, "kernels/1/shared_memory_carveout", "100");
+    ASSERT_AT(doc, "kernels/0/shared_memory_carveout", "-1");
     ASSERT_AT(doc, "kernels/1/registers", "32");
     ASSERT_AT(doc, "kernels/1/cooperative", "true");
     ASSERT_AT(doc, "constants/0/name", "LUT");
