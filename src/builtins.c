@@ -407,24 +407,52 @@ static Type *type_shfl(Sema *s, Node *call, const Entity *e) {
 
 static Type *value_type(Type *t) { return t->kind == TY_OPTIONAL ? t->dtype : t; }
 
-/* min and max: Numba unifies the arguments (MinMaxBase). */
-static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
-    if (nargs(call) < 2 || call->kwarg_len) {
-        sema_error(s, call->span, "%s needs two or more scalar arguments", e->path + 9);
-        return &ty_error;
+/* The values min and max choose among: the arguments, or the elements of
+ * a single tuple argument (MinMaxBase); NULL after an error. */
+static Type **minmax_operands(Sema *s, Node *call, const Entity *e, int *n) {
+    Type *one = nargs(call) == 1 ? arg_type(call, 0) : NULL;
+    if (call->kwarg_len || !nargs(call) || (one && one->kind != TY_TUPLE)) {
+        sema_error(s, call->span, "%s needs two or more scalar arguments, or a tuple", e->path + 9);
+        return NULL;
     }
-    /* Numba's MinMaxBase takes numbers only; numba-cuda types the one pair
-     * min(bool, bool) besides, and nothing else with a bool in it */
+    if (one && !one->elem_count) {
+        sema_error(s, call->span, "%s() argument is an empty tuple", e->path + 9);
+        return NULL;
+    }
+    *n = one ? one->elem_count : nargs(call);
+    if (one) return one->elems;
+    Type **tys = ARENA_ARRAY(sema_arena(s), Type *, *n);
+    for (int i = 0; i < *n; i++) tys[i] = arg_type(call, i);
+    return tys;
+}
+
+/* min and max: Numba unifies the operands (MinMaxBase); casts[i] is
+ * what argument i (each element of a tuple) converts to. */
+static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
+    Type *one = nargs(call) == 1 ? arg_type(call, 0) : NULL;
+    if (one && one->kind == TY_ARRAY && one->ndim == 1 && is_scalar(one->dtype) && one->dtype->kind != TY_COMPLEX) {
+        /* numba-cuda's iterable_min/max: the first element, then each one less (greater) */
+        sema_note_access(s, call->items[0], true, false);
+        call->casts = ARENA_ARRAY(sema_arena(s), Type *, 1);
+        call->casts[0] = one;
+        return one->dtype;
+    }
+    int n;
+    Type **tys = minmax_operands(s, call, e, &n);
+    if (!tys) return &ty_error;
+    /* Numba's MinMaxBase takes numbers only; numba-cuda types min(bool,
+     * bool) and a tuple of bools besides (boolval_min, iterable_min), and
+     * nothing else with a bool in it */
     int bools = 0;
-    for (int i = 0; i < nargs(call); i++) bools += arg_type(call, i)->kind == TY_BOOL;
-    if (bools && (bools != 2 || nargs(call) != 2)) {
+    for (int i = 0; i < n; i++) bools += tys[i]->kind == TY_BOOL;
+    if (bools && (one ? bools != n : bools != 2 || n != 2)) {
         sema_error(s, call->span, "%s(%s) is not supported: numba-cuda takes a bool in min and max only as %s(bool, bool)",
                    e->path + 9, sema_arg_types(s, call), e->path + 9);
         return &ty_error;
     }
     /* no Optional is a number: Numba's retry with their values is the match */
-    Type *t = value_type(arg_type(call, 0));
-    for (int i = 1; i < nargs(call) && t; i++) t = type_unify(sema_arena(s), t, value_type(arg_type(call, i)));
+    Type *t = value_type(tys[0]);
+    for (int i = 1; i < n && t; i++) t = type_unify(sema_arena(s), t, value_type(tys[i]));
     if (!t || !is_scalar(t) || t->kind == TY_COMPLEX) {
         sema_error(s, call->span, "%s needs scalar arguments that unify", e->path + 9);
         return &ty_error;
@@ -432,6 +460,56 @@ static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
     call->casts = ARENA_ARRAY(sema_arena(s), Type *, nargs(call));
     for (int i = 0; i < nargs(call); i++) call->casts[i] = t;
     return t;
+}
+
+/* sum(t[, start]) of a tuple or a 1-d array: numba-cuda's ol_sum adds
+ * each element to an accumulator that starts as start (0), in one loop (a
+ * literal_unroll of a tuple of mixed types), so the accumulator is the
+ * fixpoint of unifying it with acc + x. casts: [0] the tuple or array,
+ * [1] the accumulator's type, then for each element (the one type of an
+ * array's) the types of acc + x's case: acc's, x's and the result. */
+static Type *type_sum(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 2)) return &ty_error;
+    Type *t = arg_type(call, 0), *acc = nargs(call) == 2 ? type_strip(arg_type(call, 1)) : &ty_int64;
+    bool vector = t->kind == TY_ARRAY && t->ndim == 1;
+    if ((t->kind != TY_TUPLE && !vector) || !is_scalar(acc)) {
+        sema_error(s, call->span, "sum() of %s is not supported: numba-cuda sums a tuple or a 1-d array, from a number",
+                   sema_arg_types(s, call));
+        return &ty_error;
+    }
+    if (t->kind == TY_TUPLE && t->elem_count == 0) {
+        sema_error(s, call->span, "sum() of the empty tuple is not supported, as in numba-cuda");
+        return &ty_error;
+    }
+    if (vector) {
+        t = type_unituple(sema_arena(s), t->dtype, 1); /* every element adds as the one of this tuple */
+        sema_note_access(s, call->items[0], true, false);
+    }
+    int ncases, n = t->elem_count;
+    bool unsafe;
+    const Sig *cases = operator_cases(OP_ADD, 2, &ncases, &unsafe);
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, 2 + 3 * n);
+    for (int pass = 0, changed = 1; changed && pass < 8; pass++) {
+        changed = 0;
+        for (int i = 0; i < n; i++) {
+            Type *pair[2] = {acc, t->elems[i]};
+            int k = is_scalar(pair[1]) ? resolve_overload(cases, ncases, pair, 2, unsafe) : -1;
+            Type *u = k < 0 ? NULL : type_unify(sema_arena(s), acc, cases[k].ret);
+            if (!u || u->kind == TY_ERROR) {
+                sema_error(s, call->span, "sum(): operator '+' is not supported between %s and %s",
+                           sema_type_name(s, acc), sema_type_name(s, pair[1]));
+                return &ty_error;
+            }
+            changed |= !type_equal(u, acc);
+            acc = u;
+            call->casts[2 + 3 * i] = cases[k].args[0];
+            call->casts[3 + 3 * i] = cases[k].args[1];
+            call->casts[4 + 3 * i] = cases[k].ret;
+        }
+    }
+    call->casts[0] = arg_type(call, 0);
+    call->casts[1] = acc;
+    return acc;
 }
 
 static Type *type_len(Sema *s, Node *call, const Entity *e) {
@@ -656,6 +734,86 @@ static const char cmath_source[] =
 
 const char *own_module_source(const char *name) { return strcmp(name, "cmath") == 0 ? cmath_source : NULL; }
 
+/* ---- the operator module ---------------------------------------------------------- */
+
+/* Numba types operator.add(a, b) as it types a + b (the operator is that
+ * function), so each rule below turns the call into the expression it
+ * stands for, operands in place, and types that. The node keeps the
+ * entity, which tells sema that CPython did not fold it. */
+static Node **operands(Sema *s, Node *call, int n) {
+    Node **items = ARENA_ARRAY(sema_arena(s), Node *, n);
+    memcpy(items, call->items, sizeof(Node *) * (size_t)n);
+    return items;
+}
+
+static Type *rewritten(Sema *s, Node *call, NodeKind kind, Op op) {
+    call->kind = kind;
+    call->op = op;
+    call->func = NULL;
+    return sema_type_rewritten(s, call);
+}
+
+static Type *type_operator_binary(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2)) return &ty_error;
+    call->lhs = call->items[0];
+    call->rhs = call->items[1];
+    call->inplace = e->lower_name != NULL;
+    return rewritten(s, call, ND_BINOP, (Op)e->op);
+}
+
+static Type *type_operator_unary(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    call->rhs = call->items[0];
+    return rewritten(s, call, ND_UNARY, (Op)e->op);
+}
+
+/* lt, is_, contains(a, b) (which is b in a): a comparison of two operands */
+static Type *type_operator_compare(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2)) return &ty_error;
+    Node **items = operands(s, call, 2);
+    if (e->op == OP_IN) {
+        Node *t = items[0];
+        items[0] = items[1];
+        items[1] = t;
+    }
+    call->items = items;
+    call->ops = ARENA_NEW(sema_arena(s), Op);
+    call->ops[0] = (Op)e->op;
+    return rewritten(s, call, ND_COMPARE, (Op)e->op);
+}
+
+static Type *type_operator_getitem(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2)) return &ty_error;
+    call->lhs = call->items[0];
+    call->rhs = call->items[1];
+    return rewritten(s, call, ND_SUBSCRIPT, OP_NONE_);
+}
+
+/* setitem(a, i, v) stores as a[i] = v does: its target, a[i], is a node of
+ * its own (the call's lhs), typed as an assignment's. */
+static Type *type_operator_setitem(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 3, 3)) return &ty_error;
+    if (!call->lhs) {
+        call->lhs = node_new(sema_arena(s), ND_SUBSCRIPT, span_join(call->items[0]->span, call->items[1]->span));
+        call->lhs->lhs = call->items[0];
+        call->lhs->rhs = call->items[1];
+    }
+    sema_assign_item(s, call->lhs, arg_type(call, 2), call->items[2]->span);
+    return call->lhs->ty && call->lhs->ty->kind == TY_ERROR ? &ty_error : &ty_none;
+}
+
+/* abs and truth: numba-cuda has no implementation of them for numbers
+ * (truth of a bool is the bool, as bool() gives it). */
+static Type *type_operator_refused(Sema *s, Node *call, const Entity *e) {
+    if (e->op == OP_NOT && nargs(call) == 1 && type_strip(arg_type(call, 0)) == &ty_bool) {
+        call->entity = entity_lookup("builtins.bool");
+        return call->entity->type_call(s, call, call->entity);
+    }
+    sema_error(s, call->span, "%s(%s) is not supported: numba-cuda has no implementation of it%s", e->path,
+               sema_arg_types(s, call), e->op == OP_NOT ? "; use bool()" : "; use abs()");
+    return &ty_error;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 #define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, 0, NULL}
@@ -684,11 +842,15 @@ const char *own_module_source(const char *name) { return strcmp(name, "cmath") =
 #define VECTOR_ALIASES(alias, base) VECTOR(#alias "1", base##x1), VECTOR(#alias "2", base##x2), \
                                     VECTOR(#alias "3", base##x3), VECTOR(#alias "4", base##x4)
 
+#define OPERATOR(name, rule, op) {"operator." name, ENT_FUNCTION, rule, NULL, 0, NULL, LW_NONE, op, NULL}
+#define OPERATOR_BINARY(name, op) OPERATOR(name, type_operator_binary, op), \
+    {"operator.i" name, ENT_FUNCTION, type_operator_binary, NULL, 0, NULL, LW_NONE, op, "inplace"}
+
 static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
     MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
     MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"), MODULE("numba.cuda.libdevice"),
-    MODULE("numba.cuda.cg"), MODULE("cmath"),
+    MODULE("numba.cuda.cg"), MODULE("cmath"), MODULE("operator"),
 
     NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
     NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
@@ -840,10 +1002,31 @@ static const Entity entities[] = {
 #include "libdevice_funcs.def"
 #undef LIBDEVICE
 
+    /* operator: each the operator it names (the i-forms as x op= y) */
+    OPERATOR_BINARY("add", OP_ADD), OPERATOR_BINARY("sub", OP_SUB), OPERATOR_BINARY("mul", OP_MUL),
+    OPERATOR_BINARY("truediv", OP_DIV), OPERATOR_BINARY("floordiv", OP_FLOORDIV), OPERATOR_BINARY("mod", OP_MOD),
+    OPERATOR_BINARY("pow", OP_POW), OPERATOR_BINARY("lshift", OP_LSHIFT), OPERATOR_BINARY("rshift", OP_RSHIFT),
+    OPERATOR("and_", type_operator_binary, OP_BITAND), OPERATOR("or_", type_operator_binary, OP_BITOR),
+    OPERATOR("xor", type_operator_binary, OP_BITXOR),
+    {"operator.iand", ENT_FUNCTION, type_operator_binary, NULL, 0, NULL, LW_NONE, OP_BITAND, "inplace"},
+    {"operator.ior", ENT_FUNCTION, type_operator_binary, NULL, 0, NULL, LW_NONE, OP_BITOR, "inplace"},
+    {"operator.ixor", ENT_FUNCTION, type_operator_binary, NULL, 0, NULL, LW_NONE, OP_BITXOR, "inplace"},
+    OPERATOR("neg", type_operator_unary, OP_NEG), OPERATOR("pos", type_operator_unary, OP_POS),
+    OPERATOR("invert", type_operator_unary, OP_INVERT), OPERATOR("not_", type_operator_unary, OP_NOT),
+    OPERATOR("lt", type_operator_compare, OP_LT), OPERATOR("le", type_operator_compare, OP_LE),
+    OPERATOR("eq", type_operator_compare, OP_EQ), OPERATOR("ne", type_operator_compare, OP_NE),
+    OPERATOR("gt", type_operator_compare, OP_GT), OPERATOR("ge", type_operator_compare, OP_GE),
+    OPERATOR("is_", type_operator_compare, OP_IS), OPERATOR("is_not", type_operator_compare, OP_ISNOT),
+    OPERATOR("contains", type_operator_compare, OP_IN),
+    OPERATOR("getitem", type_operator_getitem, 0),
+    {"operator.setitem", ENT_FUNCTION, type_operator_setitem, NULL, 0, NULL, LW_SETITEM, 0, NULL},
+    OPERATOR("abs", type_operator_refused, OP_NONE_), OPERATOR("truth", type_operator_refused, OP_NOT),
+
     CASES("builtins.abs", abs_cases, LW_BUILTIN, BUILTIN_ABS),
     RULE("builtins.min", type_minmax, NULL, LW_BUILTIN, BUILTIN_MIN),
     RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, BUILTIN_MAX),
     RULE("builtins.len", type_len, NULL, LW_BUILTIN, BUILTIN_LEN),
+    RULE("builtins.sum", type_sum, NULL, LW_BUILTIN, BUILTIN_SUM),
     CASES("builtins.range", range_cases, LW_RANGE, ITER_RANGE),
     /* only as for-loop iterables: sema's type_for types them */
     {"builtins.enumerate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, ITER_ENUMERATE, NULL},
@@ -888,7 +1071,7 @@ const Entity *entity_lookup(const char *path) {
 
 const char *entity_module_path(const char *import_name) {
     static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.libdevice", "numba.types",
-                                        "math", "cmath", "numpy"};
+                                        "math", "cmath", "numpy", "operator"};
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];
     return NULL;

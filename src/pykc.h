@@ -359,6 +359,8 @@ struct Node {
     int level;                      /* ImportFrom: leading dots */
     bool star;                      /* ImportFrom: `import *` */
     bool paren;                     /* Tuple written in parentheses */
+    bool inplace;                   /* set by sema: a BinOp that is an
+                                       operator.i* call, typed as x op= y */
     bool folded;                    /* set by sema: CPython folds this
                                        constant expression; v holds it */
     struct ConstValue *constant;    /* set by sema: what folding such an
@@ -541,6 +543,8 @@ typedef enum {
     LW_LIBDEVICE,       /* numba.cuda.libdevice.<f>, a call of __nv_<f>;
                            name: its signature, as libdevice_funcs.def
                            spells it */
+    LW_SETITEM,         /* operator.setitem(a, i, v): sema gives the store's
+                           target, a[i], as the call's lhs */
     LW_OWN,             /* a call of a function of pykc's own modules
                            (src/lib/), which sema gives as the call's sym */
 } Lowering;
@@ -562,7 +566,7 @@ typedef enum {
 typedef enum { CACHE_CA, CACHE_CG, CACHE_CS, CACHE_LU, CACHE_CV, CACHE_WB, CACHE_WT } CacheOp;
 typedef enum {
     BUILTIN_ABS, BUILTIN_MIN, BUILTIN_MAX, BUILTIN_LEN, BUILTIN_INT, BUILTIN_FLOAT, BUILTIN_BOOL, BUILTIN_COMPLEX,
-    BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT,
+    BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT, BUILTIN_SUM,
 } BuiltinOp;
 typedef enum { ITER_RANGE, ITER_ENUMERATE, ITER_ZIP } IterKind;
 typedef enum { BIT_POPC, BIT_CLZ, BIT_FFS, BIT_BREV } BitOp;
@@ -740,6 +744,12 @@ bool sema_add_shared(Sema *s, long bytes);
  * call): its return type. The module's function NAME_T1[_T2...], named
  * after the types (sqrt_complex64), is taken before NAME where it exists. */
 Type *sema_call_own(Sema *s, Node *call, const char *module, const char *name, Type *const *args);
+/* Types n, a call that a typing rule has rewritten into the expression it
+ * stands for (operator.add(a, b) into a + b). */
+Type *sema_type_rewritten(Sema *s, Node *n);
+/* Types the store of value into target (an array element or slice), as
+ * an assignment does. */
+void sema_assign_item(Sema *s, Node *target, Type *value, Span where);
 
 /* Resolves names and types the module as Numba would; false on errors. */
 bool sema_module(Unit *u);

@@ -691,6 +691,60 @@ def _(rng):
     return Run(blocks(n, 64), 64, [m, np.zeros_like(o)], {1: o})
 
 
+@case("tuple_iteration", "tuple_loops")
+def _(rng):
+    n = 100
+    x = rng.integers(-3, 6, n).astype(np.int64)
+    o = np.zeros((n, 6), np.int64)
+    xs = set(int(v) for v in x)
+    for i in range(n):
+        a, b, c = int(x[i]), int(x[(i + 1) % n]), int(x[(i + 2) % n])
+        w = 0 * c + 1 * b + 2 * a + a * c + b * a
+        o[i] = [(a * 10 + b) * 10 + c, (a in (b, c, 3)) + 2 * (a not in (1, 2)),
+                max(a, b, c) * 100 + min(a, b, c), (a + b + c) + (a + b + 100), w,
+                (a in xs) + 2 * (a + 100 in xs)]
+    return Run(blocks(n, 64), 64, [x, np.zeros_like(o)], {1: o})
+
+
+@case("tuple_iteration", "array_folds")
+def _(rng):
+    x = rng.standard_normal(37)
+    s = np.float64(0)
+    for v in x:
+        s = s + v
+    return Run(1, 32, [x, np.zeros(4)], {1: np.array([x.max(), x.min(), s, s + 0.5])},
+               tol={1: Tol(rtol=1e-14)})
+
+
+@case("operator_functions", "int_ops")
+def _(rng):
+    n = 200
+    a = rng.integers(-50, 50, n).astype(np.int32)
+    b = rng.integers(-6, 6, n).astype(np.int32)
+    o = np.zeros((n, 8), np.int64)
+    for i in range(n):
+        x, y = int(a[i]), int(b[i])
+        o[i] = [x + y, (x - y) * (x * 3), x // y if y else 0, x % y if y else 0,
+                ((x & 7) << 3) | (x >> 2) ^ (x & y),
+                (x < y) + 2 * (x == y) + 4 * (not x) + 8 * (x in (1, 2, 3)), -x + ~y + x, x + y]
+    return Run(blocks(n, 64), 64, [a, b, np.zeros_like(o)], {2: o})
+
+
+@case("operator_functions", "float_ops")
+def _(rng):
+    n = 200
+    a = rng.standard_normal(n)
+    b = rng.standard_normal(n)
+    b[:5] = 0.0
+    o = np.zeros((n, 4))
+    with np.errstate(all="ignore"):
+        o[:, 0] = a / b
+        o[:, 1] = np.abs(a) ** 2 + a / 4.0
+        o[:, 2] = (a >= b).astype(np.float64)
+        o[:, 3] = a * b
+    return Run(blocks(n, 64), 64, [a, b, np.zeros_like(o)], {2: o}, tol={2: ULP64})
+
+
 @case("negative_index", "wrap")
 def _(rng):
     x = rng.standard_normal(50).astype(np.float32)
