@@ -734,6 +734,173 @@ static const char cmath_source[] =
 
 const char *own_module_source(const char *name) { return strcmp(name, "cmath") == 0 ? cmath_source : NULL; }
 
+/* ---- NumPy ufuncs on scalars ------------------------------------------------------- */
+
+/* The ufuncs numba-cuda 0.30's CUDA target compiles (ufuncs.py's ufunc_db),
+ * each with NumPy 2.4's loops in NumPy's order (ufunc.types, less those of
+ * float16, long double, objects and dates, which Numba never picks); its
+ * target implements every one of these loops. */
+#define TRIG "f->f d->d F->F D->D"
+#define TRIG2 "f->f d->d f->f d->d F->F D->D"
+#define REAL "f->f d->d"
+#define REAL2 "ff->f dd->d"
+#define INTS2(out) "bb->" out " BB->" out " hh->" out " HH->" out " ii->" out " II->" out " ll->" out \
+                   " LL->" out " qq->" out " QQ->" out
+#define INTS2_SAME "bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L qq->q QQ->Q"
+#define INTS1(out) "b->" out " B->" out " h->" out " H->" out " i->" out " I->" out " l->" out \
+                   " L->" out " q->" out " Q->" out
+#define CMP "?\?->? " INTS2("?") " qQ->? Qq->? ff->? dd->? FF->? DD->?"
+#define LOGICAL "?\?->? " INTS2("?") " ff->? dd->? FF->? DD->?"
+#define MINMAX "?\?->? " INTS2_SAME " ff->f dd->d FF->F DD->D"
+#define UFUNC_LIST(X) \
+    X(sin, 1, UF_MATH, OP_NONE_, "sin", TRIG) X(cos, 1, UF_MATH, OP_NONE_, "cos", TRIG) \
+    X(tan, 1, UF_MATH, OP_NONE_, "tan", TRIG2) X(arcsin, 1, UF_MATH, OP_NONE_, "asin", TRIG2) \
+    X(arccos, 1, UF_MATH, OP_NONE_, "acos", TRIG2) X(arctan, 1, UF_MATH, OP_NONE_, "atan", TRIG2) \
+    X(arctan2, 2, UF_MATH, OP_NONE_, "atan2", REAL2) X(hypot, 2, UF_MATH, OP_NONE_, "hypot", REAL2) \
+    X(sinh, 1, UF_MATH, OP_NONE_, "sinh", TRIG2) X(cosh, 1, UF_MATH, OP_NONE_, "cosh", TRIG2) \
+    X(tanh, 1, UF_MATH, OP_NONE_, "tanh", TRIG2) X(arcsinh, 1, UF_MATH, OP_NONE_, "asinh", TRIG2) \
+    X(arccosh, 1, UF_MATH, OP_NONE_, "acosh", TRIG2) X(arctanh, 1, UF_MATH, OP_NONE_, "atanh", TRIG2) \
+    X(deg2rad, 1, UF_RADIANS, OP_NONE_, NULL, REAL) X(radians, 1, UF_RADIANS, OP_NONE_, NULL, REAL) \
+    X(rad2deg, 1, UF_DEGREES, OP_NONE_, NULL, REAL) X(degrees, 1, UF_DEGREES, OP_NONE_, NULL, REAL) \
+    X(greater, 2, UF_COMPARE, OP_GT, NULL, CMP) X(greater_equal, 2, UF_COMPARE, OP_GE, NULL, CMP) \
+    X(less, 2, UF_COMPARE, OP_LT, NULL, CMP) X(less_equal, 2, UF_COMPARE, OP_LE, NULL, CMP) \
+    X(not_equal, 2, UF_COMPARE, OP_NE, NULL, CMP) X(equal, 2, UF_COMPARE, OP_EQ, NULL, CMP) \
+    X(logical_and, 2, UF_LOGICAL, OP_AND, NULL, LOGICAL) X(logical_or, 2, UF_LOGICAL, OP_OR, NULL, LOGICAL) \
+    X(logical_xor, 2, UF_LOGICAL, OP_BITXOR, NULL, LOGICAL) \
+    X(logical_not, 1, UF_LOGICAL_NOT, OP_NONE_, NULL, "?->? " INTS1("?") " f->? d->? F->? D->?") \
+    X(maximum, 2, UF_MAXIMUM, OP_NONE_, NULL, MINMAX) X(minimum, 2, UF_MINIMUM, OP_NONE_, NULL, MINMAX) \
+    X(fmax, 2, UF_FMAX, OP_NONE_, NULL, MINMAX) X(fmin, 2, UF_FMIN, OP_NONE_, NULL, MINMAX) \
+    X(bitwise_and, 2, UF_BITWISE, OP_BITAND, NULL, "?\?->? " INTS2_SAME) \
+    X(bitwise_or, 2, UF_BITWISE, OP_BITOR, NULL, "?\?->? " INTS2_SAME) \
+    X(bitwise_xor, 2, UF_BITWISE, OP_BITXOR, NULL, "?\?->? " INTS2_SAME) \
+    X(invert, 1, UF_INVERT, OP_NONE_, NULL, "?->? b->b B->B h->h H->H i->i I->I l->l L->L q->q Q->Q") \
+    X(left_shift, 2, UF_SHIFT, OP_LSHIFT, NULL, INTS2_SAME) X(right_shift, 2, UF_SHIFT, OP_RSHIFT, NULL, INTS2_SAME) \
+    X(log, 1, UF_MATH, OP_NONE_, "log", TRIG2) X(log2, 1, UF_MATH, OP_NONE_, "log2", TRIG2) \
+    X(log10, 1, UF_MATH, OP_NONE_, "log10", TRIG2) \
+    X(isnan, 1, UF_ISNAN, OP_NONE_, NULL, "?->? " INTS1("?") " f->? d->? F->? D->?") \
+    X(conjugate, 1, UF_CONJUGATE, OP_NONE_, NULL, "b->b B->B h->h H->H i->i I->I l->l L->L q->q Q->Q " TRIG) \
+    X(divide, 2, UF_DIVIDE, OP_NONE_, NULL, "ff->f dd->d FF->F DD->D")
+
+enum {
+#define X(name, nin, kind, op, math, loops) UFUNC_##name,
+    UFUNC_LIST(X)
+#undef X
+};
+
+static const Ufunc ufuncs[] = {
+#define X(name, nin, kind, op, math, loops) {#name, nin, kind, op, math, loops},
+    UFUNC_LIST(X)
+#undef X
+};
+
+const Ufunc *ufunc_of(const Entity *e) { return &ufuncs[e->op]; }
+
+/* A loop's letter as Numba's type (from_dtype; 'l' and 'q' are both int64). */
+static Type *loop_type(char c) {
+    switch (c) {
+    case '?': return &ty_bool;
+    case 'b': return &ty_int8;
+    case 'B': return &ty_uint8;
+    case 'h': return &ty_int16;
+    case 'H': return &ty_uint16;
+    case 'i': return &ty_int32;
+    case 'I': return &ty_uint32;
+    case 'l': case 'q': return &ty_int64;
+    case 'L': case 'Q': return &ty_uint64;
+    case 'f': return &ty_float32;
+    case 'd': return &ty_float64;
+    case 'F': return &ty_complex64;
+    default: return &ty_complex128;
+    }
+}
+
+/* np.can_cast(from, to, "safe") on scalar types; with mixed int and float
+ * operands any int goes to any float or complex (numba's ufunc_can_cast). */
+static bool ufunc_can_cast(const Type *from, const Type *to, bool mixed) {
+    if (from->kind == TY_BOOL) return true;
+    if (to->kind == TY_BOOL) return false;
+    int to_bits = to->kind == TY_COMPLEX ? to->bits / 2 : to->bits;
+    switch (from->kind) {
+    case TY_INT:
+        if (to->kind == TY_INT)
+            return from->is_signed == to->is_signed ? to->bits >= from->bits : !from->is_signed && to->bits > from->bits;
+        return mixed || to_bits >= (from->bits <= 8 ? 16 : from->bits == 16 ? 32 : 64);
+    case TY_FLOAT: return to->kind != TY_INT && to_bits >= from->bits;
+    default: return to->kind == TY_COMPLEX && to->bits >= from->bits;
+    }
+}
+
+/* numba's ufunc_find_matching_loop: the first loop of NumPy's list that
+ * every operand casts to; its types into ins and out. */
+static bool ufunc_find_loop(const Ufunc *u, Type *const *args, Type **ins, Type **out) {
+    bool ints = false, floats = false;
+    for (int i = 0; i < u->nin; i++) {
+        ints = ints || args[i]->kind == TY_INT;
+        floats = floats || args[i]->kind == TY_FLOAT || args[i]->kind == TY_COMPLEX;
+    }
+    for (const char *l = u->loops; *l; l += l[u->nin + 3] ? u->nin + 4 : u->nin + 3) {
+        bool fits = true;
+        for (int i = 0; i < u->nin && fits; i++) fits = ufunc_can_cast(args[i], loop_type(l[i]), ints && floats);
+        if (!fits) continue;
+        for (int i = 0; i < u->nin; i++) ins[i] = loop_type(l[i]);
+        *out = loop_type(l[u->nin + 2]);
+        return true;
+    }
+    return false;
+}
+
+/* Whether pykc computes the ufunc's loop on complex numbers as numba-cuda
+ * does: the math, division and ordering loops of complex numbers are
+ * NumPy's own algorithms, which pykc does not have. */
+static bool ufunc_complex_ok(const Ufunc *u) {
+    switch (u->kind) {
+    case UF_LOGICAL: case UF_LOGICAL_NOT: case UF_ISNAN: case UF_CONJUGATE: return true;
+    case UF_COMPARE: return u->op == OP_EQ || u->op == OP_NE;
+    default: return false;
+    }
+}
+
+/* numpy.sin(x), numpy.maximum(a, b) on scalars: numba's Numpy_rules_ufunc,
+ * the loop NumPy would choose, computed as numba-cuda's target computes it. */
+static Type *type_ufunc(Sema *s, Node *call, const Entity *e) {
+    const Ufunc *u = ufunc_of(e);
+    if (call->kwarg_len == 0 && nargs(call) == u->nin + 1) {
+        sema_error(s, call->items[u->nin]->span, "%s with an explicit output array is not supported yet", e->path);
+        return &ty_error;
+    }
+    if (!want_args(s, call, e, u->nin, u->nin)) return &ty_error;
+    Type *args[2], *ins[2], *out;
+    for (int i = 0; i < u->nin; i++) {
+        args[i] = type_strip(arg_type(call, i));
+        if (!is_scalar(args[i]) || args[i] == &ty_float16) {
+            sema_error(s, call->items[i]->span, "%s of %s is not supported: %s", e->path, sema_type_name(s, args[i]),
+                       args[i] == &ty_float16 ? "numba-cuda has no float16 loops of NumPy's ufuncs"
+                       : args[i]->kind == TY_ARRAY ? "on arrays a ufunc allocates its result, which kernels cannot"
+                                                   : "a ufunc takes numbers");
+            return &ty_error;
+        }
+    }
+    if (!ufunc_find_loop(u, args, ins, &out)) {
+        sema_error(s, call->span, "%s has no loop for (%s)", e->path, sema_arg_types(s, call));
+        return &ty_error;
+    }
+    if (ins[0]->kind == TY_COMPLEX && !ufunc_complex_ok(u)) {
+        sema_error(s, call->span, "%s of complex numbers is not supported yet", e->path);
+        return &ty_error;
+    }
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, u->nin);
+    for (int i = 0; i < u->nin; i++) call->casts[i] = ins[i];
+    return out;
+}
+
+/* The ufuncs numba-cuda types but cannot compile: its CUDA target has no
+ * implementation of them (the lowering fails with a KeyError). */
+static Type *type_ufunc_uncompiled(Sema *s, Node *call, const Entity *e) {
+    sema_error(s, call->span, "%s is not supported in kernels: numba-cuda types it, but its CUDA target has no "
+               "implementation of it; use %s", e->path, e->lower_name);
+    return &ty_error;
+}
+
 /* ---- the operator module ---------------------------------------------------------- */
 
 /* Numba types operator.add(a, b) as it types a + b (the operator is that
@@ -845,6 +1012,9 @@ static Type *type_operator_refused(Sema *s, Node *call, const Entity *e) {
 #define OPERATOR(name, rule, op) {"operator." name, ENT_FUNCTION, rule, NULL, 0, NULL, LW_NONE, op, NULL}
 #define OPERATOR_BINARY(name, op) OPERATOR(name, type_operator_binary, op), \
     {"operator.i" name, ENT_FUNCTION, type_operator_binary, NULL, 0, NULL, LW_NONE, op, "inplace"}
+
+#define UFUNC_ALIAS(alias, name) {"numpy." alias, ENT_FUNCTION, type_ufunc, NULL, 0, NULL, LW_UFUNC, UFUNC_##name, NULL}
+#define UNCOMPILED(name, instead) {"numpy." name, ENT_FUNCTION, type_ufunc_uncompiled, NULL, 0, NULL, LW_NONE, 0, instead}
 
 static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
@@ -1022,6 +1192,35 @@ static const Entity entities[] = {
     {"operator.setitem", ENT_FUNCTION, type_operator_setitem, NULL, 0, NULL, LW_SETITEM, 0, NULL},
     OPERATOR("abs", type_operator_refused, OP_NONE_), OPERATOR("truth", type_operator_refused, OP_NOT),
 
+    /* numpy's ufuncs on scalars, NumPy 2's aliases, and those numba-cuda cannot compile */
+#define X(name, nin, kind, op, math, loops) \
+    {"numpy." #name, ENT_FUNCTION, type_ufunc, NULL, 0, NULL, LW_UFUNC, UFUNC_##name, NULL},
+    UFUNC_LIST(X)
+#undef X
+    UFUNC_ALIAS("acos", arccos), UFUNC_ALIAS("asin", arcsin), UFUNC_ALIAS("atan", arctan),
+    UFUNC_ALIAS("atan2", arctan2), UFUNC_ALIAS("acosh", arccosh), UFUNC_ALIAS("asinh", arcsinh),
+    UFUNC_ALIAS("atanh", arctanh), UFUNC_ALIAS("bitwise_invert", invert), UFUNC_ALIAS("bitwise_not", invert),
+    UFUNC_ALIAS("bitwise_left_shift", left_shift), UFUNC_ALIAS("bitwise_right_shift", right_shift),
+    UFUNC_ALIAS("conj", conjugate), UFUNC_ALIAS("true_divide", divide),
+    UNCOMPILED("sqrt", "math.sqrt"), UNCOMPILED("exp", "math.exp"), UNCOMPILED("exp2", "math.exp2"),
+    UNCOMPILED("expm1", "math.expm1"), UNCOMPILED("log1p", "math.log1p"), UNCOMPILED("cbrt", "cuda.cbrt"),
+    UNCOMPILED("absolute", "abs()"), UNCOMPILED("abs", "abs()"), UNCOMPILED("fabs", "math.fabs"),
+    UNCOMPILED("floor", "math.floor"), UNCOMPILED("ceil", "math.ceil"), UNCOMPILED("trunc", "math.trunc"),
+    UNCOMPILED("rint", "round()"), UNCOMPILED("sign", "a comparison"), UNCOMPILED("power", "**"),
+    UNCOMPILED("pow", "**"), UNCOMPILED("float_power", "**"), UNCOMPILED("fmod", "math.fmod"),
+    UNCOMPILED("remainder", "%"), UNCOMPILED("mod", "%"), UNCOMPILED("divmod", "divmod()"),
+    UNCOMPILED("isinf", "math.isinf"), UNCOMPILED("isfinite", "math.isfinite"), UNCOMPILED("signbit", "math.copysign"),
+    UNCOMPILED("add", "+"), UNCOMPILED("subtract", "-"), UNCOMPILED("multiply", "*"), UNCOMPILED("floor_divide", "//"),
+    UNCOMPILED("negative", "-x"), UNCOMPILED("positive", "+x"), UNCOMPILED("square", "x * x"),
+    UNCOMPILED("reciprocal", "1 / x"), UNCOMPILED("copysign", "math.copysign"),
+    UNCOMPILED("nextafter", "math.nextafter"), UNCOMPILED("ldexp", "math.ldexp"), UNCOMPILED("gcd", "a loop"),
+    UNCOMPILED("lcm", "a loop"), UNCOMPILED("logaddexp", "math.log and math.exp"),
+    UNCOMPILED("logaddexp2", "math.log2 and math.exp2"), UNCOMPILED("spacing", "math.nextafter"),
+    {"numpy.pi", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "3.141592653589793"},
+    {"numpy.e", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "2.718281828459045"},
+    {"numpy.inf", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "inf"},
+    {"numpy.nan", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "nan"},
+
     CASES("builtins.abs", abs_cases, LW_BUILTIN, BUILTIN_ABS),
     RULE("builtins.min", type_minmax, NULL, LW_BUILTIN, BUILTIN_MIN),
     RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, BUILTIN_MAX),
@@ -1070,7 +1269,7 @@ const Entity *entity_lookup(const char *path) {
 }
 
 const char *entity_module_path(const char *import_name) {
-    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.libdevice", "numba.types",
+    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.libdevice", "numba.types", "numba.cuda.types",
                                         "math", "cmath", "numpy", "operator"};
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];

@@ -1564,6 +1564,83 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
     }
 }
 
+/* ---- NumPy ufuncs, as numba-cuda's target computes each loop (ufuncs.py) ---- */
+
+/* maximum and minimum return a NaN operand (the first, when both are);
+ * fmax and fmin the other operand; on ints the greater (less) one, the
+ * first on ties; on bools or and and. */
+static LLVMValueRef ufunc_extreme(CodeGen *g, UfuncKind kind, LLVMValueRef a, LLVMValueRef b, const Type *t) {
+    bool is_max = kind == UF_MAXIMUM || kind == UF_FMAX;
+    if (t->kind == TY_BOOL) return is_max ? LLVMBuildOr(g->b, a, b, "") : LLVMBuildAnd(g->b, a, b, "");
+    if (t->kind == TY_INT) return LLVMBuildSelect(g->b, compare(g, is_max ? OP_GE : OP_LE, a, b, t), a, b, "");
+    LLVMValueRef keeps_a = LLVMBuildFCmp(g->b, is_max ? LLVMRealOGE : LLVMRealOLE, a, b, "");
+    LLVMValueRef ordered = LLVMBuildSelect(g->b, keeps_a, a, b, "");
+    bool nan_wins = kind == UF_MAXIMUM || kind == UF_MINIMUM;
+    LLVMValueRef probe = nan_wins ? a : b;
+    LLVMValueRef probe_nan = LLVMBuildFCmp(g->b, LLVMRealUNO, probe, probe, "");
+    LLVMValueRef with_nan = LLVMBuildSelect(g->b, probe_nan, a, b, "");
+    return LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, a, b, ""), with_nan, ordered, "");
+}
+
+/* The loops qQ->? and Qq->? compare an int64 with a uint64 by value: a
+ * negative int64 is less than every uint64. */
+static LLVMValueRef compare_mixed_sign(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *ta) {
+    LLVMValueRef signed_neg = LLVMBuildICmp(g->b, LLVMIntSLT, ta->is_signed ? a : b, i64c(g, 0), "");
+    LLVMValueRef by_bits = compare(g, op, a, b, &ty_uint64);
+    /* with a negative signed operand, a < b when a is that operand */
+    bool neg_first_true = op == OP_LT || op == OP_LE || op == OP_NE;
+    bool neg_second_true = op == OP_GT || op == OP_GE || op == OP_NE;
+    LLVMValueRef when_neg = LLVMConstInt(i1(g), ta->is_signed ? neg_first_true : neg_second_true, false);
+    return LLVMBuildSelect(g->b, signed_neg, when_neg, by_bits, "");
+}
+
+static LLVMValueRef ufunc_compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *ta, const Type *tb) {
+    if (ta->kind == TY_INT && tb->kind == TY_INT && ta->is_signed != tb->is_signed)
+        return compare_mixed_sign(g, op, a, b, ta);
+    return compare(g, op, a, b, ta);
+}
+
+static LLVMValueRef ufunc_isnan(CodeGen *g, LLVMValueRef v, const Type *t) {
+    if (t->kind == TY_FLOAT) return LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
+    if (t->kind != TY_COMPLEX) return LLVMConstInt(i1(g), 0, false);
+    LLVMValueRef re = complex_parts(g, v, 0), im = complex_parts(g, v, 1);
+    return LLVMBuildOr(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, re, re, ""), LLVMBuildFCmp(g->b, LLVMRealUNO, im, im, ""), "");
+}
+
+static LLVMValueRef ufunc_logical(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
+    a = to_bool(g, a, t);
+    b = to_bool(g, b, t);
+    if (op == OP_AND) return LLVMBuildAnd(g->b, a, b, "");
+    return op == OP_OR ? LLVMBuildOr(g->b, a, b, "") : LLVMBuildXor(g->b, a, b, "");
+}
+
+static LLVMValueRef gen_ufunc(CodeGen *g, Node *call, const Entity *e) {
+    const Ufunc *u = ufunc_of(e);
+    const Type *t = call->casts[0], *tb = u->nin > 1 ? call->casts[1] : NULL;
+    LLVMValueRef a = arg_cast(g, call, 0), b = u->nin > 1 ? arg_cast(g, call, 1) : NULL;
+    LLVMValueRef args[] = {a, b};
+    switch (u->kind) {
+    case UF_MATH: return math_call(g, u->math, t, args, u->nin);
+    case UF_DEGREES: case UF_RADIANS: {
+        double k = u->kind == UF_DEGREES ? 57.29577951308232 : 0.017453292519943295;
+        return fp_op(g, LLVMBuildFMul(g->b, a, LLVMConstReal(LLVMTypeOf(a), k), ""));
+    }
+    case UF_COMPARE: return ufunc_compare(g, u->op, a, b, t, tb);
+    case UF_LOGICAL: return ufunc_logical(g, u->op, a, b, t);
+    case UF_LOGICAL_NOT: return LLVMBuildNot(g->b, to_bool(g, a, t), "");
+    case UF_MAXIMUM: case UF_MINIMUM: case UF_FMAX: case UF_FMIN: return ufunc_extreme(g, u->kind, a, b, t);
+    case UF_BITWISE: return arith(g, call, u->op, a, b, t, tb, t);
+    case UF_INVERT: return LLVMBuildNot(g->b, a, "");
+    case UF_SHIFT: return shift(g, u->op, a, b, t);
+    case UF_ISNAN: return ufunc_isnan(g, a, t);
+    case UF_CONJUGATE:
+        if (t->kind != TY_COMPLEX) return a;
+        return complex_make(g, LLVMTypeOf(a), complex_parts(g, a, 0), LLVMBuildFNeg(g->b, complex_parts(g, a, 1), ""));
+    case UF_DIVIDE: return fp_op(g, float_div(g, g->b, a, b, ""));
+    }
+    ice("ufunc %s has no lowering", u->name);
+}
+
 static LLVMValueRef gen_bitop(CodeGen *g, Node *call, const Entity *e) {
     LLVMValueRef v = arg_cast(g, call, 0);
     const Type *in = call->casts[0];
@@ -1734,6 +1811,7 @@ static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
     case LW_GRID_GROUP: return gen_grid_group(g, n, (GridOp)e->op);
     case LW_LIBDEVICE: return gen_libdevice(g, n, e);
     case LW_OWN: return convert(g, gen_device_call(g, n, n->sym->func), n->sym->func->ret, n->ty);
+    case LW_UFUNC: return gen_ufunc(g, n, e);
     case LW_SETITEM: store_target(g, n->lhs, gen_expr(g, n->items[2]), n->items[2]->ty); return NULL;
     default:
         cg_error(g, n->span, "%s is not supported by code generation yet", e->path);

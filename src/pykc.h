@@ -543,6 +543,7 @@ typedef enum {
     LW_LIBDEVICE,       /* numba.cuda.libdevice.<f>, a call of __nv_<f>;
                            name: its signature, as libdevice_funcs.def
                            spells it */
+    LW_UFUNC,           /* op: the index of a NumPy ufunc (ufunc_of) */
     LW_SETITEM,         /* operator.setitem(a, i, v): sema gives the store's
                            target, a[i], as the call's lhs */
     LW_OWN,             /* a call of a function of pykc's own modules
@@ -582,6 +583,31 @@ typedef enum {
     FP16_VIA_FLOAT32,   /* the float32 math function `name`, rounded back */
 } Fp16Op;
 typedef enum { GRID_THIS, GRID_SYNC } GridOp;
+/* How numba-cuda's CUDA target computes a NumPy ufunc's loop (ufuncs.py). */
+typedef enum {
+    UF_MATH,            /* the math library's function `math` */
+    UF_DEGREES, UF_RADIANS,
+    UF_COMPARE,         /* op: the comparison */
+    UF_LOGICAL,         /* op: OP_AND, OP_OR or OP_BITXOR of the truth values */
+    UF_LOGICAL_NOT,
+    UF_MAXIMUM, UF_MINIMUM, /* NaN wins */
+    UF_FMAX, UF_FMIN,   /* NaN loses */
+    UF_BITWISE,         /* op: OP_BITAND, OP_BITOR, OP_BITXOR, in the loop's type */
+    UF_INVERT,
+    UF_SHIFT,           /* op: OP_LSHIFT, OP_RSHIFT, in the loop's type */
+    UF_ISNAN, UF_CONJUGATE, UF_DIVIDE,
+} UfuncKind;
+
+/* A NumPy ufunc as numba-cuda types and compiles it on scalars. */
+typedef struct Ufunc {
+    const char *name;        /* NumPy's: arctan2 */
+    int nin;
+    UfuncKind kind;
+    Op op;
+    const char *math;        /* UF_MATH: the library's name */
+    const char *loops;       /* NumPy's loops in its order ("ff->f dd->d"),
+                                those of types Numba has */
+} Ufunc;
 
 typedef enum {
     ENT_MODULE,         /* numba, numba.cuda, math, numpy, cuda.atomic ... */
@@ -609,6 +635,8 @@ struct Entity {
 };
 
 const Entity *entity_lookup(const char *path);
+/* The ufunc a LW_UFUNC entity names. */
+const Ufunc *ufunc_of(const Entity *e);
 Attr attr_lookup(const char *name);
 
 

@@ -2209,8 +2209,8 @@ static void import_from(Sema *s, Node *n) {
     }
     for (int i = 0; i < n->item_len; i++) {
         Node *a = n->items[i];
-        /* numba.types.float32 is numba.float32 */
-        const char *prefix = strcmp(mod, "numba.types") == 0 ? "numba" : mod;
+        /* numba.types.float32 and numba.cuda.types.float16 are numba.float32 and numba.float16 */
+        const char *prefix = !strcmp(mod, "numba.types") || !strcmp(mod, "numba.cuda.types") ? "numba" : mod;
         const Entity *e = entity_lookup(arena_printf(s->arena, "%s.%s", prefix, a->name));
         if (!e) {
             sema_error(s, a->span, "'%s' has no name '%s' that kernels can use", n->name, a->name);

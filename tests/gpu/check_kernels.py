@@ -745,6 +745,66 @@ def _(rng):
     return Run(blocks(n, 64), 64, [a, b, np.zeros_like(o)], {2: o}, tol={2: ULP64})
 
 
+@case("numpy_ufuncs", "ufunc_math")
+def _(rng):
+    n = 300
+    x = rng.uniform(-4, 4, n).astype(np.float32)
+    k = rng.integers(-20, 20, n).astype(np.int32)
+    o32 = np.zeros((n, 5), np.float32)
+    o64 = np.zeros((n, 3))
+    f = np.float32
+    o32[:, 0] = np.sin(x)
+    o32[:, 1] = np.arctan2(x, f(0.5))
+    o32[:, 2] = np.log(np.hypot(x, x) + f(1))
+    o32[:, 3] = np.deg2rad(x) + np.rad2deg(x)
+    o32[:, 4] = x / f(3)
+    o64[:, 0] = np.cos(k.astype(np.float64))
+    o64[:, 1] = np.tanh(k * 0.25) + np.arcsinh(k.astype(np.float64))
+    o64[:, 2] = np.log10(np.abs(k) + 1.0) + np.log2(np.abs(k) + 1.0)
+    return Run(blocks(n, 64), 64, [x, k, np.zeros_like(o32), np.zeros_like(o64)], {2: o32, 3: o64},
+               tol={2: Tol(rtol=2e-6, atol=1e-6), 3: Tol(rtol=1e-14, atol=1e-15)},
+               numba_tol={2: ULP32, 3: ULP64})
+
+
+@case("numpy_ufuncs", "ufunc_select")
+def _(rng):
+    n = 256
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    x[::7] = np.nan
+    y[::5] = np.nan
+    x[3::11] = 0
+    y[3::11] = x[3::11]
+    o = np.zeros((n, 6), np.float32)
+    with np.errstate(invalid="ignore"):
+        o[:, 0] = np.maximum(x, y)
+        o[:, 1] = np.minimum(x, y)
+        o[:, 2] = np.fmax(x, y)
+        o[:, 3] = np.fmin(x, y)
+        o[:, 4] = np.isnan(x) + 2.0 * (x > y) + 4.0 * (x <= y) + 8.0 * (x != y)
+        o[:, 5] = (np.logical_and(x, y) + 2.0 * np.logical_or(x, y) + 4.0 * np.logical_xor(x, y)
+                   + 8.0 * np.logical_not(x))
+    return Run(blocks(n, 64), 64, [x, y, np.zeros_like(o)], {2: o})
+
+
+@case("numpy_ufuncs", "ufunc_ints")
+def _(rng):
+    n = 128
+    p = rng.integers(-2 ** 62, 2 ** 62, n).astype(np.int64)
+    q = rng.integers(0, 2 ** 63, n).astype(np.uint64)
+    q[::3] = np.uint64(2 ** 64 - 5)
+    p[::4] = p[::4] // 2 ** 40
+    q[1::4] = p[1::4].astype(np.uint64)
+    m = rng.integers(-1000, 1000, n).astype(np.int32)
+    o = np.zeros((n, 4), np.int64)
+    for i in range(n):
+        a, b, c = int(p[i]), int(q[i]), int(m[i])
+        c2 = int(m[(i + 1) % n])
+        o[i] = [(a > b) + 2 * (a < b) + 4 * (a == b), max(c, c2), (c & 255) + (c ^ 7) + (c | 1),
+                (c << 3) + (c >> 2) + ~c]
+    return Run(blocks(n, 64), 64, [p, q, m, np.zeros_like(o)], {3: o})
+
+
 @case("negative_index", "wrap")
 def _(rng):
     x = rng.standard_normal(50).astype(np.float32)

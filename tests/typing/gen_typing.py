@@ -745,6 +745,45 @@ def theme_operator():
                  imports="import operator\nfrom operator import add, sub\n")
 
 
+UFUNC_UNARY = ["sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+               "arccosh", "arctanh", "deg2rad", "radians", "rad2deg", "degrees", "log", "log2", "log10",
+               "logical_not", "invert", "bitwise_not", "isnan", "conjugate", "conj", "acos", "asinh",
+               "sqrt", "exp", "absolute", "abs", "floor", "isinf", "isfinite", "sign"]
+UFUNC_BINARY = ["arctan2", "hypot", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
+                "logical_and", "logical_or", "logical_xor", "maximum", "minimum", "fmax", "fmin",
+                "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "divide",
+                "true_divide", "atan2", "power", "fmod", "add"]
+
+
+def theme_ufuncs():
+    # pykc has not the complex loops of the math, division and ordering ufuncs (NumPy's own
+    # algorithms): complex operands here take the others
+    complex_ok = ["logical_not", "isnan", "conjugate", "conj", "equal", "not_equal", "logical_and",
+                  "logical_or", "logical_xor"]
+
+    def names(fs, a):
+        return [f for f in fs if "complex" not in a or f in complex_ok]
+    funcs = [Func(f"uf_{SHORT[a]}", [("a", a)],
+                  [assign(f"r_{f}", f"np.{f}(a)") for f in names(UFUNC_UNARY, a)])
+             for a in SPREAD + ["int16", "uint16", "complex64"]]
+    pairs = [("int32", "int32"), ("float32", "int64"), ("float32", "float32"), ("uint8", "int16"),
+             ("boolean", "boolean"), ("uint64", "int64"), ("int64", "uint64"), ("int8", "float32"),
+             ("float64", "int32"), ("complex64", "complex64"), ("int32", "uint32"), ("float16", "float32")]
+    funcs += [Func(f"uf2_{SHORT[a]}_{SHORT[b]}", [("a", a), ("b", b)],
+                   [assign(f"r_{f}", f"np.{f}(a, b)") for f in names(UFUNC_BINARY, a + b)])
+              for a, b in pairs]
+    funcs += [
+        Func("uf_literals", [("a", "float32"), ("x", "float32[:]")], [
+            assign("r_sin_int", "np.sin(1)"), assign("r_sin_float", "np.sin(1.0)"),
+            assign("r_max_lit", "np.maximum(a, 1)"), assign("r_max_lits", "np.maximum(1, 2.5)"),
+            assign("r_pi", "np.pi"), assign("r_e", "np.e"), assign("r_inf", "np.inf"), assign("r_nan", "np.nan"),
+            assign("r_array", "np.sin(x)"),
+        ]),
+    ]
+    return Theme("ufuncs", "NumPy's ufuncs on scalars: the loop NumPy would choose, as numba-cuda picks "
+                 "it, where its CUDA target implements the ufunc.", funcs, imports="import numpy as np\n")
+
+
 def unify_pair(a, b):
     # x takes a's value, then (on a branch) b's: the merged x, and r, are a ⊔ b.
     return Func(f"unify_{a}_{b}", [("a", a), ("b", b), ("c", "boolean")], [
@@ -952,7 +991,7 @@ def theme_eager():
 
 THEMES = [theme_arith, theme_division, theme_compare, theme_bitwise, theme_unary, theme_mixed,
           theme_literals, theme_builtins, theme_math, theme_cmath, theme_cuda, theme_arrays,
-          theme_complex, theme_tuples, theme_tupleops, theme_operator, theme_unify, theme_annotated, theme_augassign,
+          theme_complex, theme_tuples, theme_tupleops, theme_operator, theme_ufuncs, theme_unify, theme_annotated, theme_augassign,
           theme_condexpr, theme_device, theme_calls, theme_eager]
 
 # ---------------------------------------------------------------------------------------------
