@@ -1238,6 +1238,7 @@ static const Entity entities[] = {
     RULE("builtins.divmod", type_divmod, NULL, LW_BUILTIN, BUILTIN_DIVMOD),
     RULE("builtins.pow", type_pow, NULL, LW_BUILTIN, BUILTIN_POW),
     RULE("builtins.print", type_print, NULL, LW_BUILTIN, BUILTIN_PRINT),
+    RULE("builtins.breakpoint", type_no_args, &ty_none, LW_BARRIER, BREAKPOINT),
 };
 
 /* The table indexed by path (open addressing, built on first use): a lookup

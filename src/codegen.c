@@ -1898,6 +1898,61 @@ static void di_location(CodeGen *g, const Node *n) {
 /* ---- statements ---------------------------------------------------------------------- */
 
 
+/* Stores v (of type vt, a scalar) into every element of view from
+ * dimension d on, idx holding the indices before d: one loop a dimension.
+ * Or, where tuple is given (a tuple's elements in memory, as the dtype),
+ * its i-th element into the i-th. */
+static void fill_view(CodeGen *g, const Type *t, LLVMValueRef view, LLVMValueRef *idx, int d, LLVMValueRef v,
+                      const Type *vt, LLVMValueRef tuple) {
+    if (d == t->ndim) {
+        const Type **tys = CG_ARRAY(g, const Type *, t->ndim);
+        for (int i = 0; i < t->ndim; i++) tys[i] = &ty_uint64;
+        if (tuple) {
+            LLVMTypeRef et = memory_type(g, t->dtype);
+            LLVMValueRef p = LLVMBuildGEP2(g->b, et, tuple, idx, 1, "");
+            store_scalar(g, t->dtype, load_scalar(g, t->dtype, p), element_ptr(g, t, view, idx, tys));
+            return;
+        }
+        store_scalar(g, t->dtype, convert(g, v, vt, t->dtype), element_ptr(g, t, view, idx, tys));
+        return;
+    }
+    LLVMValueRef slot = cg_entry_alloca(g, i64(g), "fill.i");
+    LLVMBuildStore(g->b, i64c(g, 0), slot);
+    LLVMBasicBlockRef cond = cg_new_block(g, "fill.cond"), body = cg_new_block(g, "fill.body"), done = cg_new_block(g, "fill.done");
+    LLVMBuildBr(g->b, cond);
+    LLVMPositionBuilderAtEnd(g->b, cond);
+    idx[d] = LLVMBuildLoad2(g->b, i64(g), slot, "");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, idx[d], array_dim(g, view, 1, d), ""), body, done);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    fill_view(g, t, view, idx, d + 1, v, vt, tuple);
+    LLVMBuildStore(g->b, LLVMBuildNSWAdd(g->b, LLVMBuildLoad2(g->b, i64(g), slot, ""), i64c(g, 1), ""), slot);
+    LLVMBuildBr(g->b, cond);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* a[lo:hi] = v: a tuple must have the view's length (else ValueError: the
+ * function returns, as numba-cuda's does without debug=True); its
+ * elements convert to the dtype one by one (sema checked they do). */
+static void store_slice(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt) {
+    const Type *t = target->ty;
+    LLVMValueRef view = gen_view(g, target), tuple = NULL;
+    if (vt->kind == TY_TUPLE) {
+        LLVMBasicBlockRef bad = cg_new_block(g, "slice.badlen"), ok = cg_new_block(g, "slice.store");
+        LLVMValueRef same = LLVMBuildICmp(g->b, LLVMIntEQ, array_dim(g, view, 1, 0), i64c(g, vt->elem_count), "");
+        LLVMBuildCondBr(g->b, same, ok, bad);
+        LLVMPositionBuilderAtEnd(g->b, bad);
+        gen_raise(g);
+        LLVMPositionBuilderAtEnd(g->b, ok);
+        /* the elements, converted to the dtype, in memory to be indexed */
+        tuple = cg_entry_alloca(g, LLVMArrayType2(memory_type(g, t->dtype), (unsigned)vt->elem_count), "elems");
+        for (int i = 0; i < vt->elem_count; i++) {
+            LLVMValueRef at = i64c(g, i), e = convert(g, extract(g, v, (unsigned)i, ""), vt->elems[i], t->dtype);
+            store_scalar(g, t->dtype, e, LLVMBuildGEP2(g->b, memory_type(g, t->dtype), tuple, &at, 1, ""));
+        }
+    }
+    fill_view(g, t, view, CG_ARRAY(g, LLVMValueRef, t->ndim), 0, v, vt, tuple);
+}
+
 static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt) {
     switch (target->kind) {
     case ND_NAME: {
@@ -1907,6 +1962,10 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
         return;
     }
     case ND_SUBSCRIPT:
+        if (target->ty->kind == TY_ARRAY) {
+            store_slice(g, target, v, vt);
+            return;
+        }
         store_scalar(g, target->ty, convert(g, v, vt, target->ty), subscript_ptr(g, target));
         return;
     case ND_TUPLE: case ND_LIST:

@@ -552,7 +552,7 @@ typedef enum {
 
 /* The operations of each family, which targets implement (backend.h). */
 typedef enum { SV_THREAD_IDX, SV_BLOCK_IDX, SV_BLOCK_DIM, SV_GRID_DIM, SV_LANE_ID, SV_WARP_SIZE } SpecialValue;
-typedef enum { SYNC_THREADS, SYNC_WARP, FENCE_DEVICE, FENCE_BLOCK, FENCE_SYSTEM, NANOSLEEP } BarrierOp;
+typedef enum { SYNC_THREADS, SYNC_WARP, FENCE_DEVICE, FENCE_BLOCK, FENCE_SYSTEM, NANOSLEEP, BREAKPOINT } BarrierOp;
 typedef enum { VOTE_COUNT, VOTE_AND, VOTE_OR } BlockVote;
 typedef enum {
     ATOMIC_ADD, ATOMIC_SUB, ATOMIC_MAX, ATOMIC_MIN, ATOMIC_NANMAX, ATOMIC_NANMIN, ATOMIC_AND, ATOMIC_OR,

@@ -1522,6 +1522,20 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
 
 static void assign_target(Sema *s, Node *target, Type *value, Span where);
 
+/* a[1:4] = v, a[:, 0] = v: numba-cuda stores a scalar into every element
+ * of the view, and a tuple element by element into a 1-d view of its
+ * length; an array it copies only with NRT, which kernels do not have. */
+static void check_slice_store(Sema *s, Type *view, Type *value, Span where) {
+    bool ok = is_scalar(value) && type_conversion(value, view->dtype) != CONV_NONE;
+    Type *elem = uniform_element(s, value);
+    if (elem && view->ndim == 1) ok = is_scalar(elem) && type_conversion(elem, view->dtype) != CONV_NONE;
+    if (value->kind == TY_ARRAY)
+        sema_error(s, where, "storing an array into a slice is not supported: numba-cuda copies it with NRT, which "
+                   "kernels do not have; copy it element by element");
+    else if (!ok)
+        sema_error(s, where, "cannot store %s into a slice of %s", sema_type_name(s, value), sema_type_name(s, view));
+}
+
 static void assign_item(Sema *s, Node *target, Type *value, Span where) {
     Type *arr = type_expr(s, target->lhs);
     Type *idx = type_expr(s, target->rhs);
@@ -1537,10 +1551,14 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
         sema_error(s, target->span, "cannot store into a module constant array: it lives in constant memory");
         return;
     }
+    sema_note_access(s, target->lhs, false, true);
+    if (elem->kind == TY_ARRAY) {
+        check_slice_store(s, elem, value, where);
+        return;
+    }
     /* an Optional stores its value, converted (the function returns on None) */
     if (!is_scalar(value->kind == TY_OPTIONAL ? value->dtype : value) || type_conversion(value, elem) == CONV_NONE)
         sema_error(s, where, "cannot store %s into an array of %s", sema_type_name(s, value), sema_type_name(s, elem));
-    sema_note_access(s, target->lhs, false, true);
 }
 
 void sema_assign_item(Sema *s, Node *target, Type *value, Span where) { assign_item(s, target, value, where); }

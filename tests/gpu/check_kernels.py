@@ -805,6 +805,29 @@ def _(rng):
     return Run(blocks(n, 64), 64, [p, q, m, np.zeros_like(o)], {3: o})
 
 
+@case("slice_store", "slices")
+def _(rng):
+    a = rng.standard_normal(30).astype(np.float32)
+    m = rng.integers(-5, 5, (6, 5)).astype(np.int32)
+    n = np.int32(20)
+    wa, wm = a.copy(), m.copy()
+    wa[1:4] = 7
+    wa[10::3] = 2.5
+    wa[20:22] = (wa[0], wa[1])
+    wm[:, 1] = n
+    wm[2] = -1
+    wm[3:, 2:] = 9
+    return Run(1, 32, [a, m, n], {0: wa, 1: wm})
+
+
+@case("slice_store", "slice_badlen", sim=False)
+def _(rng):
+    a = np.zeros(8, np.float32)
+    want = a.copy()
+    want[0] = 1
+    return Run(1, 32, [a], {0: want})
+
+
 @case("negative_index", "wrap")
 def _(rng):
     x = rng.standard_normal(50).astype(np.float32)

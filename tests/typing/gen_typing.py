@@ -784,6 +784,19 @@ def theme_ufuncs():
                  "it, where its CUDA target implements the ufunc.", funcs, imports="import numpy as np\n")
 
 
+def theme_slicestore():
+    funcs = [
+        Func("slice_store", [("a", "float32[:]"), ("m", "int64[:, ::1]"), ("b", "int32"), ("c", "float64")], [
+            ("s_scalar", "a[1:4] = 0"), ("s_step", "a[::2] = c"), ("s_var", "a[b:] = b"),
+            ("s_col", "m[:, 1] = 2"), ("s_row", "m[0] = c"), ("s_all", "m[:] = b"),
+            ("s_tuple", "a[0:2] = (1.0, 2.0)"), ("s_tuple_i", "a[2:4] = (b, b)"),
+            ("s_tuple_mixed", "a[2:4] = (b, c)"), ("s_array", "a[:] = a[::-1]"),
+            ("s_tuple_2d", "m[0:1] = (b,)"), ("bp", "breakpoint()"),
+        ]),
+    ]
+    return Theme("slicestore", "stores into slices of arrays, and breakpoint().", funcs)
+
+
 def unify_pair(a, b):
     # x takes a's value, then (on a branch) b's: the merged x, and r, are a ⊔ b.
     return Func(f"unify_{a}_{b}", [("a", a), ("b", b), ("c", "boolean")], [
@@ -991,7 +1004,7 @@ def theme_eager():
 
 THEMES = [theme_arith, theme_division, theme_compare, theme_bitwise, theme_unary, theme_mixed,
           theme_literals, theme_builtins, theme_math, theme_cmath, theme_cuda, theme_arrays,
-          theme_complex, theme_tuples, theme_tupleops, theme_operator, theme_ufuncs, theme_unify, theme_annotated, theme_augassign,
+          theme_complex, theme_tuples, theme_tupleops, theme_operator, theme_ufuncs, theme_slicestore, theme_unify, theme_annotated, theme_augassign,
           theme_condexpr, theme_device, theme_calls, theme_eager]
 
 # ---------------------------------------------------------------------------------------------
