@@ -407,24 +407,52 @@ static Type *type_shfl(Sema *s, Node *call, const Entity *e) {
 
 static Type *value_type(Type *t) { return t->kind == TY_OPTIONAL ? t->dtype : t; }
 
-/* min and max: Numba unifies the arguments (MinMaxBase). */
-static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
-    if (nargs(call) < 2 || call->kwarg_len) {
-        sema_error(s, call->span, "%s needs two or more scalar arguments", e->path + 9);
-        return &ty_error;
+/* The values min and max choose among: the arguments, or the elements of
+ * a single tuple argument (MinMaxBase); NULL after an error. */
+static Type **minmax_operands(Sema *s, Node *call, const Entity *e, int *n) {
+    Type *one = nargs(call) == 1 ? arg_type(call, 0) : NULL;
+    if (call->kwarg_len || !nargs(call) || (one && one->kind != TY_TUPLE)) {
+        sema_error(s, call->span, "%s needs two or more scalar arguments, or a tuple", e->path + 9);
+        return NULL;
     }
-    /* Numba's MinMaxBase takes numbers only; numba-cuda types the one pair
-     * min(bool, bool) besides, and nothing else with a bool in it */
+    if (one && !one->elem_count) {
+        sema_error(s, call->span, "%s() argument is an empty tuple", e->path + 9);
+        return NULL;
+    }
+    *n = one ? one->elem_count : nargs(call);
+    if (one) return one->elems;
+    Type **tys = ARENA_ARRAY(sema_arena(s), Type *, *n);
+    for (int i = 0; i < *n; i++) tys[i] = arg_type(call, i);
+    return tys;
+}
+
+/* min and max: Numba unifies the operands (MinMaxBase); casts[i] is
+ * what argument i (each element of a tuple) converts to. */
+static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
+    Type *one = nargs(call) == 1 ? arg_type(call, 0) : NULL;
+    if (one && one->kind == TY_ARRAY && one->ndim == 1 && is_scalar(one->dtype) && one->dtype->kind != TY_COMPLEX) {
+        /* numba-cuda's iterable_min/max: the first element, then each one less (greater) */
+        sema_note_access(s, call->items[0], true, false);
+        call->casts = ARENA_ARRAY(sema_arena(s), Type *, 1);
+        call->casts[0] = one;
+        return one->dtype;
+    }
+    int n;
+    Type **tys = minmax_operands(s, call, e, &n);
+    if (!tys) return &ty_error;
+    /* Numba's MinMaxBase takes numbers only; numba-cuda types min(bool,
+     * bool) and a tuple of bools besides (boolval_min, iterable_min), and
+     * nothing else with a bool in it */
     int bools = 0;
-    for (int i = 0; i < nargs(call); i++) bools += arg_type(call, i)->kind == TY_BOOL;
-    if (bools && (bools != 2 || nargs(call) != 2)) {
+    for (int i = 0; i < n; i++) bools += tys[i]->kind == TY_BOOL;
+    if (bools && (one ? bools != n : bools != 2 || n != 2)) {
         sema_error(s, call->span, "%s(%s) is not supported: numba-cuda takes a bool in min and max only as %s(bool, bool)",
                    e->path + 9, sema_arg_types(s, call), e->path + 9);
         return &ty_error;
     }
     /* no Optional is a number: Numba's retry with their values is the match */
-    Type *t = value_type(arg_type(call, 0));
-    for (int i = 1; i < nargs(call) && t; i++) t = type_unify(sema_arena(s), t, value_type(arg_type(call, i)));
+    Type *t = value_type(tys[0]);
+    for (int i = 1; i < n && t; i++) t = type_unify(sema_arena(s), t, value_type(tys[i]));
     if (!t || !is_scalar(t) || t->kind == TY_COMPLEX) {
         sema_error(s, call->span, "%s needs scalar arguments that unify", e->path + 9);
         return &ty_error;
@@ -432,6 +460,56 @@ static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
     call->casts = ARENA_ARRAY(sema_arena(s), Type *, nargs(call));
     for (int i = 0; i < nargs(call); i++) call->casts[i] = t;
     return t;
+}
+
+/* sum(t[, start]) of a tuple or a 1-d array: numba-cuda's ol_sum adds
+ * each element to an accumulator that starts as start (0), in one loop (a
+ * literal_unroll of a tuple of mixed types), so the accumulator is the
+ * fixpoint of unifying it with acc + x. casts: [0] the tuple or array,
+ * [1] the accumulator's type, then for each element (the one type of an
+ * array's) the types of acc + x's case: acc's, x's and the result. */
+static Type *type_sum(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 2)) return &ty_error;
+    Type *t = arg_type(call, 0), *acc = nargs(call) == 2 ? type_strip(arg_type(call, 1)) : &ty_int64;
+    bool vector = t->kind == TY_ARRAY && t->ndim == 1;
+    if ((t->kind != TY_TUPLE && !vector) || !is_scalar(acc)) {
+        sema_error(s, call->span, "sum() of %s is not supported: numba-cuda sums a tuple or a 1-d array, from a number",
+                   sema_arg_types(s, call));
+        return &ty_error;
+    }
+    if (t->kind == TY_TUPLE && t->elem_count == 0) {
+        sema_error(s, call->span, "sum() of the empty tuple is not supported, as in numba-cuda");
+        return &ty_error;
+    }
+    if (vector) {
+        t = type_unituple(sema_arena(s), t->dtype, 1); /* every element adds as the one of this tuple */
+        sema_note_access(s, call->items[0], true, false);
+    }
+    int ncases, n = t->elem_count;
+    bool unsafe;
+    const Sig *cases = operator_cases(OP_ADD, 2, &ncases, &unsafe);
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, 2 + 3 * n);
+    for (int pass = 0, changed = 1; changed && pass < 8; pass++) {
+        changed = 0;
+        for (int i = 0; i < n; i++) {
+            Type *pair[2] = {acc, t->elems[i]};
+            int k = is_scalar(pair[1]) ? resolve_overload(cases, ncases, pair, 2, unsafe) : -1;
+            Type *u = k < 0 ? NULL : type_unify(sema_arena(s), acc, cases[k].ret);
+            if (!u || u->kind == TY_ERROR) {
+                sema_error(s, call->span, "sum(): operator '+' is not supported between %s and %s",
+                           sema_type_name(s, acc), sema_type_name(s, pair[1]));
+                return &ty_error;
+            }
+            changed |= !type_equal(u, acc);
+            acc = u;
+            call->casts[2 + 3 * i] = cases[k].args[0];
+            call->casts[3 + 3 * i] = cases[k].args[1];
+            call->casts[4 + 3 * i] = cases[k].ret;
+        }
+    }
+    call->casts[0] = arg_type(call, 0);
+    call->casts[1] = acc;
+    return acc;
 }
 
 static Type *type_len(Sema *s, Node *call, const Entity *e) {
@@ -656,6 +734,253 @@ static const char cmath_source[] =
 
 const char *own_module_source(const char *name) { return strcmp(name, "cmath") == 0 ? cmath_source : NULL; }
 
+/* ---- NumPy ufuncs on scalars ------------------------------------------------------- */
+
+/* The ufuncs numba-cuda 0.30's CUDA target compiles (ufuncs.py's ufunc_db),
+ * each with NumPy 2.4's loops in NumPy's order (ufunc.types, less those of
+ * float16, long double, objects and dates, which Numba never picks); its
+ * target implements every one of these loops. */
+#define TRIG "f->f d->d F->F D->D"
+#define TRIG2 "f->f d->d f->f d->d F->F D->D"
+#define REAL "f->f d->d"
+#define REAL2 "ff->f dd->d"
+#define INTS2(out) "bb->" out " BB->" out " hh->" out " HH->" out " ii->" out " II->" out " ll->" out \
+                   " LL->" out " qq->" out " QQ->" out
+#define INTS2_SAME "bb->b BB->B hh->h HH->H ii->i II->I ll->l LL->L qq->q QQ->Q"
+#define INTS1(out) "b->" out " B->" out " h->" out " H->" out " i->" out " I->" out " l->" out \
+                   " L->" out " q->" out " Q->" out
+#define CMP "?\?->? " INTS2("?") " qQ->? Qq->? ff->? dd->? FF->? DD->?"
+#define LOGICAL "?\?->? " INTS2("?") " ff->? dd->? FF->? DD->?"
+#define MINMAX "?\?->? " INTS2_SAME " ff->f dd->d FF->F DD->D"
+#define UFUNC_LIST(X) \
+    X(sin, 1, UF_MATH, OP_NONE_, "sin", TRIG) X(cos, 1, UF_MATH, OP_NONE_, "cos", TRIG) \
+    X(tan, 1, UF_MATH, OP_NONE_, "tan", TRIG2) X(arcsin, 1, UF_MATH, OP_NONE_, "asin", TRIG2) \
+    X(arccos, 1, UF_MATH, OP_NONE_, "acos", TRIG2) X(arctan, 1, UF_MATH, OP_NONE_, "atan", TRIG2) \
+    X(arctan2, 2, UF_MATH, OP_NONE_, "atan2", REAL2) X(hypot, 2, UF_MATH, OP_NONE_, "hypot", REAL2) \
+    X(sinh, 1, UF_MATH, OP_NONE_, "sinh", TRIG2) X(cosh, 1, UF_MATH, OP_NONE_, "cosh", TRIG2) \
+    X(tanh, 1, UF_MATH, OP_NONE_, "tanh", TRIG2) X(arcsinh, 1, UF_MATH, OP_NONE_, "asinh", TRIG2) \
+    X(arccosh, 1, UF_MATH, OP_NONE_, "acosh", TRIG2) X(arctanh, 1, UF_MATH, OP_NONE_, "atanh", TRIG2) \
+    X(deg2rad, 1, UF_RADIANS, OP_NONE_, NULL, REAL) X(radians, 1, UF_RADIANS, OP_NONE_, NULL, REAL) \
+    X(rad2deg, 1, UF_DEGREES, OP_NONE_, NULL, REAL) X(degrees, 1, UF_DEGREES, OP_NONE_, NULL, REAL) \
+    X(greater, 2, UF_COMPARE, OP_GT, NULL, CMP) X(greater_equal, 2, UF_COMPARE, OP_GE, NULL, CMP) \
+    X(less, 2, UF_COMPARE, OP_LT, NULL, CMP) X(less_equal, 2, UF_COMPARE, OP_LE, NULL, CMP) \
+    X(not_equal, 2, UF_COMPARE, OP_NE, NULL, CMP) X(equal, 2, UF_COMPARE, OP_EQ, NULL, CMP) \
+    X(logical_and, 2, UF_LOGICAL, OP_AND, NULL, LOGICAL) X(logical_or, 2, UF_LOGICAL, OP_OR, NULL, LOGICAL) \
+    X(logical_xor, 2, UF_LOGICAL, OP_BITXOR, NULL, LOGICAL) \
+    X(logical_not, 1, UF_LOGICAL_NOT, OP_NONE_, NULL, "?->? " INTS1("?") " f->? d->? F->? D->?") \
+    X(maximum, 2, UF_MAXIMUM, OP_NONE_, NULL, MINMAX) X(minimum, 2, UF_MINIMUM, OP_NONE_, NULL, MINMAX) \
+    X(fmax, 2, UF_FMAX, OP_NONE_, NULL, MINMAX) X(fmin, 2, UF_FMIN, OP_NONE_, NULL, MINMAX) \
+    X(bitwise_and, 2, UF_BITWISE, OP_BITAND, NULL, "?\?->? " INTS2_SAME) \
+    X(bitwise_or, 2, UF_BITWISE, OP_BITOR, NULL, "?\?->? " INTS2_SAME) \
+    X(bitwise_xor, 2, UF_BITWISE, OP_BITXOR, NULL, "?\?->? " INTS2_SAME) \
+    X(invert, 1, UF_INVERT, OP_NONE_, NULL, "?->? b->b B->B h->h H->H i->i I->I l->l L->L q->q Q->Q") \
+    X(left_shift, 2, UF_SHIFT, OP_LSHIFT, NULL, INTS2_SAME) X(right_shift, 2, UF_SHIFT, OP_RSHIFT, NULL, INTS2_SAME) \
+    X(log, 1, UF_MATH, OP_NONE_, "log", TRIG2) X(log2, 1, UF_MATH, OP_NONE_, "log2", TRIG2) \
+    X(log10, 1, UF_MATH, OP_NONE_, "log10", TRIG2) \
+    X(isnan, 1, UF_ISNAN, OP_NONE_, NULL, "?->? " INTS1("?") " f->? d->? F->? D->?") \
+    X(conjugate, 1, UF_CONJUGATE, OP_NONE_, NULL, "b->b B->B h->h H->H i->i I->I l->l L->L q->q Q->Q " TRIG) \
+    X(divide, 2, UF_DIVIDE, OP_NONE_, NULL, "ff->f dd->d FF->F DD->D")
+
+enum {
+#define X(name, nin, kind, op, math, loops) UFUNC_##name,
+    UFUNC_LIST(X)
+#undef X
+};
+
+static const Ufunc ufuncs[] = {
+#define X(name, nin, kind, op, math, loops) {#name, nin, kind, op, math, loops},
+    UFUNC_LIST(X)
+#undef X
+};
+
+const Ufunc *ufunc_of(const Entity *e) { return &ufuncs[e->op]; }
+
+/* A loop's letter as Numba's type (from_dtype; 'l' and 'q' are both int64). */
+static Type *loop_type(char c) {
+    switch (c) {
+    case '?': return &ty_bool;
+    case 'b': return &ty_int8;
+    case 'B': return &ty_uint8;
+    case 'h': return &ty_int16;
+    case 'H': return &ty_uint16;
+    case 'i': return &ty_int32;
+    case 'I': return &ty_uint32;
+    case 'l': case 'q': return &ty_int64;
+    case 'L': case 'Q': return &ty_uint64;
+    case 'f': return &ty_float32;
+    case 'd': return &ty_float64;
+    case 'F': return &ty_complex64;
+    default: return &ty_complex128;
+    }
+}
+
+/* np.can_cast(from, to, "safe") on scalar types; with mixed int and float
+ * operands any int goes to any float or complex (numba's ufunc_can_cast). */
+static bool ufunc_can_cast(const Type *from, const Type *to, bool mixed) {
+    if (from->kind == TY_BOOL) return true;
+    if (to->kind == TY_BOOL) return false;
+    int to_bits = to->kind == TY_COMPLEX ? to->bits / 2 : to->bits;
+    switch (from->kind) {
+    case TY_INT:
+        if (to->kind == TY_INT)
+            return from->is_signed == to->is_signed ? to->bits >= from->bits : !from->is_signed && to->bits > from->bits;
+        return mixed || to_bits >= (from->bits <= 8 ? 16 : from->bits == 16 ? 32 : 64);
+    case TY_FLOAT: return to->kind != TY_INT && to_bits >= from->bits;
+    default: return to->kind == TY_COMPLEX && to->bits >= from->bits;
+    }
+}
+
+/* numba's ufunc_find_matching_loop: the first loop of NumPy's list that
+ * every operand casts to; its types into ins and out. */
+static bool ufunc_find_loop(const Ufunc *u, Type *const *args, Type **ins, Type **out) {
+    bool ints = false, floats = false;
+    for (int i = 0; i < u->nin; i++) {
+        ints = ints || args[i]->kind == TY_INT;
+        floats = floats || args[i]->kind == TY_FLOAT || args[i]->kind == TY_COMPLEX;
+    }
+    for (const char *l = u->loops; *l; l += l[u->nin + 3] ? u->nin + 4 : u->nin + 3) {
+        bool fits = true;
+        for (int i = 0; i < u->nin && fits; i++) fits = ufunc_can_cast(args[i], loop_type(l[i]), ints && floats);
+        if (!fits) continue;
+        for (int i = 0; i < u->nin; i++) ins[i] = loop_type(l[i]);
+        *out = loop_type(l[u->nin + 2]);
+        return true;
+    }
+    return false;
+}
+
+/* Whether pykc computes the ufunc's loop on complex numbers as numba-cuda
+ * does: the math, division and ordering loops of complex numbers are
+ * NumPy's own algorithms, which pykc does not have. */
+static bool ufunc_complex_ok(const Ufunc *u) {
+    switch (u->kind) {
+    case UF_LOGICAL: case UF_LOGICAL_NOT: case UF_ISNAN: case UF_CONJUGATE: return true;
+    case UF_COMPARE: return u->op == OP_EQ || u->op == OP_NE;
+    default: return false;
+    }
+}
+
+/* numpy.sin(x), numpy.maximum(a, b) on scalars: numba's Numpy_rules_ufunc,
+ * the loop NumPy would choose, computed as numba-cuda's target computes it. */
+static Type *type_ufunc(Sema *s, Node *call, const Entity *e) {
+    const Ufunc *u = ufunc_of(e);
+    if (call->kwarg_len == 0 && nargs(call) == u->nin + 1) {
+        sema_error(s, call->items[u->nin]->span, "%s with an explicit output array is not supported yet", e->path);
+        return &ty_error;
+    }
+    if (!want_args(s, call, e, u->nin, u->nin)) return &ty_error;
+    Type *args[2], *ins[2], *out;
+    for (int i = 0; i < u->nin; i++) {
+        args[i] = type_strip(arg_type(call, i));
+        if (!is_scalar(args[i]) || args[i] == &ty_float16) {
+            sema_error(s, call->items[i]->span, "%s of %s is not supported: %s", e->path, sema_type_name(s, args[i]),
+                       args[i] == &ty_float16 ? "numba-cuda has no float16 loops of NumPy's ufuncs"
+                       : args[i]->kind == TY_ARRAY ? "on arrays a ufunc allocates its result, which kernels cannot"
+                                                   : "a ufunc takes numbers");
+            return &ty_error;
+        }
+    }
+    if (!ufunc_find_loop(u, args, ins, &out)) {
+        sema_error(s, call->span, "%s has no loop for (%s)", e->path, sema_arg_types(s, call));
+        return &ty_error;
+    }
+    if (ins[0]->kind == TY_COMPLEX && !ufunc_complex_ok(u)) {
+        sema_error(s, call->span, "%s of complex numbers is not supported yet", e->path);
+        return &ty_error;
+    }
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, u->nin);
+    for (int i = 0; i < u->nin; i++) call->casts[i] = ins[i];
+    return out;
+}
+
+/* The ufuncs numba-cuda types but cannot compile: its CUDA target has no
+ * implementation of them (the lowering fails with a KeyError). */
+static Type *type_ufunc_uncompiled(Sema *s, Node *call, const Entity *e) {
+    sema_error(s, call->span, "%s is not supported in kernels: numba-cuda types it, but its CUDA target has no "
+               "implementation of it; use %s", e->path, e->lower_name);
+    return &ty_error;
+}
+
+/* ---- the operator module ---------------------------------------------------------- */
+
+/* Numba types operator.add(a, b) as it types a + b (the operator is that
+ * function), so each rule below turns the call into the expression it
+ * stands for, operands in place, and types that. The node keeps the
+ * entity, which tells sema that CPython did not fold it. */
+static Node **operands(Sema *s, Node *call, int n) {
+    Node **items = ARENA_ARRAY(sema_arena(s), Node *, n);
+    memcpy(items, call->items, sizeof(Node *) * (size_t)n);
+    return items;
+}
+
+static Type *rewritten(Sema *s, Node *call, NodeKind kind, Op op) {
+    call->kind = kind;
+    call->op = op;
+    call->func = NULL;
+    return sema_type_rewritten(s, call);
+}
+
+static Type *type_operator_binary(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2)) return &ty_error;
+    call->lhs = call->items[0];
+    call->rhs = call->items[1];
+    call->inplace = e->lower_name != NULL;
+    return rewritten(s, call, ND_BINOP, (Op)e->op);
+}
+
+static Type *type_operator_unary(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    call->rhs = call->items[0];
+    return rewritten(s, call, ND_UNARY, (Op)e->op);
+}
+
+/* lt, is_, contains(a, b) (which is b in a): a comparison of two operands */
+static Type *type_operator_compare(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2)) return &ty_error;
+    Node **items = operands(s, call, 2);
+    if (e->op == OP_IN) {
+        Node *t = items[0];
+        items[0] = items[1];
+        items[1] = t;
+    }
+    call->items = items;
+    call->ops = ARENA_NEW(sema_arena(s), Op);
+    call->ops[0] = (Op)e->op;
+    return rewritten(s, call, ND_COMPARE, (Op)e->op);
+}
+
+static Type *type_operator_getitem(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 2, 2)) return &ty_error;
+    call->lhs = call->items[0];
+    call->rhs = call->items[1];
+    return rewritten(s, call, ND_SUBSCRIPT, OP_NONE_);
+}
+
+/* setitem(a, i, v) stores as a[i] = v does: its target, a[i], is a node of
+ * its own (the call's lhs), typed as an assignment's. */
+static Type *type_operator_setitem(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 3, 3)) return &ty_error;
+    if (!call->lhs) {
+        call->lhs = node_new(sema_arena(s), ND_SUBSCRIPT, span_join(call->items[0]->span, call->items[1]->span));
+        call->lhs->lhs = call->items[0];
+        call->lhs->rhs = call->items[1];
+    }
+    sema_assign_item(s, call->lhs, arg_type(call, 2), call->items[2]->span);
+    return call->lhs->ty && call->lhs->ty->kind == TY_ERROR ? &ty_error : &ty_none;
+}
+
+/* abs and truth: numba-cuda has no implementation of them for numbers
+ * (truth of a bool is the bool, as bool() gives it). */
+static Type *type_operator_refused(Sema *s, Node *call, const Entity *e) {
+    if (e->op == OP_NOT && nargs(call) == 1 && type_strip(arg_type(call, 0)) == &ty_bool) {
+        call->entity = entity_lookup("builtins.bool");
+        return call->entity->type_call(s, call, call->entity);
+    }
+    sema_error(s, call->span, "%s(%s) is not supported: numba-cuda has no implementation of it%s", e->path,
+               sema_arg_types(s, call), e->op == OP_NOT ? "; use bool()" : "; use abs()");
+    return &ty_error;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 #define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, 0, NULL}
@@ -684,11 +1009,18 @@ const char *own_module_source(const char *name) { return strcmp(name, "cmath") =
 #define VECTOR_ALIASES(alias, base) VECTOR(#alias "1", base##x1), VECTOR(#alias "2", base##x2), \
                                     VECTOR(#alias "3", base##x3), VECTOR(#alias "4", base##x4)
 
+#define OPERATOR(name, rule, op) {"operator." name, ENT_FUNCTION, rule, NULL, 0, NULL, LW_NONE, op, NULL}
+#define OPERATOR_BINARY(name, op) OPERATOR(name, type_operator_binary, op), \
+    {"operator.i" name, ENT_FUNCTION, type_operator_binary, NULL, 0, NULL, LW_NONE, op, "inplace"}
+
+#define UFUNC_ALIAS(alias, name) {"numpy." alias, ENT_FUNCTION, type_ufunc, NULL, 0, NULL, LW_UFUNC, UFUNC_##name, NULL}
+#define UNCOMPILED(name, instead) {"numpy." name, ENT_FUNCTION, type_ufunc_uncompiled, NULL, 0, NULL, LW_NONE, 0, instead}
+
 static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
     MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
     MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"), MODULE("numba.cuda.libdevice"),
-    MODULE("numba.cuda.cg"), MODULE("cmath"),
+    MODULE("numba.cuda.cg"), MODULE("cmath"), MODULE("operator"),
 
     NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
     NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
@@ -840,10 +1172,60 @@ static const Entity entities[] = {
 #include "libdevice_funcs.def"
 #undef LIBDEVICE
 
+    /* operator: each the operator it names (the i-forms as x op= y) */
+    OPERATOR_BINARY("add", OP_ADD), OPERATOR_BINARY("sub", OP_SUB), OPERATOR_BINARY("mul", OP_MUL),
+    OPERATOR_BINARY("truediv", OP_DIV), OPERATOR_BINARY("floordiv", OP_FLOORDIV), OPERATOR_BINARY("mod", OP_MOD),
+    OPERATOR_BINARY("pow", OP_POW), OPERATOR_BINARY("lshift", OP_LSHIFT), OPERATOR_BINARY("rshift", OP_RSHIFT),
+    OPERATOR("and_", type_operator_binary, OP_BITAND), OPERATOR("or_", type_operator_binary, OP_BITOR),
+    OPERATOR("xor", type_operator_binary, OP_BITXOR),
+    {"operator.iand", ENT_FUNCTION, type_operator_binary, NULL, 0, NULL, LW_NONE, OP_BITAND, "inplace"},
+    {"operator.ior", ENT_FUNCTION, type_operator_binary, NULL, 0, NULL, LW_NONE, OP_BITOR, "inplace"},
+    {"operator.ixor", ENT_FUNCTION, type_operator_binary, NULL, 0, NULL, LW_NONE, OP_BITXOR, "inplace"},
+    OPERATOR("neg", type_operator_unary, OP_NEG), OPERATOR("pos", type_operator_unary, OP_POS),
+    OPERATOR("invert", type_operator_unary, OP_INVERT), OPERATOR("not_", type_operator_unary, OP_NOT),
+    OPERATOR("lt", type_operator_compare, OP_LT), OPERATOR("le", type_operator_compare, OP_LE),
+    OPERATOR("eq", type_operator_compare, OP_EQ), OPERATOR("ne", type_operator_compare, OP_NE),
+    OPERATOR("gt", type_operator_compare, OP_GT), OPERATOR("ge", type_operator_compare, OP_GE),
+    OPERATOR("is_", type_operator_compare, OP_IS), OPERATOR("is_not", type_operator_compare, OP_ISNOT),
+    OPERATOR("contains", type_operator_compare, OP_IN),
+    OPERATOR("getitem", type_operator_getitem, 0),
+    {"operator.setitem", ENT_FUNCTION, type_operator_setitem, NULL, 0, NULL, LW_SETITEM, 0, NULL},
+    OPERATOR("abs", type_operator_refused, OP_NONE_), OPERATOR("truth", type_operator_refused, OP_NOT),
+
+    /* numpy's ufuncs on scalars, NumPy 2's aliases, and those numba-cuda cannot compile */
+#define X(name, nin, kind, op, math, loops) \
+    {"numpy." #name, ENT_FUNCTION, type_ufunc, NULL, 0, NULL, LW_UFUNC, UFUNC_##name, NULL},
+    UFUNC_LIST(X)
+#undef X
+    UFUNC_ALIAS("acos", arccos), UFUNC_ALIAS("asin", arcsin), UFUNC_ALIAS("atan", arctan),
+    UFUNC_ALIAS("atan2", arctan2), UFUNC_ALIAS("acosh", arccosh), UFUNC_ALIAS("asinh", arcsinh),
+    UFUNC_ALIAS("atanh", arctanh), UFUNC_ALIAS("bitwise_invert", invert), UFUNC_ALIAS("bitwise_not", invert),
+    UFUNC_ALIAS("bitwise_left_shift", left_shift), UFUNC_ALIAS("bitwise_right_shift", right_shift),
+    UFUNC_ALIAS("conj", conjugate), UFUNC_ALIAS("true_divide", divide),
+    UNCOMPILED("sqrt", "math.sqrt"), UNCOMPILED("exp", "math.exp"), UNCOMPILED("exp2", "math.exp2"),
+    UNCOMPILED("expm1", "math.expm1"), UNCOMPILED("log1p", "math.log1p"), UNCOMPILED("cbrt", "cuda.cbrt"),
+    UNCOMPILED("absolute", "abs()"), UNCOMPILED("abs", "abs()"), UNCOMPILED("fabs", "math.fabs"),
+    UNCOMPILED("floor", "math.floor"), UNCOMPILED("ceil", "math.ceil"), UNCOMPILED("trunc", "math.trunc"),
+    UNCOMPILED("rint", "round()"), UNCOMPILED("sign", "a comparison"), UNCOMPILED("power", "**"),
+    UNCOMPILED("pow", "**"), UNCOMPILED("float_power", "**"), UNCOMPILED("fmod", "math.fmod"),
+    UNCOMPILED("remainder", "%"), UNCOMPILED("mod", "%"), UNCOMPILED("divmod", "divmod()"),
+    UNCOMPILED("isinf", "math.isinf"), UNCOMPILED("isfinite", "math.isfinite"), UNCOMPILED("signbit", "math.copysign"),
+    UNCOMPILED("add", "+"), UNCOMPILED("subtract", "-"), UNCOMPILED("multiply", "*"), UNCOMPILED("floor_divide", "//"),
+    UNCOMPILED("negative", "-x"), UNCOMPILED("positive", "+x"), UNCOMPILED("square", "x * x"),
+    UNCOMPILED("reciprocal", "1 / x"), UNCOMPILED("copysign", "math.copysign"),
+    UNCOMPILED("nextafter", "math.nextafter"), UNCOMPILED("ldexp", "math.ldexp"), UNCOMPILED("gcd", "a loop"),
+    UNCOMPILED("lcm", "a loop"), UNCOMPILED("logaddexp", "math.log and math.exp"),
+    UNCOMPILED("logaddexp2", "math.log2 and math.exp2"), UNCOMPILED("spacing", "math.nextafter"),
+    {"numpy.pi", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "3.141592653589793"},
+    {"numpy.e", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "2.718281828459045"},
+    {"numpy.inf", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "inf"},
+    {"numpy.nan", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "nan"},
+
     CASES("builtins.abs", abs_cases, LW_BUILTIN, BUILTIN_ABS),
     RULE("builtins.min", type_minmax, NULL, LW_BUILTIN, BUILTIN_MIN),
     RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, BUILTIN_MAX),
     RULE("builtins.len", type_len, NULL, LW_BUILTIN, BUILTIN_LEN),
+    RULE("builtins.sum", type_sum, NULL, LW_BUILTIN, BUILTIN_SUM),
     CASES("builtins.range", range_cases, LW_RANGE, ITER_RANGE),
     /* only as for-loop iterables: sema's type_for types them */
     {"builtins.enumerate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, ITER_ENUMERATE, NULL},
@@ -856,6 +1238,7 @@ static const Entity entities[] = {
     RULE("builtins.divmod", type_divmod, NULL, LW_BUILTIN, BUILTIN_DIVMOD),
     RULE("builtins.pow", type_pow, NULL, LW_BUILTIN, BUILTIN_POW),
     RULE("builtins.print", type_print, NULL, LW_BUILTIN, BUILTIN_PRINT),
+    RULE("builtins.breakpoint", type_no_args, &ty_none, LW_BARRIER, BREAKPOINT),
 };
 
 /* The table indexed by path (open addressing, built on first use): a lookup
@@ -887,8 +1270,8 @@ const Entity *entity_lookup(const char *path) {
 }
 
 const char *entity_module_path(const char *import_name) {
-    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.libdevice", "numba.types",
-                                        "math", "cmath", "numpy"};
+    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.libdevice", "numba.types", "numba.cuda.types",
+                                        "math", "cmath", "numpy", "operator"};
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];
     return NULL;

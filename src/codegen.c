@@ -117,6 +117,7 @@ static LLVMValueRef extract(CodeGen *g, LLVMValueRef agg, unsigned i, const char
 static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t);
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to);
 static void gen_raise(CodeGen *g);
+static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt);
 
 static LLVMValueRef make_optional(CodeGen *g, const Type *opt, LLVMValueRef value, LLVMValueRef valid) {
     LLVMValueRef o = LLVMBuildInsertValue(g->b, LLVMGetUndef(llvm_type(g, opt)), value, 0, "");
@@ -1014,9 +1015,9 @@ static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
         const Type *rt = type_strip(n->ty);
         return shift(g, n->op, convert(g, a, n->casts[0], rt), convert(g, b, n->casts[1], rt), rt);
     }
-    LLVMValueRef r = arith(g, n, n->op, a, b, n->casts[0], n->casts[1], n->ty);
+    /* ints divide as floats; operator.itruediv then gives the int the type says (sema) */
     const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
-    return convert(g, r, rt, n->ty);
+    return convert(g, arith(g, n, n->op, a, b, n->casts[0], n->casts[1], rt), rt, n->ty);
 }
 
 static LLVMValueRef gen_unary(CodeGen *g, Node *n) {
@@ -1054,11 +1055,73 @@ static LLVMValueRef identity(CodeGen *g, Op op, LLVMValueRef a, const Type *ta, 
     return LLVMConstInt(i1(g), same == (op == OP_IS), false);
 }
 
+/* A loop over the elements of a 1-d array from index `from` on, as
+ * Numba's iterators run: array_loop_begin leaves the builder in the body
+ * with the element, array_loop_end closes it. Values carried from one
+ * element to the next live in entry allocas, which LLVM promotes. */
+typedef struct ArrayLoop {
+    LLVMValueRef slot;
+    LLVMBasicBlockRef cond, done;
+} ArrayLoop;
+
+static LLVMValueRef array_loop_begin(CodeGen *g, ArrayLoop *l, const Type *t, LLVMValueRef arr, long from) {
+    l->slot = cg_entry_alloca(g, i64(g), "elem.i");
+    LLVMBuildStore(g->b, i64c(g, from), l->slot);
+    l->cond = cg_new_block(g, "elems.cond");
+    LLVMBasicBlockRef body = cg_new_block(g, "elems.body");
+    l->done = cg_new_block(g, "elems.done");
+    LLVMBuildBr(g->b, l->cond);
+    LLVMPositionBuilderAtEnd(g->b, l->cond);
+    LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), l->slot, "");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, array_dim(g, arr, 1, 0), ""), body, l->done);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    const Type *it = &ty_int64;
+    return load_scalar(g, t->dtype, element_ptr(g, t, arr, &i, &it));
+}
+
+static void array_loop_end(CodeGen *g, ArrayLoop *l) {
+    LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), l->slot, "");
+    LLVMBuildStore(g->b, LLVMBuildNSWAdd(g->b, i, i64c(g, 1), ""), l->slot);
+    LLVMBuildBr(g->b, l->cond);
+    LLVMPositionBuilderAtEnd(g->b, l->done);
+}
+
+/* Whether element e (of type et) equals x, as `e == x` compares them. */
+static LLVMValueRef element_equals(CodeGen *g, LLVMValueRef e, const Type *et, LLVMValueRef x, const Type *xt,
+                                   const Type *cmp) {
+    if (cmp->kind == TY_TUPLE) return compare_tuples(g, OP_EQ, e, x, et, xt);
+    return compare(g, OP_EQ, convert(g, e, et, cmp), convert(g, x, xt, cmp), cmp);
+}
+
+/* x in t, t a tuple of one element type or a 1-d array: whether some
+ * element equals x, compared as `elem == x` (in cmp, or as tuples); x not
+ * in t, the opposite. */
+static LLVMValueRef contains(CodeGen *g, Op op, LLVMValueRef x, const Type *xt, LLVMValueRef t, const Type *tt,
+                             const Type *cmp) {
+    LLVMValueRef found = LLVMConstInt(i1(g), 0, false);
+    if (tt->kind == TY_ARRAY) {
+        LLVMValueRef slot = cg_entry_alloca(g, i1(g), "found");
+        LLVMBuildStore(g->b, found, slot);
+        ArrayLoop l;
+        LLVMValueRef e = array_loop_begin(g, &l, tt, t, 0);
+        LLVMValueRef eq = element_equals(g, e, tt->dtype, x, xt, cmp);
+        LLVMBuildStore(g->b, LLVMBuildOr(g->b, LLVMBuildLoad2(g->b, i1(g), slot, ""), eq, ""), slot);
+        array_loop_end(g, &l);
+        found = LLVMBuildLoad2(g->b, i1(g), slot, "");
+    }
+    for (int i = 0; tt->kind == TY_TUPLE && i < tt->elem_count; i++) {
+        LLVMValueRef eq = element_equals(g, extract(g, t, (unsigned)i, ""), tt->elems[i], x, xt, cmp);
+        found = LLVMBuildOr(g->b, found, eq, "");
+    }
+    return op == OP_IN ? found : LLVMBuildNot(g->b, found, "");
+}
+
 /* The i-th comparison of the chain n, of its operands left and right. */
 static LLVMValueRef compare_pair(CodeGen *g, Node *n, int i, LLVMValueRef left, LLVMValueRef right) {
     const Type *ta = n->casts[2 * i], *tb = n->casts[2 * i + 1];
     Op op = n->ops[i];
     if (op == OP_IS || op == OP_ISNOT) return identity(g, op, left, n->items[i]->ty, right, n->items[i + 1]->ty);
+    if (op == OP_IN || op == OP_NOTIN) return contains(g, op, left, n->items[i]->ty, right, tb, ta);
     if (ta->kind == TY_TUPLE) return compare_tuples(g, op, left, right, ta, tb);
     return compare(g, op, convert(g, left, n->items[i]->ty, ta), convert(g, right, n->items[i + 1]->ty, tb), ta);
 }
@@ -1223,19 +1286,51 @@ static LLVMValueRef gen_atomic(CodeGen *g, Node *call, const Entity *e) {
     return LLVMBuildAtomicRMW(g->b, atomic_rmw(op, call->ty), p, arg_cast(g, call, 2), LLVMAtomicOrderingMonotonic, false);
 }
 
+/* The i-th value min or max chooses among, converted to the result's
+ * type: an argument, or an element of the one tuple argument. */
+static LLVMValueRef minmax_operand(CodeGen *g, Node *call, LLVMValueRef tuple, int i) {
+    if (!tuple) return arg_cast(g, call, i);
+    const Type *tt = call->items[0]->ty;
+    return convert(g, extract(g, tuple, (unsigned)i, ""), tt->elems[i], call->ty);
+}
+
+/* Whether v replaces acc as the least (greatest) so far: Python keeps the
+ * first on ties, and a NaN first stays. */
+static LLVMValueRef minmax_picks(CodeGen *g, LLVMValueRef v, LLVMValueRef acc, const Type *t, bool is_max) {
+    if (t->kind == TY_FLOAT) return LLVMBuildFCmp(g->b, is_max ? LLVMRealOGT : LLVMRealOLT, v, acc, "");
+    return compare(g, is_max ? OP_GT : OP_LT, v, acc, t);
+}
+
+/* min or max of a 1-d array: its first element (an empty one raises
+ * StopIteration: the function returns), then each one that picks. */
+static LLVMValueRef array_minmax(CodeGen *g, Node *call, bool is_max) {
+    const Type *at = call->items[0]->ty, *t = call->ty;
+    LLVMValueRef arr = gen_expr(g, call->items[0]);
+    LLVMBasicBlockRef empty = cg_new_block(g, "minmax.empty"), go = cg_new_block(g, "minmax.first");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, array_dim(g, arr, 1, 0), i64c(g, 0), ""), empty, go);
+    LLVMPositionBuilderAtEnd(g->b, empty);
+    gen_raise(g);
+    LLVMPositionBuilderAtEnd(g->b, go);
+    LLVMValueRef zero = i64c(g, 0), slot = cg_entry_alloca(g, llvm_type(g, t), "best");
+    const Type *it = &ty_int64;
+    LLVMBuildStore(g->b, load_scalar(g, t, element_ptr(g, at, arr, &zero, &it)), slot);
+    ArrayLoop l;
+    LLVMValueRef v = array_loop_begin(g, &l, at, arr, 1), acc = LLVMBuildLoad2(g->b, llvm_type(g, t), slot, "");
+    LLVMBuildStore(g->b, LLVMBuildSelect(g->b, minmax_picks(g, v, acc, t, is_max), v, acc, ""), slot);
+    array_loop_end(g, &l);
+    return LLVMBuildLoad2(g->b, llvm_type(g, t), slot, "");
+}
+
 static LLVMValueRef gen_minmax(CodeGen *g, Node *call, bool is_max) {
+    if (call->item_len == 1 && call->items[0]->ty->kind == TY_ARRAY) return array_minmax(g, call, is_max);
     const Type *t = call->ty;
-    LLVMValueRef acc = arg_cast(g, call, 0);
-    for (int i = 1; i < call->item_len; i++) {
-        LLVMValueRef v = arg_cast(g, call, i);
-        LLVMValueRef pick;
-        if (t->kind == TY_FLOAT) {
-            /* Python keeps the first on ties and propagates NaN from the first */
-            pick = LLVMBuildFCmp(g->b, is_max ? LLVMRealOGT : LLVMRealOLT, v, acc, "");
-        } else {
-            pick = compare(g, is_max ? OP_GT : OP_LT, v, acc, t);
-        }
-        acc = LLVMBuildSelect(g->b, pick, v, acc, "");
+    bool of_tuple = call->item_len == 1;
+    LLVMValueRef tuple = of_tuple ? gen_expr(g, call->items[0]) : NULL;
+    int n = of_tuple ? call->items[0]->ty->elem_count : call->item_len;
+    LLVMValueRef acc = minmax_operand(g, call, tuple, 0);
+    for (int i = 1; i < n; i++) {
+        LLVMValueRef v = minmax_operand(g, call, tuple, i);
+        acc = LLVMBuildSelect(g->b, minmax_picks(g, v, acc, t, is_max), v, acc, "");
     }
     return acc;
 }
@@ -1364,6 +1459,32 @@ static LLVMValueRef gen_round(CodeGen *g, Node *call) {
     return LLVMBuildSelect(g->b, finite, r, x, "");
 }
 
+/* sum(t[, start]): acc = start, then acc = acc + x for each element x,
+ * each addition in its case's types (sema's casts) and stored as acc's. */
+static LLVMValueRef sum_step(CodeGen *g, Node *call, LLVMValueRef acc, LLVMValueRef x, const Type *xt, int i) {
+    Type *const *c = &call->casts[2 + 3 * i];
+    const Type *acc_t = call->casts[1];
+    LLVMValueRef r = arith(g, call, OP_ADD, convert(g, acc, acc_t, c[0]), convert(g, x, xt, c[1]), c[0], c[1], c[2]);
+    return convert(g, r, c[2], acc_t);
+}
+
+static LLVMValueRef gen_sum(CodeGen *g, Node *call) {
+    const Type *t = call->items[0]->ty, *acc_t = call->casts[1];
+    LLVMValueRef seq = gen_expr(g, call->items[0]);
+    LLVMValueRef acc = call->item_len == 2 ? gen_cast(g, call->items[1], acc_t) : LLVMConstNull(llvm_type(g, acc_t));
+    if (t->kind == TY_ARRAY) {
+        LLVMValueRef slot = cg_entry_alloca(g, llvm_type(g, acc_t), "sum");
+        LLVMBuildStore(g->b, acc, slot);
+        ArrayLoop l;
+        LLVMValueRef x = array_loop_begin(g, &l, t, seq, 0);
+        LLVMBuildStore(g->b, sum_step(g, call, LLVMBuildLoad2(g->b, llvm_type(g, acc_t), slot, ""), x, t->dtype, 0), slot);
+        array_loop_end(g, &l);
+        return LLVMBuildLoad2(g->b, llvm_type(g, acc_t), slot, "");
+    }
+    for (int i = 0; i < t->elem_count; i++) acc = sum_step(g, call, acc, extract(g, seq, (unsigned)i, ""), t->elems[i], i);
+    return acc;
+}
+
 /* x.conjugate() and i.bit_count() */
 static LLVMValueRef gen_method(CodeGen *g, Node *call, BuiltinOp op) {
     LLVMValueRef v = gen_expr(g, call->func->lhs);
@@ -1389,6 +1510,7 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
     case BUILTIN_DIVMOD: return gen_divmod(g, call);
     case BUILTIN_ROUND: return gen_round(g, call);
     case BUILTIN_PRINT: return gen_print(g, call);
+    case BUILTIN_SUM: return gen_sum(g, call);
     case BUILTIN_CONJUGATE: case BUILTIN_BIT_COUNT: return gen_method(g, call, (BuiltinOp)e->op);
     case BUILTIN_POW: {
         LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
@@ -1450,6 +1572,83 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
         return convert(g, math_call(g, "pow", in, args, 2), in, call->ty);
     default: return convert(g, math_call(g, e->lower_name, in, args, call->item_len), in, call->ty);
     }
+}
+
+/* ---- NumPy ufuncs, as numba-cuda's target computes each loop (ufuncs.py) ---- */
+
+/* maximum and minimum return a NaN operand (the first, when both are);
+ * fmax and fmin the other operand; on ints the greater (less) one, the
+ * first on ties; on bools or and and. */
+static LLVMValueRef ufunc_extreme(CodeGen *g, UfuncKind kind, LLVMValueRef a, LLVMValueRef b, const Type *t) {
+    bool is_max = kind == UF_MAXIMUM || kind == UF_FMAX;
+    if (t->kind == TY_BOOL) return is_max ? LLVMBuildOr(g->b, a, b, "") : LLVMBuildAnd(g->b, a, b, "");
+    if (t->kind == TY_INT) return LLVMBuildSelect(g->b, compare(g, is_max ? OP_GE : OP_LE, a, b, t), a, b, "");
+    LLVMValueRef keeps_a = LLVMBuildFCmp(g->b, is_max ? LLVMRealOGE : LLVMRealOLE, a, b, "");
+    LLVMValueRef ordered = LLVMBuildSelect(g->b, keeps_a, a, b, "");
+    bool nan_wins = kind == UF_MAXIMUM || kind == UF_MINIMUM;
+    LLVMValueRef probe = nan_wins ? a : b;
+    LLVMValueRef probe_nan = LLVMBuildFCmp(g->b, LLVMRealUNO, probe, probe, "");
+    LLVMValueRef with_nan = LLVMBuildSelect(g->b, probe_nan, a, b, "");
+    return LLVMBuildSelect(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, a, b, ""), with_nan, ordered, "");
+}
+
+/* The loops qQ->? and Qq->? compare an int64 with a uint64 by value: a
+ * negative int64 is less than every uint64. */
+static LLVMValueRef compare_mixed_sign(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *ta) {
+    LLVMValueRef signed_neg = LLVMBuildICmp(g->b, LLVMIntSLT, ta->is_signed ? a : b, i64c(g, 0), "");
+    LLVMValueRef by_bits = compare(g, op, a, b, &ty_uint64);
+    /* with a negative signed operand, a < b when a is that operand */
+    bool neg_first_true = op == OP_LT || op == OP_LE || op == OP_NE;
+    bool neg_second_true = op == OP_GT || op == OP_GE || op == OP_NE;
+    LLVMValueRef when_neg = LLVMConstInt(i1(g), ta->is_signed ? neg_first_true : neg_second_true, false);
+    return LLVMBuildSelect(g->b, signed_neg, when_neg, by_bits, "");
+}
+
+static LLVMValueRef ufunc_compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *ta, const Type *tb) {
+    if (ta->kind == TY_INT && tb->kind == TY_INT && ta->is_signed != tb->is_signed)
+        return compare_mixed_sign(g, op, a, b, ta);
+    return compare(g, op, a, b, ta);
+}
+
+static LLVMValueRef ufunc_isnan(CodeGen *g, LLVMValueRef v, const Type *t) {
+    if (t->kind == TY_FLOAT) return LLVMBuildFCmp(g->b, LLVMRealUNO, v, v, "");
+    if (t->kind != TY_COMPLEX) return LLVMConstInt(i1(g), 0, false);
+    LLVMValueRef re = complex_parts(g, v, 0), im = complex_parts(g, v, 1);
+    return LLVMBuildOr(g->b, LLVMBuildFCmp(g->b, LLVMRealUNO, re, re, ""), LLVMBuildFCmp(g->b, LLVMRealUNO, im, im, ""), "");
+}
+
+static LLVMValueRef ufunc_logical(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
+    a = to_bool(g, a, t);
+    b = to_bool(g, b, t);
+    if (op == OP_AND) return LLVMBuildAnd(g->b, a, b, "");
+    return op == OP_OR ? LLVMBuildOr(g->b, a, b, "") : LLVMBuildXor(g->b, a, b, "");
+}
+
+static LLVMValueRef gen_ufunc(CodeGen *g, Node *call, const Entity *e) {
+    const Ufunc *u = ufunc_of(e);
+    const Type *t = call->casts[0], *tb = u->nin > 1 ? call->casts[1] : NULL;
+    LLVMValueRef a = arg_cast(g, call, 0), b = u->nin > 1 ? arg_cast(g, call, 1) : NULL;
+    LLVMValueRef args[] = {a, b};
+    switch (u->kind) {
+    case UF_MATH: return math_call(g, u->math, t, args, u->nin);
+    case UF_DEGREES: case UF_RADIANS: {
+        double k = u->kind == UF_DEGREES ? 57.29577951308232 : 0.017453292519943295;
+        return fp_op(g, LLVMBuildFMul(g->b, a, LLVMConstReal(LLVMTypeOf(a), k), ""));
+    }
+    case UF_COMPARE: return ufunc_compare(g, u->op, a, b, t, tb);
+    case UF_LOGICAL: return ufunc_logical(g, u->op, a, b, t);
+    case UF_LOGICAL_NOT: return LLVMBuildNot(g->b, to_bool(g, a, t), "");
+    case UF_MAXIMUM: case UF_MINIMUM: case UF_FMAX: case UF_FMIN: return ufunc_extreme(g, u->kind, a, b, t);
+    case UF_BITWISE: return arith(g, call, u->op, a, b, t, tb, t);
+    case UF_INVERT: return LLVMBuildNot(g->b, a, "");
+    case UF_SHIFT: return shift(g, u->op, a, b, t);
+    case UF_ISNAN: return ufunc_isnan(g, a, t);
+    case UF_CONJUGATE:
+        if (t->kind != TY_COMPLEX) return a;
+        return complex_make(g, LLVMTypeOf(a), complex_parts(g, a, 0), LLVMBuildFNeg(g->b, complex_parts(g, a, 1), ""));
+    case UF_DIVIDE: return fp_op(g, float_div(g, g->b, a, b, ""));
+    }
+    ice("ufunc %s has no lowering", u->name);
 }
 
 static LLVMValueRef gen_bitop(CodeGen *g, Node *call, const Entity *e) {
@@ -1622,6 +1821,8 @@ static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
     case LW_GRID_GROUP: return gen_grid_group(g, n, (GridOp)e->op);
     case LW_LIBDEVICE: return gen_libdevice(g, n, e);
     case LW_OWN: return convert(g, gen_device_call(g, n, n->sym->func), n->sym->func->ret, n->ty);
+    case LW_UFUNC: return gen_ufunc(g, n, e);
+    case LW_SETITEM: store_target(g, n->lhs, gen_expr(g, n->items[2]), n->items[2]->ty); return NULL;
     default:
         cg_error(g, n->span, "%s is not supported by code generation yet", e->path);
         return n->ty->kind == TY_NONE ? NULL : LLVMGetUndef(llvm_type(g, n->ty));
@@ -1707,6 +1908,61 @@ static void di_location(CodeGen *g, const Node *n) {
 /* ---- statements ---------------------------------------------------------------------- */
 
 
+/* Stores v (of type vt, a scalar) into every element of view from
+ * dimension d on, idx holding the indices before d: one loop a dimension.
+ * Or, where tuple is given (a tuple's elements in memory, as the dtype),
+ * its i-th element into the i-th. */
+static void fill_view(CodeGen *g, const Type *t, LLVMValueRef view, LLVMValueRef *idx, int d, LLVMValueRef v,
+                      const Type *vt, LLVMValueRef tuple) {
+    if (d == t->ndim) {
+        const Type **tys = CG_ARRAY(g, const Type *, t->ndim);
+        for (int i = 0; i < t->ndim; i++) tys[i] = &ty_uint64;
+        if (tuple) {
+            LLVMTypeRef et = memory_type(g, t->dtype);
+            LLVMValueRef p = LLVMBuildGEP2(g->b, et, tuple, idx, 1, "");
+            store_scalar(g, t->dtype, load_scalar(g, t->dtype, p), element_ptr(g, t, view, idx, tys));
+            return;
+        }
+        store_scalar(g, t->dtype, convert(g, v, vt, t->dtype), element_ptr(g, t, view, idx, tys));
+        return;
+    }
+    LLVMValueRef slot = cg_entry_alloca(g, i64(g), "fill.i");
+    LLVMBuildStore(g->b, i64c(g, 0), slot);
+    LLVMBasicBlockRef cond = cg_new_block(g, "fill.cond"), body = cg_new_block(g, "fill.body"), done = cg_new_block(g, "fill.done");
+    LLVMBuildBr(g->b, cond);
+    LLVMPositionBuilderAtEnd(g->b, cond);
+    idx[d] = LLVMBuildLoad2(g->b, i64(g), slot, "");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, idx[d], array_dim(g, view, 1, d), ""), body, done);
+    LLVMPositionBuilderAtEnd(g->b, body);
+    fill_view(g, t, view, idx, d + 1, v, vt, tuple);
+    LLVMBuildStore(g->b, LLVMBuildNSWAdd(g->b, LLVMBuildLoad2(g->b, i64(g), slot, ""), i64c(g, 1), ""), slot);
+    LLVMBuildBr(g->b, cond);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* a[lo:hi] = v: a tuple must have the view's length (else ValueError: the
+ * function returns, as numba-cuda's does without debug=True); its
+ * elements convert to the dtype one by one (sema checked they do). */
+static void store_slice(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt) {
+    const Type *t = target->ty;
+    LLVMValueRef view = gen_view(g, target), tuple = NULL;
+    if (vt->kind == TY_TUPLE) {
+        LLVMBasicBlockRef bad = cg_new_block(g, "slice.badlen"), ok = cg_new_block(g, "slice.store");
+        LLVMValueRef same = LLVMBuildICmp(g->b, LLVMIntEQ, array_dim(g, view, 1, 0), i64c(g, vt->elem_count), "");
+        LLVMBuildCondBr(g->b, same, ok, bad);
+        LLVMPositionBuilderAtEnd(g->b, bad);
+        gen_raise(g);
+        LLVMPositionBuilderAtEnd(g->b, ok);
+        /* the elements, converted to the dtype, in memory to be indexed */
+        tuple = cg_entry_alloca(g, LLVMArrayType2(memory_type(g, t->dtype), (unsigned)vt->elem_count), "elems");
+        for (int i = 0; i < vt->elem_count; i++) {
+            LLVMValueRef at = i64c(g, i), e = convert(g, extract(g, v, (unsigned)i, ""), vt->elems[i], t->dtype);
+            store_scalar(g, t->dtype, e, LLVMBuildGEP2(g->b, memory_type(g, t->dtype), tuple, &at, 1, ""));
+        }
+    }
+    fill_view(g, t, view, CG_ARRAY(g, LLVMValueRef, t->ndim), 0, v, vt, tuple);
+}
+
 static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt) {
     switch (target->kind) {
     case ND_NAME: {
@@ -1716,6 +1972,10 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
         return;
     }
     case ND_SUBSCRIPT:
+        if (target->ty->kind == TY_ARRAY) {
+            store_slice(g, target, v, vt);
+            return;
+        }
         store_scalar(g, target->ty, convert(g, v, vt, target->ty), subscript_ptr(g, target));
         return;
     case ND_TUPLE: case ND_LIST:
@@ -1726,15 +1986,22 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
     }
 }
 
-/* One source of a general for loop: a range (start + i * step) or an
- * array (its i-th element, or row). */
+/* One source of a general for loop: a range (start + i * step), an
+ * array (its i-th element, or row) or a tuple of one element type (its
+ * i-th element, from a copy in memory, as Numba's UniTupleIter reads it). */
 typedef struct IterSource {
     const Type *ty;
-    LLVMValueRef start, step, len, array;
+    LLVMValueRef start, step, len, array, tuple;
 } IterSource;
 
 static void iter_setup(CodeGen *g, Node *it, IterSource *src) {
     src->ty = it->ty;
+    if (it->ty->kind == TY_TUPLE) {
+        src->tuple = cg_entry_alloca(g, llvm_type(g, it->ty), "tuple");
+        LLVMBuildStore(g->b, gen_expr(g, it), src->tuple);
+        src->len = i64c(g, it->ty->elem_count);
+        return;
+    }
     if (it->ty->kind == TY_ARRAY) {
         src->array = gen_expr(g, it);
         src->len = array_dim(g, src->array, 1, 0);
@@ -1761,6 +2028,10 @@ static void iter_setup(CodeGen *g, Node *it, IterSource *src) {
 }
 
 static LLVMValueRef iter_element(CodeGen *g, const IterSource *src, LLVMValueRef i, const Type *elem) {
+    if (src->ty->kind == TY_TUPLE) {
+        LLVMValueRef p = LLVMBuildGEP2(g->b, llvm_type(g, elem), src->tuple, &i, 1, "");
+        return LLVMBuildLoad2(g->b, llvm_type(g, elem), p, "");
+    }
     if (src->ty->kind != TY_ARRAY) {
         const Type *t = src->ty->dtype;
         LLVMValueRef k = convert(g, i, &ty_int64, t);

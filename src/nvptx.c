@@ -839,6 +839,9 @@ static void nvptx_barrier(CodeGen *g, BarrierOp op, LLVMValueRef arg) {
     case NANOSLEEP:
         inline_ptx(g, LLVMVoidTypeInContext(g->ctx), "nanosleep.u32 $0;", "r,~{memory}", &arg, 1, true);
         return;
+    case BREAKPOINT: /* numba-cuda's ptx_brkpt: a debugger stops here */
+        inline_ptx(g, LLVMVoidTypeInContext(g->ctx), "brkpt;", "", NULL, 0, true);
+        return;
     }
 }
 

@@ -359,6 +359,8 @@ struct Node {
     int level;                      /* ImportFrom: leading dots */
     bool star;                      /* ImportFrom: `import *` */
     bool paren;                     /* Tuple written in parentheses */
+    bool inplace;                   /* set by sema: a BinOp that is an
+                                       operator.i* call, typed as x op= y */
     bool folded;                    /* set by sema: CPython folds this
                                        constant expression; v holds it */
     struct ConstValue *constant;    /* set by sema: what folding such an
@@ -541,13 +543,16 @@ typedef enum {
     LW_LIBDEVICE,       /* numba.cuda.libdevice.<f>, a call of __nv_<f>;
                            name: its signature, as libdevice_funcs.def
                            spells it */
+    LW_UFUNC,           /* op: the index of a NumPy ufunc (ufunc_of) */
+    LW_SETITEM,         /* operator.setitem(a, i, v): sema gives the store's
+                           target, a[i], as the call's lhs */
     LW_OWN,             /* a call of a function of pykc's own modules
                            (src/lib/), which sema gives as the call's sym */
 } Lowering;
 
 /* The operations of each family, which targets implement (backend.h). */
 typedef enum { SV_THREAD_IDX, SV_BLOCK_IDX, SV_BLOCK_DIM, SV_GRID_DIM, SV_LANE_ID, SV_WARP_SIZE } SpecialValue;
-typedef enum { SYNC_THREADS, SYNC_WARP, FENCE_DEVICE, FENCE_BLOCK, FENCE_SYSTEM, NANOSLEEP } BarrierOp;
+typedef enum { SYNC_THREADS, SYNC_WARP, FENCE_DEVICE, FENCE_BLOCK, FENCE_SYSTEM, NANOSLEEP, BREAKPOINT } BarrierOp;
 typedef enum { VOTE_COUNT, VOTE_AND, VOTE_OR } BlockVote;
 typedef enum {
     ATOMIC_ADD, ATOMIC_SUB, ATOMIC_MAX, ATOMIC_MIN, ATOMIC_NANMAX, ATOMIC_NANMIN, ATOMIC_AND, ATOMIC_OR,
@@ -562,7 +567,7 @@ typedef enum {
 typedef enum { CACHE_CA, CACHE_CG, CACHE_CS, CACHE_LU, CACHE_CV, CACHE_WB, CACHE_WT } CacheOp;
 typedef enum {
     BUILTIN_ABS, BUILTIN_MIN, BUILTIN_MAX, BUILTIN_LEN, BUILTIN_INT, BUILTIN_FLOAT, BUILTIN_BOOL, BUILTIN_COMPLEX,
-    BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT,
+    BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT, BUILTIN_SUM,
 } BuiltinOp;
 typedef enum { ITER_RANGE, ITER_ENUMERATE, ITER_ZIP } IterKind;
 typedef enum { BIT_POPC, BIT_CLZ, BIT_FFS, BIT_BREV } BitOp;
@@ -578,6 +583,31 @@ typedef enum {
     FP16_VIA_FLOAT32,   /* the float32 math function `name`, rounded back */
 } Fp16Op;
 typedef enum { GRID_THIS, GRID_SYNC } GridOp;
+/* How numba-cuda's CUDA target computes a NumPy ufunc's loop (ufuncs.py). */
+typedef enum {
+    UF_MATH,            /* the math library's function `math` */
+    UF_DEGREES, UF_RADIANS,
+    UF_COMPARE,         /* op: the comparison */
+    UF_LOGICAL,         /* op: OP_AND, OP_OR or OP_BITXOR of the truth values */
+    UF_LOGICAL_NOT,
+    UF_MAXIMUM, UF_MINIMUM, /* NaN wins */
+    UF_FMAX, UF_FMIN,   /* NaN loses */
+    UF_BITWISE,         /* op: OP_BITAND, OP_BITOR, OP_BITXOR, in the loop's type */
+    UF_INVERT,
+    UF_SHIFT,           /* op: OP_LSHIFT, OP_RSHIFT, in the loop's type */
+    UF_ISNAN, UF_CONJUGATE, UF_DIVIDE,
+} UfuncKind;
+
+/* A NumPy ufunc as numba-cuda types and compiles it on scalars. */
+typedef struct Ufunc {
+    const char *name;        /* NumPy's: arctan2 */
+    int nin;
+    UfuncKind kind;
+    Op op;
+    const char *math;        /* UF_MATH: the library's name */
+    const char *loops;       /* NumPy's loops in its order ("ff->f dd->d"),
+                                those of types Numba has */
+} Ufunc;
 
 typedef enum {
     ENT_MODULE,         /* numba, numba.cuda, math, numpy, cuda.atomic ... */
@@ -605,6 +635,8 @@ struct Entity {
 };
 
 const Entity *entity_lookup(const char *path);
+/* The ufunc a LW_UFUNC entity names. */
+const Ufunc *ufunc_of(const Entity *e);
 Attr attr_lookup(const char *name);
 
 
@@ -754,6 +786,12 @@ bool sema_add_shared(Sema *s, long bytes);
  * call): its return type. The module's function NAME_T1[_T2...], named
  * after the types (sqrt_complex64), is taken before NAME where it exists. */
 Type *sema_call_own(Sema *s, Node *call, const char *module, const char *name, Type *const *args);
+/* Types n, a call that a typing rule has rewritten into the expression it
+ * stands for (operator.add(a, b) into a + b). */
+Type *sema_type_rewritten(Sema *s, Node *n);
+/* Types the store of value into target (an array element or slice), as
+ * an assignment does. */
+void sema_assign_item(Sema *s, Node *target, Type *value, Span where);
 
 /* Resolves names and types the module as Numba would; false on errors. */
 bool sema_module(Unit *u);

@@ -179,7 +179,7 @@ static int edit_distance(const char *a, const char *b) {
     return row[m];
 }
 
-static const char *builtin_names[] = {"abs", "min", "max", "len", "range", "int", "float", "bool",
+static const char *builtin_names[] = {"abs", "min", "max", "len", "sum", "range", "int", "float", "bool",
                                       "round", "complex", "pow", "print"};
 
 static const char *suggest(Sema *s, const char *name) {
@@ -863,6 +863,17 @@ static Type *tuple_constant_index(Sema *s, Node *n, Type *base, const ConstValue
     return base->elems[k];
 }
 
+/* The one type of a tuple's elements, literals made plain: a UniTuple to
+ * Numba, which indexes, iterates and searches only such tuples at run
+ * time. NULL for an empty tuple or one of mixed types. */
+static Type *uniform_element(Sema *s, Type *t) {
+    if (t->kind != TY_TUPLE || t->elem_count == 0) return NULL;
+    Type *first = type_strip_deep(s->arena, t->elems[0]);
+    for (int i = 1; i < t->elem_count; i++)
+        if (!type_equal(first, type_strip_deep(s->arena, t->elems[i]))) return NULL;
+    return first;
+}
+
 /* Array indices: integers (Numba normalises to intp) or slices. */
 static Type *type_subscript(Sema *s, Node *n) {
     Type *base = type_expr(s, n->lhs);
@@ -872,14 +883,12 @@ static Type *type_subscript(Sema *s, Node *n) {
     if (base->kind == TY_TUPLE) {
         ConstValue *c = n->rhs->kind == ND_INT || n->rhs->constant ? fold(s, n->rhs) : NULL;
         if (c && c->ty->kind == TY_INT) return tuple_constant_index(s, n, base, c);
-        bool uniform = base->elem_count > 0;
-        for (int i = 1; i < base->elem_count; i++)
-            uniform = uniform && type_equal(type_strip(base->elems[0]), type_strip(base->elems[i]));
         if (!is_integer(idx)) {
             sema_error(s, n->rhs->span, "tuple index must be an integer, not %s", sema_type_name(s, idx));
             return &ty_error;
         }
-        if (uniform) return type_strip(base->elems[0]);
+        Type *uniform = uniform_element(s, base);
+        if (uniform) return uniform;
         sema_error(s, n->rhs->span, "a tuple of mixed types needs a constant index");
         return &ty_error;
     }
@@ -923,6 +932,64 @@ static bool float16_operator(Op op, Type *const *args, int nargs) {
     return any;
 }
 
+/* Whether CPython compiles n to a constant: a literal, or a tuple display
+ * of them. */
+static bool constant_display(const Node *n) {
+    if (n->kind == ND_TUPLE) {
+        for (int i = 0; i < n->item_len; i++)
+            if (!constant_display(n->items[i])) return false;
+        return true;
+    }
+    return n->kind == ND_INT || n->kind == ND_FLOAT || n->kind == ND_BOOL || n->kind == ND_IMAG ||
+           n->kind == ND_STR || n->kind == ND_NONE || n->folded;
+}
+
+/* Numba's TupleCompare: element by element, each pair comparable. */
+static bool tuples_compare(Op op, Type *a, Type *b) {
+    int n_pairs = a->elem_count < b->elem_count ? a->elem_count : b->elem_count;
+    for (int i = 0; i < n_pairs; i++) {
+        Type *pair[2] = {a->elems[i], b->elems[i]};
+        if (pair[0]->kind == TY_TUPLE && pair[1]->kind == TY_TUPLE) {
+            if (!tuples_compare(op, pair[0], pair[1])) return false;
+            continue;
+        }
+        int ncases;
+        bool unsafe;
+        const Sig *cases = operator_cases(op, 2, &ncases, &unsafe);
+        if (resolve_overload(cases, ncases, pair, 2, unsafe) < 0) return false;
+    }
+    return true;
+}
+
+/* x in t: numba-cuda's Contains of a UniTuple or a 1-d array (a Sequence),
+ * which compares each element with x as `elem == x` does (casts[0] is the
+ * type they compare in, or the tuple x is); the empty tuple contains
+ * nothing, a constant. */
+static Type *resolve_contains(Sema *s, Node *n, Op op, Type *const *args, Type **casts) {
+    casts[0] = args[0];
+    casts[1] = args[1];
+    bool vector = args[1]->kind == TY_ARRAY;
+    if (!vector && args[1]->elem_count == 0) return op == OP_IN ? type_literal_bool(s->arena, false) : &ty_bool;
+    Type *elem = vector ? (args[1]->ndim == 1 ? args[1]->dtype : NULL) : uniform_element(s, args[1]);
+    Type *pair[2] = {elem, args[0]};
+    bool ok = elem && elem->kind == TY_TUPLE && args[0]->kind == TY_TUPLE && tuples_compare(OP_EQ, elem, args[0]);
+    if (elem && !ok && is_scalar(elem) && is_scalar(args[0])) {
+        int ncases;
+        bool unsafe;
+        const Sig *cases = operator_cases(OP_EQ, 2, &ncases, &unsafe);
+        int k = resolve_overload(cases, ncases, pair, 2, unsafe);
+        if (k >= 0) casts[0] = cases[k].args[1];
+        ok = k >= 0;
+    }
+    if (!ok) {
+        sema_error(s, n->span, "operator '%s' is not supported between %s and %s%s", op_spelling(op),
+                   sema_type_name(s, args[0]), sema_type_name(s, args[1]),
+                   elem ? "" : " (numba-cuda searches tuples whose elements have one type)");
+        return &ty_error;
+    }
+    return &ty_bool;
+}
+
 static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **casts) {
     Type *args[2] = {lhs->ty, rhs ? rhs->ty : NULL};
     int nargs = rhs ? 2 : 1;
@@ -933,28 +1000,28 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
         return &ty_bool;
     }
     if (op >= OP_EQ && op <= OP_GE && rhs && args[0]->kind == TY_TUPLE && args[1]->kind == TY_TUPLE) {
-        /* TupleCompare: element by element, each pair comparable */
-        int n_pairs = args[0]->elem_count < args[1]->elem_count ? args[0]->elem_count : args[1]->elem_count;
-        for (int i = 0; i < n_pairs; i++) {
-            Type *pair[2] = {args[0]->elems[i], args[1]->elems[i]};
-            int ncases;
-            bool unsafe;
-            const Sig *cases = operator_cases(op, 2, &ncases, &unsafe);
-            if (resolve_overload(cases, ncases, pair, 2, unsafe) < 0) {
-                sema_error(s, n->span, "operator '%s' is not supported between %s and %s", op_spelling(op),
-                           sema_type_name(s, args[0]), sema_type_name(s, args[1]));
-                return &ty_error;
-            }
+        if (!tuples_compare(op, args[0], args[1])) {
+            sema_error(s, n->span, "operator '%s' is not supported between %s and %s", op_spelling(op),
+                       sema_type_name(s, args[0]), sema_type_name(s, args[1]));
+            return &ty_error;
         }
         casts[0] = args[0];
         casts[1] = args[1];
         return &ty_bool;
     }
+    if ((op == OP_IN || op == OP_NOTIN) && rhs && (args[1]->kind == TY_TUPLE || args[1]->kind == TY_ARRAY)) {
+        sema_note_access(s, rhs, true, false);
+        return resolve_contains(s, n, op, args, casts);
+    }
     if (op == OP_ADD && args[0]->kind == TY_TUPLE && args[1]->kind == TY_TUPLE) {
-        Type *elems[64];
+        /* Numba adds the tuples' types without their literals, but for two
+         * constant displays, which CPython folds into one constant */
+        bool folded = rhs && constant_display(lhs) && constant_display(rhs);
+        Type **elems = ARENA_ARRAY(s->arena, Type *, args[0]->elem_count + args[1]->elem_count + 1);
         int k = 0;
         for (int i = 0; i < 2; i++)
-            for (int j = 0; j < args[i]->elem_count && k < 64; j++) elems[k++] = args[i]->elems[j];
+            for (int j = 0; j < args[i]->elem_count; j++)
+                elems[k++] = folded ? args[i]->elems[j] : type_strip_deep(s->arena, args[i]->elems[j]);
         casts[0] = args[0];
         casts[1] = args[1];
         return type_tuple(s->arena, elems, k);
@@ -988,6 +1055,7 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
 static bool is_cpython_literal(const Node *n) { return n->kind == ND_INT || n->kind == ND_BOOL || n->constant; }
 
 static bool cpython_folds(const Node *n) {
+    if (n->entity) return false; /* operator.add(1, 2): a call, which CPython leaves alone */
     if (n->kind == ND_UNARY)
         return (n->op == OP_NEG || n->op == OP_POS || n->op == OP_INVERT || n->op == OP_NOT) && is_cpython_literal(n->rhs);
     if (n->kind != ND_BINOP || n->op == OP_DIV || n->op == OP_MATMUL) return false;
@@ -1009,6 +1077,15 @@ static Type *folded_literal(Sema *s, Node *n) {
     return c->ty; /* a float, as 2 ** -1 folds to 0.5 */
 }
 
+/* Numba stores the quotient of x /= y on ints as an int: int64, or uint64
+ * when both are unsigned. */
+static Type *inplace_result(Op op, Type *r, Type *lhs, Type *rhs) {
+    Type *a = type_strip(lhs), *b = type_strip(rhs);
+    if (op != OP_DIV || r != &ty_float64 || !(is_integer(a) || a == &ty_bool) || !(is_integer(b) || b == &ty_bool))
+        return r;
+    return is_integer(a) && !a->is_signed && is_integer(b) && !b->is_signed ? &ty_uint64 : &ty_int64;
+}
+
 static Type *type_binop(Sema *s, Node *n) {
     type_expr(s, n->lhs);
     type_expr(s, n->rhs);
@@ -1019,7 +1096,8 @@ static Type *type_binop(Sema *s, Node *n) {
         return lit;
     }
     n->casts = new_casts(s, 2);
-    return resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+    Type *r = resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+    return n->inplace && r->kind != TY_ERROR ? inplace_result(n->op, r, n->lhs->ty, n->rhs->ty) : r;
 }
 
 static Type *type_unary(Sema *s, Node *n) {
@@ -1045,10 +1123,13 @@ static Type *type_unary(Sema *s, Node *n) {
 static Type *type_compare(Sema *s, Node *n) {
     for (int i = 0; i < n->item_len; i++) type_expr(s, n->items[i]);
     n->casts = new_casts(s, 2 * (n->item_len - 1));
-    for (int i = 0; i + 1 < n->item_len; i++)
-        if (resolve_op(s, n, n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i])->kind == TY_ERROR)
-            return &ty_error;
-    return &ty_bool;
+    Type *t = &ty_bool;
+    for (int i = 0; i + 1 < n->item_len; i++) {
+        Type *r = resolve_op(s, n, n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i]);
+        if (r->kind == TY_ERROR) return r;
+        if (n->item_len == 2) t = r; /* `x in ()` is Literal[bool](False) */
+    }
+    return t;
 }
 
 /* A condition's truth value: numba-cuda has none for arrays, vectors or an
@@ -1445,6 +1526,20 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
 
 static void assign_target(Sema *s, Node *target, Type *value, Span where);
 
+/* a[1:4] = v, a[:, 0] = v: numba-cuda stores a scalar into every element
+ * of the view, and a tuple element by element into a 1-d view of its
+ * length; an array it copies only with NRT, which kernels do not have. */
+static void check_slice_store(Sema *s, Type *view, Type *value, Span where) {
+    bool ok = is_scalar(value) && type_conversion(value, view->dtype) != CONV_NONE;
+    Type *elem = uniform_element(s, value);
+    if (elem && view->ndim == 1) ok = is_scalar(elem) && type_conversion(elem, view->dtype) != CONV_NONE;
+    if (value->kind == TY_ARRAY)
+        sema_error(s, where, "storing an array into a slice is not supported: numba-cuda copies it with NRT, which "
+                   "kernels do not have; copy it element by element");
+    else if (!ok)
+        sema_error(s, where, "cannot store %s into a slice of %s", sema_type_name(s, value), sema_type_name(s, view));
+}
+
 static void assign_item(Sema *s, Node *target, Type *value, Span where) {
     Type *arr = type_expr(s, target->lhs);
     Type *idx = type_expr(s, target->rhs);
@@ -1460,11 +1555,19 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
         sema_error(s, target->span, "cannot store into a module constant array: it lives in constant memory");
         return;
     }
+    sema_note_access(s, target->lhs, false, true);
+    if (elem->kind == TY_ARRAY) {
+        check_slice_store(s, elem, value, where);
+        return;
+    }
     /* an Optional stores its value, converted (the function returns on None) */
     if (!is_scalar(value->kind == TY_OPTIONAL ? value->dtype : value) || type_conversion(value, elem) == CONV_NONE)
         sema_error(s, where, "cannot store %s into an array of %s", sema_type_name(s, value), sema_type_name(s, elem));
-    sema_note_access(s, target->lhs, false, true);
 }
+
+void sema_assign_item(Sema *s, Node *target, Type *value, Span where) { assign_item(s, target, value, where); }
+
+Type *sema_type_rewritten(Sema *s, Node *n) { return type_expr(s, n); }
 
 static void assign_target(Sema *s, Node *target, Type *value, Span where) {
     switch (target->kind) {
@@ -1499,8 +1602,13 @@ static Type *element_of(Sema *s, Node *it) {
     if (t->kind == TY_RANGE) return t->dtype;
     if (t->kind == TY_ARRAY)
         return t->ndim == 1 ? t->dtype : type_array(s->arena, t->dtype, t->ndim - 1, t->layout == 'C' ? 'C' : 'A');
-    if (t->kind != TY_ERROR)
-        sema_error(s, it->span, "for loops iterate over range(), an array, enumerate() or zip(), not %s",
+    Type *elem = uniform_element(s, t);
+    if (elem) return elem;
+    if (t->kind == TY_TUPLE)
+        sema_error(s, it->span, "a for loop over a tuple needs elements of one type, not %s (numba-cuda iterates "
+                   "a UniTuple only)", sema_type_name(s, t));
+    else if (t->kind != TY_ERROR)
+        sema_error(s, it->span, "for loops iterate over range(), an array, a tuple, enumerate() or zip(), not %s",
                    sema_type_name(s, t));
     return &ty_error;
 }
@@ -1621,11 +1729,7 @@ static void type_statement(Sema *s, Node *n) {
         type_expr(s, n->rhs);
         n->casts = new_casts(s, 2);
         Type *r = cur->kind == TY_ERROR ? cur : resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
-        Type *a = type_strip(cur), *b = type_strip(n->rhs->ty);
-        if (n->op == OP_DIV && r == &ty_float64 && (is_integer(a) || a == &ty_bool) && (is_integer(b) || b == &ty_bool))
-            /* Numba stores the quotient of x /= y on ints as an int: int64, or uint64 when both are unsigned */
-            r = is_integer(a) && !a->is_signed && is_integer(b) && !b->is_signed ? &ty_uint64 : &ty_int64;
-        n->ty = r;
+        n->ty = r = r->kind == TY_ERROR ? r : inplace_result(n->op, r, cur, n->rhs->ty);
         if (n->lhs->kind == ND_NAME) assign_name(s, n->lhs, r, n->span);
         else if (n->lhs->kind == ND_SUBSCRIPT) assign_item(s, n->lhs, r, n->span), sema_note_access(s, n->lhs->lhs, true, true);
         else sema_error(s, n->lhs->span, "cannot assign to an attribute");
@@ -2092,7 +2196,7 @@ static LoadedModule *declare_source(Sema *s, const char *path, int file) {
 static Scope *load_module(Sema *s, const char *dotted, Span at) {
     char *path = find_module_file(s, dotted);
     if (!path) {
-        sema_error(s, at, "cannot import '%s': no %s.pyk beside the input or in the -I directories, and pykc knows numba, numba.cuda, math, cmath and numpy",
+        sema_error(s, at, "cannot import '%s': no %s.pyk beside the input or in the -I directories, and pykc knows numba, numba.cuda, math, cmath, numpy and operator",
                    dotted, dotted);
         return NULL;
     }
@@ -2203,7 +2307,7 @@ static void import_from(Sema *s, Node *n) {
         return;
     }
     if (!mod) {
-        sema_error(s, n->lhs ? n->lhs->span : n->span, "cannot import from '%s': pykc knows numba, numba.cuda, math, cmath and numpy",
+        sema_error(s, n->lhs ? n->lhs->span : n->span, "cannot import from '%s': pykc knows numba, numba.cuda, math, cmath, numpy and operator",
                    n->name ? n->name : ".");
         return;
     }
@@ -2213,8 +2317,8 @@ static void import_from(Sema *s, Node *n) {
     }
     for (int i = 0; i < n->item_len; i++) {
         Node *a = n->items[i];
-        /* numba.types.float32 is numba.float32 */
-        const char *prefix = strcmp(mod, "numba.types") == 0 ? "numba" : mod;
+        /* numba.types.float32 and numba.cuda.types.float16 are numba.float32 and numba.float16 */
+        const char *prefix = !strcmp(mod, "numba.types") || !strcmp(mod, "numba.cuda.types") ? "numba" : mod;
         const Entity *e = entity_lookup(arena_printf(s->arena, "%s.%s", prefix, a->name));
         if (!e) {
             sema_error(s, a->span, "'%s' has no name '%s' that kernels can use", n->name, a->name);

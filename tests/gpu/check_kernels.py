@@ -691,6 +691,143 @@ def _(rng):
     return Run(blocks(n, 64), 64, [m, np.zeros_like(o)], {1: o})
 
 
+@case("tuple_iteration", "tuple_loops")
+def _(rng):
+    n = 100
+    x = rng.integers(-3, 6, n).astype(np.int64)
+    o = np.zeros((n, 6), np.int64)
+    xs = set(int(v) for v in x)
+    for i in range(n):
+        a, b, c = int(x[i]), int(x[(i + 1) % n]), int(x[(i + 2) % n])
+        w = 0 * c + 1 * b + 2 * a + a * c + b * a
+        o[i] = [(a * 10 + b) * 10 + c, (a in (b, c, 3)) + 2 * (a not in (1, 2)),
+                max(a, b, c) * 100 + min(a, b, c), (a + b + c) + (a + b + 100), w,
+                (a in xs) + 2 * (a + 100 in xs)]
+    return Run(blocks(n, 64), 64, [x, np.zeros_like(o)], {1: o})
+
+
+@case("tuple_iteration", "array_folds")
+def _(rng):
+    x = rng.standard_normal(37)
+    s = np.float64(0)
+    for v in x:
+        s = s + v
+    return Run(1, 32, [x, np.zeros(4)], {1: np.array([x.max(), x.min(), s, s + 0.5])},
+               tol={1: Tol(rtol=1e-14)})
+
+
+@case("operator_functions", "int_ops")
+def _(rng):
+    n = 200
+    a = rng.integers(-50, 50, n).astype(np.int32)
+    b = rng.integers(-6, 6, n).astype(np.int32)
+    o = np.zeros((n, 8), np.int64)
+    for i in range(n):
+        x, y = int(a[i]), int(b[i])
+        o[i] = [x + y, (x - y) * (x * 3), x // y if y else 0, x % y if y else 0,
+                ((x & 7) << 3) | (x >> 2) ^ (x & y),
+                (x < y) + 2 * (x == y) + 4 * (not x) + 8 * (x in (1, 2, 3)), -x + ~y + x, x + y]
+    return Run(blocks(n, 64), 64, [a, b, np.zeros_like(o)], {2: o})
+
+
+@case("operator_functions", "float_ops")
+def _(rng):
+    n = 200
+    a = rng.standard_normal(n)
+    b = rng.standard_normal(n)
+    b[:5] = 0.0
+    o = np.zeros((n, 4))
+    with np.errstate(all="ignore"):
+        o[:, 0] = a / b
+        o[:, 1] = np.abs(a) ** 2 + a / 4.0
+        o[:, 2] = (a >= b).astype(np.float64)
+        o[:, 3] = a * b
+    return Run(blocks(n, 64), 64, [a, b, np.zeros_like(o)], {2: o}, tol={2: ULP64})
+
+
+@case("numpy_ufuncs", "ufunc_math")
+def _(rng):
+    n = 300
+    x = rng.uniform(-4, 4, n).astype(np.float32)
+    k = rng.integers(-20, 20, n).astype(np.int32)
+    o32 = np.zeros((n, 5), np.float32)
+    o64 = np.zeros((n, 3))
+    f = np.float32
+    o32[:, 0] = np.sin(x)
+    o32[:, 1] = np.arctan2(x, f(0.5))
+    o32[:, 2] = np.log(np.hypot(x, x) + f(1))
+    o32[:, 3] = np.deg2rad(x) + np.rad2deg(x)
+    o32[:, 4] = x / f(3)
+    o64[:, 0] = np.cos(k.astype(np.float64))
+    o64[:, 1] = np.tanh(k * 0.25) + np.arcsinh(k.astype(np.float64))
+    o64[:, 2] = np.log10(np.abs(k) + 1.0) + np.log2(np.abs(k) + 1.0)
+    return Run(blocks(n, 64), 64, [x, k, np.zeros_like(o32), np.zeros_like(o64)], {2: o32, 3: o64},
+               tol={2: Tol(rtol=2e-6, atol=1e-6), 3: Tol(rtol=1e-14, atol=1e-15)},
+               numba_tol={2: ULP32, 3: ULP64})
+
+
+@case("numpy_ufuncs", "ufunc_select")
+def _(rng):
+    n = 256
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    x[::7] = np.nan
+    y[::5] = np.nan
+    x[3::11] = 0
+    y[3::11] = x[3::11]
+    o = np.zeros((n, 6), np.float32)
+    with np.errstate(invalid="ignore"):
+        o[:, 0] = np.maximum(x, y)
+        o[:, 1] = np.minimum(x, y)
+        o[:, 2] = np.fmax(x, y)
+        o[:, 3] = np.fmin(x, y)
+        o[:, 4] = np.isnan(x) + 2.0 * (x > y) + 4.0 * (x <= y) + 8.0 * (x != y)
+        o[:, 5] = (np.logical_and(x, y) + 2.0 * np.logical_or(x, y) + 4.0 * np.logical_xor(x, y)
+                   + 8.0 * np.logical_not(x))
+    return Run(blocks(n, 64), 64, [x, y, np.zeros_like(o)], {2: o})
+
+
+@case("numpy_ufuncs", "ufunc_ints")
+def _(rng):
+    n = 128
+    p = rng.integers(-2 ** 62, 2 ** 62, n).astype(np.int64)
+    q = rng.integers(0, 2 ** 63, n).astype(np.uint64)
+    q[::3] = np.uint64(2 ** 64 - 5)
+    p[::4] = p[::4] // 2 ** 40
+    q[1::4] = p[1::4].astype(np.uint64)
+    m = rng.integers(-1000, 1000, n).astype(np.int32)
+    o = np.zeros((n, 4), np.int64)
+    for i in range(n):
+        a, b, c = int(p[i]), int(q[i]), int(m[i])
+        c2 = int(m[(i + 1) % n])
+        o[i] = [(a > b) + 2 * (a < b) + 4 * (a == b), max(c, c2), (c & 255) + (c ^ 7) + (c | 1),
+                (c << 3) + (c >> 2) + ~c]
+    return Run(blocks(n, 64), 64, [p, q, m, np.zeros_like(o)], {3: o})
+
+
+@case("slice_store", "slices")
+def _(rng):
+    a = rng.standard_normal(30).astype(np.float32)
+    m = rng.integers(-5, 5, (6, 5)).astype(np.int32)
+    n = np.int32(20)
+    wa, wm = a.copy(), m.copy()
+    wa[1:4] = 7
+    wa[10::3] = 2.5
+    wa[20:22] = (wa[0], wa[1])
+    wm[:, 1] = n
+    wm[2] = -1
+    wm[3:, 2:] = 9
+    return Run(1, 32, [a, m, n], {0: wa, 1: wm})
+
+
+@case("slice_store", "slice_badlen", sim=False)
+def _(rng):
+    a = np.zeros(8, np.float32)
+    want = a.copy()
+    want[0] = 1
+    return Run(1, 32, [a], {0: want})
+
+
 @case("negative_index", "wrap")
 def _(rng):
     x = rng.standard_normal(50).astype(np.float32)

@@ -669,6 +669,134 @@ def theme_tuples():
     return Theme("tuples", "tuple construction, indexing, unpacking.", funcs)
 
 
+def theme_tupleops():
+    funcs = [
+        Func("tuple_iter", [("a", "float32[:]"), ("b", "int32")], [
+            ("s", "s = 0\nfor x in (b, b, b):\n    s += x\na[0] = s"),
+        ], split=False),
+        Func("tuple_iter_lits", [("a", "float32[:]")], [
+            ("s", "t = (1, 2, 3)\ns = 0\nfor x in t:\n    s += x\na[0] = s"),
+        ], split=False),
+        Func("tuple_iter_floats", [("a", "float32[:]")], [
+            ("s", "s = a[0]\nfor x in (a[1], a[2]):\n    s = s * x\na[0] = s"),
+        ], split=False),
+        Func("tuple_enumerate", [("a", "float32[:]"), ("b", "int32")], [
+            ("i", "for i, x in enumerate((b, b)):\n    a[i] = x"),
+        ], split=False),
+        Func("tuple_zip", [("a", "float32[:]"), ("b", "int32")], [
+            ("x", "for x, y in zip((a[0], a[1]), (1, 2)):\n    a[0] += x * y"),
+        ], split=False),
+        Func("tuple_iter_mixed", [("a", "float32[:]"), ("b", "int32")], [
+            ("s", "s = 0\nfor x in (1, 2.5, b):\n    s += x"),
+        ], split=False),
+        Func("tuple_in", [("a", "float32[:]"), ("b", "int32"), ("c", "float64")], [
+            assign("r_in", "b in (1, 2, 3)"), assign("r_not_in", "b not in (1, 2)"),
+            assign("r_in_f", "c in (b, b)"), assign("r_in_empty", "b in ()"),
+            assign("r_not_in_empty", "b not in ()"), assign("r_in_tuples", "(b, 1) in ((1, 2), (3, 4))"),
+            assign("r_in_mixed", "b in (1, 2.5)"), assign("r_in_array", "b in a"),
+        ]),
+        Func("tuple_minmax", [("a", "float32[:]"), ("b", "int32"), ("q", "boolean")], [
+            assign("m_lit", "max((1, 2, b))"), assign("m_f32", "min((a[0], a[1]))"),
+            assign("m_mixed", "max((b, a[0], 2))"), assign("m_one", "min((b,))"),
+            assign("m_bools", "max((q, q))"), assign("m_bools3", "max((q, q, q))"),
+            assign("m_empty", "max(())"), assign("m_scalar", "max(b)"),
+        ]),
+        Func("tuple_sum", [("a", "float32[:]"), ("b", "int32"), ("q", "boolean"), ("z", "complex64")], [
+            assign("s_f32", "sum((a[0], a[1]))"), assign("s_i32", "sum((b, b))"),
+            assign("s_c64", "sum((z, z))"), assign("s_bool", "sum((q, q))"),
+            assign("s_start", "sum((b, a[0]), 1.5)"), assign("s_lits", "sum((1, 2, 3))"),
+            assign("s_mixed", "sum((q, b, 2.5))"), assign("s_empty", "sum(())"),
+        ]),
+        Func("array_folds", [("a", "float32[:]"), ("b", "int32[::1]"), ("m", "float64[:, :]")], [
+            assign("r_max", "max(a)"), assign("r_min", "min(b)"), assign("r_sum", "sum(a)"),
+            assign("r_sum_i", "sum(b)"), assign("r_sum_start", "sum(b, 0.5)"),
+            assign("r_max_2d", "max(m)"), assign("r_sum_2d", "sum(m)"),
+        ]),
+    ]
+    return Theme("tupleops", "tuples at run time: for loops over them, `in`, min, max and sum.", funcs)
+
+
+OPERATOR_BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and_",
+                   "or_", "xor", "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "ilshift",
+                   "irshift", "iand", "ior", "ixor", "lt", "le", "eq", "ne", "gt", "ge", "is_", "is_not"]
+OPERATOR_UNARY = ["neg", "pos", "invert", "not_", "abs", "truth"]
+
+
+def theme_operator():
+    pairs = [("int32", "int32"), ("float32", "int64"), ("uint8", "uint8"), ("boolean", "boolean"),
+             ("uint64", "int32"), ("complex64", "float32")]
+    funcs = [Func(f"op_{SHORT[a]}_{SHORT[b]}", [("a", a), ("b", b)],
+                  [assign(f"r_{f.strip('_')}", f"operator.{f}(a, b)") for f in OPERATOR_BINARY])
+             for a, b in pairs]
+    funcs += [Func(f"op1_{SHORT[a]}", [("a", a)],
+                   [assign(f"r_{f.strip('_')}", f"operator.{f}(a)") for f in OPERATOR_UNARY])
+              for a in ["int32", "uint16", "float32", "boolean", "complex128"]]
+    funcs += [
+        Func("op_items", [("a", "float32[:]"), ("b", "int32"), ("t", "float64")], [
+            assign("r_getitem", "operator.getitem(a, b)"), assign("r_getitem_t", "operator.getitem((1, 2), 0)"),
+            assign("r_contains", "operator.contains((1, 2), b)"), assign("r_contains_a", "operator.contains(a, t)"),
+            ("setitem", "operator.setitem(a, b, t)"), assign("r_setitem", "operator.setitem(a, 0, 1)"),
+            assign("r_lits", "operator.add(1, 2)"), assign("r_not_lit", "operator.not_(True)"),
+            assign("r_concat", "operator.add((1,), (t,))"), assign("r_index", "operator.index(b)"),
+            assign("r_names", "add(b, b) + sub(t, b)"), assign("r_iadd_array", "operator.iadd(a, a)"),
+        ]),
+    ]
+    return Theme("operator", "the operator module's functions, typed as the operators they are.", funcs,
+                 imports="import operator\nfrom operator import add, sub\n")
+
+
+UFUNC_UNARY = ["sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+               "arccosh", "arctanh", "deg2rad", "radians", "rad2deg", "degrees", "log", "log2", "log10",
+               "logical_not", "invert", "bitwise_not", "isnan", "conjugate", "conj", "acos", "asinh",
+               "sqrt", "exp", "absolute", "abs", "floor", "isinf", "isfinite", "sign"]
+UFUNC_BINARY = ["arctan2", "hypot", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal",
+                "logical_and", "logical_or", "logical_xor", "maximum", "minimum", "fmax", "fmin",
+                "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "divide",
+                "true_divide", "atan2", "power", "fmod", "add"]
+
+
+def theme_ufuncs():
+    # pykc has not the complex loops of the math, division and ordering ufuncs (NumPy's own
+    # algorithms): complex operands here take the others
+    complex_ok = ["logical_not", "isnan", "conjugate", "conj", "equal", "not_equal", "logical_and",
+                  "logical_or", "logical_xor"]
+
+    def names(fs, a):
+        return [f for f in fs if "complex" not in a or f in complex_ok]
+    funcs = [Func(f"uf_{SHORT[a]}", [("a", a)],
+                  [assign(f"r_{f}", f"np.{f}(a)") for f in names(UFUNC_UNARY, a)])
+             for a in SPREAD + ["int16", "uint16", "complex64"]]
+    pairs = [("int32", "int32"), ("float32", "int64"), ("float32", "float32"), ("uint8", "int16"),
+             ("boolean", "boolean"), ("uint64", "int64"), ("int64", "uint64"), ("int8", "float32"),
+             ("float64", "int32"), ("complex64", "complex64"), ("int32", "uint32"), ("float16", "float32")]
+    funcs += [Func(f"uf2_{SHORT[a]}_{SHORT[b]}", [("a", a), ("b", b)],
+                   [assign(f"r_{f}", f"np.{f}(a, b)") for f in names(UFUNC_BINARY, a + b)])
+              for a, b in pairs]
+    funcs += [
+        Func("uf_literals", [("a", "float32"), ("x", "float32[:]")], [
+            assign("r_sin_int", "np.sin(1)"), assign("r_sin_float", "np.sin(1.0)"),
+            assign("r_max_lit", "np.maximum(a, 1)"), assign("r_max_lits", "np.maximum(1, 2.5)"),
+            assign("r_pi", "np.pi"), assign("r_e", "np.e"), assign("r_inf", "np.inf"), assign("r_nan", "np.nan"),
+            assign("r_array", "np.sin(x)"),
+        ]),
+    ]
+    return Theme("ufuncs", "NumPy's ufuncs on scalars: the loop NumPy would choose, as numba-cuda picks "
+                 "it, where its CUDA target implements the ufunc.", funcs, imports="import numpy as np\n")
+
+
+def theme_slicestore():
+    funcs = [
+        Func("slice_store", [("a", "float32[:]"), ("m", "int64[:, ::1]"), ("b", "int32"), ("c", "float64")], [
+            ("s_scalar", "a[1:4] = 0"), ("s_step", "a[::2] = c"), ("s_var", "a[b:] = b"),
+            ("s_col", "m[:, 1] = 2"), ("s_row", "m[0] = c"), ("s_all", "m[:] = b"),
+            ("s_tuple", "a[0:2] = (1.0, 2.0)"), ("s_tuple_i", "a[2:4] = (b, b)"),
+            ("s_tuple_mixed", "a[2:4] = (b, c)"), ("s_array", "a[:] = a[::-1]"),
+            ("s_tuple_2d", "m[0:1] = (b,)"), ("bp", "breakpoint()"),
+        ]),
+    ]
+    return Theme("slicestore", "stores into slices of arrays, and breakpoint().", funcs)
+
+
 def unify_pair(a, b):
     # x takes a's value, then (on a branch) b's: the merged x, and r, are a ⊔ b.
     return Func(f"unify_{a}_{b}", [("a", a), ("b", b), ("c", "boolean")], [
@@ -876,7 +1004,7 @@ def theme_eager():
 
 THEMES = [theme_arith, theme_division, theme_compare, theme_bitwise, theme_unary, theme_mixed,
           theme_literals, theme_builtins, theme_math, theme_cmath, theme_cuda, theme_arrays,
-          theme_complex, theme_tuples, theme_unify, theme_annotated, theme_augassign,
+          theme_complex, theme_tuples, theme_tupleops, theme_operator, theme_ufuncs, theme_slicestore, theme_unify, theme_annotated, theme_augassign,
           theme_condexpr, theme_device, theme_calls, theme_eager]
 
 # ---------------------------------------------------------------------------------------------
