@@ -53,7 +53,9 @@ static void describe_param(Arena *a, const Sym *p, ManifestParam *mp) {
     const Type *t = p->ty;
     mp->name = p->name;
     mp->is_array = t->kind == TY_ARRAY;
-    mp->dtype = type_name(a, mp->is_array ? t->dtype : t);
+    const Type *elem = mp->is_array ? t->dtype : t;
+    mp->record = elem->kind == TY_RECORD ? elem->record : NULL;
+    mp->dtype = mp->record ? "record" : type_name(a, elem);
     mp->ndim = mp->is_array ? t->ndim : 0;
     mp->layout = mp->is_array ? t->layout : 'A';
     mp->access = p->written ? (p->read ? "readwrite" : "write") : "read";

@@ -87,6 +87,7 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
         return LLVMStructTypeInContext(g->ctx, fields, 2, false);
     }
     case TY_GRID_GROUP: return i64(g); /* the grid workspace's address */
+    case TY_RECORD: return cg_generic_pointer(g); /* numba's RecordModel: its data's address */
     case TY_NONE: return LLVMVoidTypeInContext(g->ctx);
     default: return i8(g);
     }
@@ -94,8 +95,11 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
 
 LLVMTypeRef cg_type(CodeGen *g, const Type *t) { return llvm_type(g, t); }
 
-/* How a scalar sits in memory: bool as a byte. */
-static LLVMTypeRef memory_type(CodeGen *g, const Type *t) { return t->kind == TY_BOOL ? i8(g) : llvm_type(g, t); }
+/* How a value sits in memory: bool as a byte, a record as its bytes. */
+static LLVMTypeRef memory_type(CodeGen *g, const Type *t) {
+    if (t->kind == TY_RECORD) return LLVMArrayType2(LLVMInt8TypeInContext(g->ctx), (uint64_t)t->record->size);
+    return t->kind == TY_BOOL ? LLVMInt8TypeInContext(g->ctx) : llvm_type(g, t);
+}
 
 static LLVMValueRef const_int(CodeGen *g, LLVMTypeRef t, long long v) { return LLVMConstInt(t, (unsigned long long)v, true); }
 static LLVMValueRef i64c(CodeGen *g, long long v) { return const_int(g, i64(g), v); }
@@ -318,15 +322,29 @@ static LLVMValueRef element_ptr(CodeGen *g, const Type *t, LLVMValueRef arr, LLV
     return p;
 }
 
-static LLVMValueRef load_scalar(CodeGen *g, const Type *t, LLVMValueRef p) {
+/* Reads the value at p, align bytes aligned (0: its natural alignment):
+ * a record is its address, as Numba passes records. */
+static LLVMValueRef load_place(CodeGen *g, const Type *t, LLVMValueRef p, unsigned align) {
+    if (t->kind == TY_RECORD) return p;
     LLVMValueRef v = LLVMBuildLoad2(g->b, memory_type(g, t), p, "");
+    if (align) LLVMSetAlignment(v, align);
     return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(i8(g), 0, false), "") : v;
 }
 
-static void store_scalar(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef p) {
+/* Writes v at p: a record by copying its bytes from its address. */
+static void store_place(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef p, unsigned align) {
+    if (t->kind == TY_RECORD) {
+        LLVMBuildMemCpy(g->b, p, align ? align : 1, v, 1, i64c(g, t->record->size));
+        return;
+    }
     if (t->kind == TY_BOOL) v = LLVMBuildZExt(g->b, v, i8(g), "");
-    LLVMBuildStore(g->b, v, p);
+    LLVMValueRef st = LLVMBuildStore(g->b, v, p);
+    if (align) LLVMSetAlignment(st, align);
 }
+
+/* The alignment an array's elements are known to have: 1 for the bytes
+ * of packed records, as Numba loads them; else their natural one (0). */
+static unsigned element_align(const Type *arr) { return arr->unaligned ? 1 : 0; }
 
 /* A static shared or local array: storage of the whole size, C strides. */
 static LLVMValueRef alloc_array(CodeGen *g, Node *call, bool shared) {
@@ -855,7 +873,47 @@ static LLVMValueRef array_attribute(CodeGen *g, Node *n, LLVMValueRef arr) {
     }
 }
 
+/* The address of a record's field, and in *align how aligned it is: a
+ * packed record's fields are loaded byte by byte, as Numba loads them. */
+static LLVMValueRef field_ptr(CodeGen *g, Node *n, unsigned *align) {
+    LLVMValueRef off = i64c(g, n->field->offset);
+    *align = n->lhs->ty->record->aligned ? 0 : 1;
+    return LLVMBuildGEP2(g->b, i8(g), gen_expr(g, n->lhs), &off, 1, n->field->name);
+}
+
+/* A nested array field: an array over the record's bytes, C strides. */
+static LLVMValueRef nested_array(CodeGen *g, const Type *t, LLVMValueRef data) {
+    LLVMValueRef *shape = CG_ARRAY(g, LLVMValueRef, t->ndim), *strides = CG_ARRAY(g, LLVMValueRef, t->ndim);
+    long stride = type_size(t->dtype);
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        shape[i] = i64c(g, t->nested[i]);
+        strides[i] = i64c(g, stride);
+        stride *= t->nested[i];
+    }
+    return make_array(g, t, data, shape, strides);
+}
+
+/* r.x, r['x'] of a record; a.x, a['x'] of a record array: the view of
+ * that field in every element. */
+static LLVMValueRef gen_field(CodeGen *g, Node *n) {
+    if (n->lhs->ty->kind == TY_ARRAY)
+        return array_view(g, n->lhs->ty, n->ty, gen_expr(g, n->lhs), false, n->field->offset);
+    unsigned align;
+    LLVMValueRef p = field_ptr(g, n, &align);
+    return n->ty->kind == TY_ARRAY ? nested_array(g, n->ty, p) : load_place(g, n->ty, p, align);
+}
+
+static LLVMValueRef subscript_ptr(CodeGen *g, Node *n);
+
+/* Where an assignment or x op= y writes: an array element or a field. */
+static LLVMValueRef place_ptr(CodeGen *g, Node *target, unsigned *align) {
+    if (target->field) return field_ptr(g, target, align);
+    *align = element_align(target->lhs->ty);
+    return subscript_ptr(g, target);
+}
+
 static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
+    if (n->field) return gen_field(g, n);
     if (n->sym && n->sym->kind == SYM_CONST) return gen_name(g, n); /* mod.CONSTANT */
     const Entity *e = n->entity;
     if (e && e->lower == LW_CONSTANT) return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), strtod(e->lower_name, NULL));
@@ -964,7 +1022,10 @@ static LLVMValueRef gen_view(CodeGen *g, Node *n) {
     return make_array(g, n->ty, data, shape, strides);
 }
 
+static LLVMValueRef gen_field(CodeGen *g, Node *n);
+
 static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
+    if (n->field) return gen_field(g, n);
     if (n->lhs->ty->kind == TY_ARRAY && n->ty->kind == TY_ARRAY) return gen_view(g, n);
     if (n->lhs->ty->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) {
         LLVMValueRef t = gen_expr(g, n->lhs), out = LLVMGetUndef(llvm_type(g, n->ty));
@@ -985,7 +1046,7 @@ static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
         LLVMValueRef p = LLVMBuildGEP2(g->b, llvm_type(g, n->ty), slot, &i, 1, "");
         return LLVMBuildLoad2(g->b, llvm_type(g, n->ty), p, "");
     }
-    return load_scalar(g, n->ty, subscript_ptr(g, n));
+    return load_place(g, n->ty, subscript_ptr(g, n), element_align(n->lhs->ty));
 }
 
 static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
@@ -1705,9 +1766,12 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
         assign_version(g, sym, convert(g, v, vt, sym->ty));
         return;
     }
-    case ND_SUBSCRIPT:
-        store_scalar(g, target->ty, convert(g, v, vt, target->ty), subscript_ptr(g, target));
+    case ND_SUBSCRIPT: case ND_ATTR: {
+        unsigned align;
+        LLVMValueRef p = place_ptr(g, target, &align);
+        store_place(g, target->ty, convert(g, v, vt, target->ty), p, align);
         return;
+    }
     case ND_TUPLE: case ND_LIST:
         for (int i = 0; i < target->item_len; i++)
             store_target(g, target->items[i], extract(g, v, (unsigned)i, ""), vt->elems[i]);
@@ -1757,7 +1821,7 @@ static LLVMValueRef iter_element(CodeGen *g, const IterSource *src, LLVMValueRef
         return LLVMBuildAdd(g->b, src->start, LLVMBuildMul(g->b, k, src->step, ""), "");
     }
     const Type *at = src->ty, *it = &ty_int64;
-    if (at->ndim == 1) return load_scalar(g, elem, element_ptr(g, at, src->array, &i, &it));
+    if (at->ndim == 1) return load_place(g, elem, element_ptr(g, at, src->array, &i, &it), element_align(at));
     /* a row: the view a[i] */
     LLVMValueRef offset = LLVMBuildMul(g->b, i, array_dim(g, src->array, 2, 0), "");
     LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), extract(g, src->array, 0, ""), &offset, 1, "");
@@ -1946,10 +2010,11 @@ static void gen_statement(CodeGen *g, Node *n) {
         if (n->rhs) store_target(g, n->lhs, gen_expr(g, n->rhs), n->rhs->ty);
         return;
     case ND_AUGASSIGN: {
-        LLVMValueRef ptr = n->lhs->kind == ND_SUBSCRIPT ? subscript_ptr(g, n->lhs) : NULL;
+        unsigned align = 0;
+        LLVMValueRef ptr = n->lhs->kind != ND_NAME ? place_ptr(g, n->lhs, &align) : NULL;
         /* x += y reads the version before it (n->sym) and assigns the next */
         const Type *cur_ty = ptr ? n->lhs->ty : n->sym->ty;
-        LLVMValueRef cur = ptr ? load_scalar(g, cur_ty, ptr) : load_version(g, n->sym);
+        LLVMValueRef cur = ptr ? load_place(g, cur_ty, ptr, align) : load_version(g, n->sym);
         LLVMValueRef a = convert(g, cur, cur_ty, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
         LLVMValueRef r;
         if (n->op == OP_LSHIFT || n->op == OP_RSHIFT) {
@@ -1960,7 +2025,7 @@ static void gen_statement(CodeGen *g, Node *n) {
             const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
             r = convert(g, arith(g, n, n->op, a, b, n->casts[0], n->casts[1], rt), rt, n->ty);
         }
-        if (ptr) store_scalar(g, n->lhs->ty, convert(g, r, n->ty, n->lhs->ty), ptr);
+        if (ptr) store_place(g, n->lhs->ty, convert(g, r, n->ty, n->lhs->ty), ptr, align);
         else store_target(g, n->lhs, r, n->ty);
         return;
     }

@@ -372,6 +372,8 @@ struct Node {
                                        shared or local array; the element
                                        a tuple subscript takes (one for a
                                        constant index, a slice's ended by -1) */
+    const struct RecordField *field; /* set by sema: the record field an
+                                       Attribute or Subscript names */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
     Node *retest;                   /* While, set by ssa.c: the test again at
@@ -423,6 +425,8 @@ typedef enum {
     TY_ARRAY, TY_TUPLE,
     TY_OPTIONAL, /* Numba's OptionalType(T): a T or None; dtype is T */
     TY_VECTOR,   /* a CUDA vector type: float32x4, int2 (vector_types.py) */
+    TY_RECORD,   /* Numba's Record: a structured NumPy dtype's element, held
+                    as the address of its bytes, as Numba holds it */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
     TY_RANGE,    /* range(...), only as a for-loop iterable */
@@ -432,6 +436,22 @@ typedef enum {
     TY_SLICE,    /* an index slice a:b:c */
 } TypeKind;
 
+
+/* A field of a record type, as NumPy lays it out. */
+typedef struct RecordField {
+    const char *name;
+    Type *type;            /* a scalar, a record, or a nested array */
+    long offset;           /* bytes from the record's start */
+} RecordField;
+
+/* A structured dtype: its fields in order, NumPy's offsets and size. */
+typedef struct Record {
+    RecordField *fields;
+    int count;
+    long size;             /* NumPy's itemsize */
+    int align;             /* NumPy's alignment: 1 unless aligned */
+    bool aligned;          /* np.dtype(..., align=True) */
+} Record;
 
 struct Type {
     TypeKind kind;
@@ -445,6 +465,11 @@ struct Type {
     int ndim;              /* ARRAY */
     char layout;           /* ARRAY: 'A', 'C', 'F' */
     bool readonly;         /* ARRAY: a module constant (const memory) */
+    bool unaligned;        /* ARRAY: of a packed record's bytes (Numba's
+                              aligned=False), or a view of them */
+    const long *nested;    /* ARRAY: a record field that is an array,
+                              Numba's NestedArray: its ndim extents */
+    const Record *record;  /* RECORD */
     Type **elems;          /* TUPLE */
                            /* elem_count: TUPLE, VECTOR */
     int elem_count;
@@ -469,6 +494,14 @@ Type *type_range(Arena *a, Type *elem);
 Type *type_optional(Arena *a, Type *of);
 Type *type_entity(Arena *a, const Entity *e);
 Type *type_func(Arena *a, Node *def);
+Type *type_record(Arena *a, const Record *r);
+/* The field of r called name, or NULL. */
+const RecordField *record_field(const Record *r, const char *name);
+/* NumPy's alignment of a dtype: a scalar's size (a complex number's half),
+ * a record's align, a nested array's element's. */
+int type_align(const Type *t);
+/* The alignment Numba's data layout gives a field's value in memory. */
+int type_abi_align(const Type *t);
 /* Numba's literal types: what a constant or a name bound to one types as
  * until an operation makes it a plain int64 or bool. */
 Type *type_literal_int(Arena *a, int64_t v, bool is_unsigned);
@@ -485,7 +518,7 @@ bool is_number(const Type *t);   /* int, float, complex (not bool) */
 bool is_integer(const Type *t);
 bool is_float(const Type *t);
 bool is_value(const Type *t);    /* something a variable may hold */
-int type_size(const Type *t);    /* bytes of a scalar */
+int type_size(const Type *t);    /* bytes of a scalar, record or nested array */
 /* Numba's spelling: int64, array(float32, 2d, C), UniTuple(int64 x 2). */
 const char *type_name(Arena *a, const Type *t);
 
@@ -542,7 +575,11 @@ typedef enum {
                            name: its signature, as libdevice_funcs.def
                            spells it */
     LW_OWN,             /* a call of a function of pykc's own modules
-                           (src/lib/), which sema gives as the call's sym */
+                           (src/lib/), which sema gives as the call's sym;
+                           op: its argument count, where its rule reads it */
+    LW_COMPILE_TIME,    /* evaluated by its typing rule, which reads its
+                           arguments unevaluated (np.dtype([...])): nothing
+                           is lowered */
 } Lowering;
 
 /* The operations of each family, which targets implement (backend.h). */
@@ -865,10 +902,12 @@ void outputs_discard(Outputs *o);
 typedef struct ManifestParam {
     const char *name;
     bool is_array;
-    const char *dtype;         /* Numba's name: float32, int64, bool, ... */
+    const char *dtype;         /* Numba's name: float32, int64, bool, ...;
+                                  "record" for a structured dtype */
     int ndim;
     char layout;               /* 'A', 'C' or 'F' */
     const char *access;        /* "read", "write", "readwrite" */
+    const Record *record;      /* a record dtype's layout, else NULL */
 } ManifestParam;
 
 typedef struct ManifestPtxParam {

@@ -40,6 +40,7 @@ struct Sema {
     bool changed;        /* a local's type changed in this pass */
     int loop_depth;
     bool in_signature;   /* names are numba.types names, as in "void(int32)" */
+    bool reading_field;  /* typing the record whose field is read */
     bool return_failed;  /* a return's value failed to type (said already) */
     const char *fold_error; /* why the last fold failed, when it can say */
     struct Reported **reported; /* errors said so far, shared by imports */
@@ -531,7 +532,13 @@ Type *sema_dtype_arg(Sema *s, Node *n, const char *what) {
         Type *t = signature_name(s, n);
         if (t->kind == TY_ERROR || t != &ty_none) return t;
     } else if (n->kind == ND_STR) {
-        Type *t = type_by_name(n->v.s.data);
+        /* NumPy's byte order: little-endian ('<', '=', '|') is the GPU's */
+        const char *name = strchr("<=|", n->v.s.data[0]) && n->v.s.data[0] ? n->v.s.data + 1 : n->v.s.data;
+        if (n->v.s.data[0] == '>') {
+            sema_error(s, n->span, "%s cannot be big-endian ('%s'): the GPU is little-endian", what, n->v.s.data);
+            return &ty_error;
+        }
+        Type *t = type_by_name(name);
         if (t && t != &ty_none) return t;
     } else {
         Type *t = type_expr(s, n);
@@ -712,6 +719,68 @@ static Type *member(Sema *s, Node *n, const Entity *base) {
     return type_entity(s->arena, e);
 }
 
+/* ---- records ----------------------------------------------------------------------- */
+
+/* "x, y, z": a record's field names, for messages. */
+static const char *field_list(Sema *s, const Record *r) {
+    const char *list = "";
+    for (int i = 0; i < r->count; i++) list = arena_printf(s->arena, "%s%s%s", list, i ? ", " : "", r->fields[i].name);
+    return list;
+}
+
+/* numba-cuda refuses a field whose offset is no multiple of its alignment
+ * (sentry_record_alignment): the GPU cannot load it. */
+static bool field_aligned(Sema *s, Span at, const Type *rec, const RecordField *f) {
+    const Type *elem = f->type->kind == TY_ARRAY ? f->type->dtype : f->type;
+    int align = type_abi_align(elem);
+    if (f->offset % align == 0) return true;
+    sema_error(s, at, "field '%s' of %s (%s at offset %ld) is not aligned: numba-cuda refuses it, as the GPU cannot "
+               "load it; lay the record out with np.dtype(..., align=True)", f->name, sema_type_name(s, (Type *)rec),
+               sema_type_name(s, (Type *)elem), f->offset);
+    return false;
+}
+
+/* The field `name` of a record: its type, with the field recorded in n. */
+static Type *record_member(Sema *s, Node *n, Type *rec, const char *name, Span at) {
+    const RecordField *f = record_field(rec->record, name);
+    if (!f) {
+        sema_error(s, at, "the record has no field '%s' (its fields: %s)", name, field_list(s, rec->record));
+        return &ty_error;
+    }
+    if (!field_aligned(s, at, rec, f)) return &ty_error;
+    n->field = f;
+    return f->type;
+}
+
+/* a.x or a['x'] of an array of records: a view of that field in every
+ * element, as Numba's array_record_getattr makes it. */
+static Type *record_array_view(Sema *s, Node *n, Type *arr, const char *name, Span at) {
+    Type *ft = record_member(s, n, arr->dtype, name, at);
+    if (ft->kind == TY_ERROR) return ft;
+    if (ft->kind == TY_ARRAY) {
+        sema_error(s, at, "a view of the array field '%s' across a record array is not supported: index an element first",
+                   name);
+        return &ty_error;
+    }
+    Type *view = type_array(s->arena, ft, arr->ndim, 'A');
+    view->unaligned = arr->unaligned;
+    return view;
+}
+
+/* r['x'] or r[1] of a record: a field by name or, as Numba's
+ * static_getitem allows, by a constant position. */
+static Type *record_subscript(Sema *s, Node *n, Type *rec) {
+    Node *idx = n->rhs;
+    if (idx->kind == ND_STR && !idx->v.s.bytes) return record_member(s, n, rec, idx->v.s.data, idx->span);
+    ConstValue *c = idx->kind == ND_INT || idx->constant || idx->kind == ND_UNARY ? fold(s, idx) : NULL;
+    int count = rec->record->count;
+    if (c && c->ty == &ty_int64 && c->v.i >= -count && c->v.i < count)
+        return record_member(s, n, rec, rec->record->fields[c->v.i < 0 ? c->v.i + count : c->v.i].name, idx->span);
+    sema_error(s, idx->span, "a record is indexed by a field name (a string literal) or a constant position below %d",
+               count);
+    return &ty_error;
+}
+
 /* An array's attribute: NULL if it has none of that name. */
 static Type *type_array_attribute(Sema *s, Type *base, Attr a) {
     switch (a) {
@@ -758,11 +827,19 @@ static Type *type_attribute(Sema *s, Node *n) {
             return member->ty;
         }
     }
+    bool outer = s->reading_field;
+    s->reading_field = true;
     Type *base = type_expr(s, n->lhs);
+    s->reading_field = outer;
     if (base->kind == TY_ERROR) return base;
     if (base->kind == TY_ENTITY && base->entity->kind != ENT_DIM3) return member(s, n, base->entity);
+    if (base->kind == TY_RECORD) return record_member(s, n, base, n->name, n->span);
     n->attr = attr_lookup(n->name);
     Type *t = n->attr == ATTR_NONE ? NULL : type_value_attribute(s, base, n->attr);
+    if (!t && base->kind == TY_ARRAY && base->dtype->kind == TY_RECORD) {
+        n->attr = ATTR_NONE;
+        return record_array_view(s, n, base, n->name, n->span);
+    }
     if (t && base->kind == TY_ENTITY) n->entity = base->entity;
     if (t) return t;
     sema_error(s, n->span, "%s has no attribute '%s'", sema_type_name(s, base), n->name);
@@ -863,7 +940,10 @@ static Type *tuple_constant_index(Sema *s, Node *n, Type *base, const ConstValue
 
 /* Array indices: integers (Numba normalises to intp) or slices. */
 static Type *type_subscript(Sema *s, Node *n) {
+    bool outer = s->reading_field;
+    s->reading_field = true; /* a record indexed is a field read */
     Type *base = type_expr(s, n->lhs);
+    s->reading_field = outer;
     Type *idx = type_expr(s, n->rhs);
     if (base->kind == TY_ERROR || idx->kind == TY_ERROR) return &ty_error;
     if (base->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) return tuple_slice_type(s, n, base);
@@ -881,10 +961,13 @@ static Type *type_subscript(Sema *s, Node *n) {
         sema_error(s, n->rhs->span, "a tuple of mixed types needs a constant index");
         return &ty_error;
     }
+    if (base->kind == TY_RECORD) return record_subscript(s, n, base);
     if (base->kind != TY_ARRAY) {
         sema_error(s, n->lhs->span, "%s is not subscriptable", sema_type_name(s, base));
         return &ty_error;
     }
+    if (idx->kind == TY_STRING && base->dtype->kind == TY_RECORD)
+        return record_array_view(s, n, base, n->rhs->v.s.data, n->rhs->span);
     int count = idx->kind == TY_TUPLE ? idx->elem_count : 1;
     Node **nodes = n->rhs->kind == ND_TUPLE ? n->rhs->items : &n->rhs;
     int ints = 0;
@@ -1292,6 +1375,10 @@ static Type *type_call(Sema *s, Node *n) {
         if (!mod || (mod->kind != SYM_ENTITY && mod->kind != SYM_MODULE)) return type_method_call(s, n);
     }
     Type *callee = type_expr(s, n->func);
+    if (callee->kind == TY_ENTITY && callee->entity->lower == LW_COMPILE_TIME) {
+        n->entity = callee->entity;
+        return callee->entity->type_call(s, n, callee->entity);
+    }
     for (int i = 0; i < n->item_len; i++) type_expr(s, n->items[i]);
     for (int i = 0; i < n->kwarg_len; i++) type_expr(s, n->kwargs[i]->rhs);
     if (callee->kind == TY_ERROR || !check_args_typed(n)) return &ty_error;
@@ -1356,9 +1443,15 @@ static Type *type_expr(Sema *s, Node *n) {
         return set_type(n, n->v.s.bytes ? &ty_error : &ty_string);
     case ND_NAME: return set_type(n, type_name_ref(s, n));
     case ND_ATTR: return set_type(n, type_attribute(s, n));
-    case ND_SUBSCRIPT:
-        sema_note_access(s, n->lhs, true, false);
-        return set_type(n, type_subscript(s, n));
+    case ND_SUBSCRIPT: {
+        /* a record taken whole is the address of its element: what is
+         * done through it may write the array */
+        bool field = s->reading_field;
+        s->reading_field = false;
+        Type *t = set_type(n, type_subscript(s, n));
+        sema_note_access(s, n->lhs, true, t->kind == TY_RECORD && !field);
+        return t;
+    }
     case ND_BINOP: return set_type(n, type_binop(s, n));
     case ND_UNARY: return set_type(n, type_unary(s, n));
     case ND_COMPARE: return set_type(n, type_compare(s, n));
@@ -1384,9 +1477,15 @@ static Type *type_expr(Sema *s, Node *n) {
 
 /* ---- statements ------------------------------------------------------------------ */
 
+static bool is_memory_view(const Node *attr) {
+    return attr->field || attr->attr == ATTR_T || attr->attr == ATTR_REAL || attr->attr == ATTR_IMAG;
+}
+
 void sema_note_access(Sema *s, Node *array_arg, bool read, bool write) {
+    /* a view, an element or a field of an array is the array's memory */
+    while (array_arg->kind == ND_SUBSCRIPT || (array_arg->kind == ND_ATTR && is_memory_view(array_arg)))
+        array_arg = array_arg->lhs;
     Sym *sym = array_arg->kind == ND_NAME ? array_arg->sym : NULL;
-    if (array_arg->kind == ND_SUBSCRIPT && array_arg->lhs->kind == ND_NAME) sym = array_arg->lhs->sym;
     if (sym && sym->base) sym = sym->base; /* a later version of a parameter: a = a[1:] */
     if (!sym || sym->kind != SYM_PARAM) return;
     sym->read |= read;
@@ -1441,10 +1540,43 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
 
 static void assign_target(Sema *s, Node *target, Type *value, Span where);
 
+/* Whether value may be stored where elem lives: a number converts as
+ * Numba's cast does; a record copies only into a record of its type. */
+static bool storable(Type *value, Type *elem) {
+    if (elem->kind == TY_RECORD || value->kind == TY_RECORD) return type_equal(value, elem);
+    if (elem->kind == TY_ARRAY) return false;
+    return is_scalar(value->kind == TY_OPTIONAL ? value->dtype : value) && type_conversion(value, elem) != CONV_NONE;
+}
+
+/* r.x = v and r['x'] = v: a field of a record, typed by its read. */
+static void assign_field(Sema *s, Node *target, Type *value, Span where) {
+    Type *field = target->ty = target->kind == ND_ATTR ? type_attribute(s, target) : type_subscript(s, target);
+    if (field->kind == TY_ERROR || value->kind == TY_ERROR) return;
+    if (!target->field) {
+        sema_error(s, target->span, "cannot assign to %s of %s: only a record's fields can be assigned",
+                   target->kind == ND_ATTR ? arena_printf(s->arena, "the attribute '%s'", target->name) : "an item",
+                   sema_type_name(s, target->lhs->ty));
+        return;
+    }
+    if (field->kind == TY_ARRAY) {
+        sema_error(s, target->span, "cannot assign to the array field '%s' as a whole: assign its elements",
+                   target->field->name);
+        return;
+    }
+    if (!storable(value, field))
+        sema_error(s, where, "cannot store %s into the field '%s' of type %s", sema_type_name(s, value),
+                   target->field->name, sema_type_name(s, field));
+    sema_note_access(s, target->lhs, false, true);
+}
+
 static void assign_item(Sema *s, Node *target, Type *value, Span where) {
     Type *arr = type_expr(s, target->lhs);
     Type *idx = type_expr(s, target->rhs);
     if (arr->kind == TY_ERROR || idx->kind == TY_ERROR || value->kind == TY_ERROR) return;
+    if (arr->kind == TY_RECORD) {
+        assign_field(s, target, value, where);
+        return;
+    }
     if (arr->kind != TY_ARRAY) {
         sema_error(s, target->lhs->span, "%s does not support item assignment", sema_type_name(s, arr));
         return;
@@ -1457,7 +1589,7 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
         return;
     }
     /* an Optional stores its value, converted (the function returns on None) */
-    if (!is_scalar(value->kind == TY_OPTIONAL ? value->dtype : value) || type_conversion(value, elem) == CONV_NONE)
+    if (!storable(value, elem))
         sema_error(s, where, "cannot store %s into an array of %s", sema_type_name(s, value), sema_type_name(s, elem));
     sema_note_access(s, target->lhs, false, true);
 }
@@ -1465,6 +1597,7 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
 static void assign_target(Sema *s, Node *target, Type *value, Span where) {
     switch (target->kind) {
     case ND_NAME: assign_name(s, target, value, where); return;
+    case ND_ATTR: assign_field(s, target, value, where); return;
     case ND_SUBSCRIPT: assign_item(s, target, value, where); return;
     case ND_TUPLE: case ND_LIST:
         if (value->kind == TY_ERROR) { /* bind the names anyway, so their uses stay silent */
@@ -1624,7 +1757,7 @@ static void type_statement(Sema *s, Node *n) {
         n->ty = r;
         if (n->lhs->kind == ND_NAME) assign_name(s, n->lhs, r, n->span);
         else if (n->lhs->kind == ND_SUBSCRIPT) assign_item(s, n->lhs, r, n->span), sema_note_access(s, n->lhs->lhs, true, true);
-        else sema_error(s, n->lhs->span, "cannot assign to an attribute");
+        else assign_field(s, n->lhs, r, n->span);
         return;
     }
     case ND_IF:
@@ -1908,6 +2041,9 @@ static void type_parameters(Sema *s, FuncInfo *f) {
         }
         if (f->params[i]->ty && f->params[i]->ty->kind != TY_ERROR && !is_value(f->params[i]->ty))
             sema_error(s, p->span, "parameter '%s' cannot be %s", p->name, sema_type_name(s, f->params[i]->ty));
+        else if (f->is_kernel && f->params[i]->ty && f->params[i]->ty->kind == TY_RECORD)
+            sema_error(s, p->annotation ? p->annotation->span : p->span, "kernel parameter '%s' cannot be a record: "
+                       "pass an array of records (rec_t[:]) and index it", p->name);
     }
     if (f->def->annotation) {
         Type *r = annotation_type(s, f->def->annotation);
@@ -2265,7 +2401,7 @@ static ConstValue *fold_numpy_array(Sema *s, Node *n) {
     }
     Node *dt = keyword(n, "dtype");
     Type *elem = dt ? sema_dtype_arg(s, dt, "the dtype of an array constant") : floats ? &ty_float64 : &ty_int64;
-    if (!ok || elem->kind == TY_ERROR || elem->kind == TY_COMPLEX || ndim == 0) {
+    if (!ok || elem->kind == TY_ERROR || elem->kind == TY_COMPLEX || elem->kind == TY_RECORD || ndim == 0) {
         if (elem->kind != TY_ERROR) sema_error(s, n->span, "an array constant needs constant elements, a constant shape and a real dtype");
         free(vals);
         return NULL;
