@@ -551,6 +551,8 @@ static inline pykrt_arg pykrt_arg_uint32(uint32_t v) { return pykrt_arg_scalar(P
 static inline pykrt_arg pykrt_arg_uint64(uint64_t v) { return pykrt_arg_scalar(PYKRT_UINT64, &v, sizeof v); }
 /* float16 travels as its IEEE binary16 bits. */
 static inline pykrt_arg pykrt_arg_float16_bits(uint16_t bits) { return pykrt_arg_scalar(PYKRT_FLOAT16, &bits, 2); }
+/* bfloat16 travels as its bits: a float32's upper half, rounded. */
+static inline pykrt_arg pykrt_arg_bfloat16_bits(uint16_t bits) { return pykrt_arg_scalar(PYKRT_BFLOAT16, &bits, 2); }
 static inline pykrt_arg pykrt_arg_float32(float v) { return pykrt_arg_scalar(PYKRT_FLOAT32, &v, sizeof v); }
 static inline pykrt_arg pykrt_arg_float64(double v) { return pykrt_arg_scalar(PYKRT_FLOAT64, &v, sizeof v); }
 

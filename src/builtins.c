@@ -55,6 +55,20 @@ static const Sig match_all_cases[] = {S2(match_all, int32, int32), S2(match_all,
 static const Sig round_cases[] = {S1(int64, float32), S1(int64, float64), S2(float32, float32, int64),
                                   S2(float64, float64, int64)};
 
+/* cuda.bf16: numba-cuda's bindings of cuda_bf16.h (_internal/cuda_bf16.py) */
+static const Sig bf16_unary[] = {S1(bfloat16, bfloat16)};
+static const Sig bf16_binary[] = {S2(bfloat16, bfloat16, bfloat16)};
+static const Sig bf16_ternary[] = {S3(bfloat16, bfloat16, bfloat16, bfloat16)};
+static const Sig bf16_compare[] = {S2(bool, bfloat16, bfloat16)};
+static const Sig bf16_predicate[] = {S1(bool, bfloat16)};
+static const Sig bf16_to_float[] = {S1(float32, bfloat16)};
+static const Sig bf16_from_float[] = {S1(bfloat16, float32)};
+static const Sig bf16_from_double[] = {S1(bfloat16, float64)};
+static const Sig bf16_as_short[] = {S1(int16, bfloat16)};
+static const Sig bf16_as_ushort[] = {S1(uint16, bfloat16)};
+static const Sig bf16_from_short[] = {S1(bfloat16, int16)};
+static const Sig bf16_from_ushort[] = {S1(bfloat16, uint16)};
+
 static const Sig fp16_unary[] = {S1(float16, float16)};
 static const Sig fp16_binary[] = {S2(float16, float16, float16)};
 static const Sig fp16_ternary[] = {S3(float16, float16, float16, float16)};
@@ -512,8 +526,9 @@ static Type *type_print(Sema *s, Node *call, const Entity *e) {
     }
     for (int i = 0; i < nargs(call); i++) {
         Type *t = arg_type(call, i);
-        if (!is_scalar(t) && t->kind != TY_STRING) {
-            sema_error(s, call->items[i]->span, "print() of %s is not supported in kernels", sema_type_name(s, t));
+        if ((!is_scalar(t) && t->kind != TY_STRING) || t->kind == TY_BFLOAT16) {
+            sema_error(s, call->items[i]->span, "print() of %s is not supported in kernels%s", sema_type_name(s, t),
+                       t->kind == TY_BFLOAT16 ? " yet: print float32(x)" : "");
             return &ty_error;
         }
     }
@@ -836,6 +851,7 @@ const char *own_module_source(const char *name) {
 #define MATH_AS(name, cases, op, lib) {"math." name, ENT_FUNCTION, NULL, cases, N_(cases), NULL, LW_MATH, op, lib}
 #define MATH(name, cases) MATH_AS(name, cases, MATH_CALL, name)
 #define FP16(name, cases, op) CASES("numba.cuda.fp16." name, cases, LW_FP16, op)
+#define BF16(name, cases, op) CASES("numba.cuda.bf16." name, cases, LW_BF16, op)
 #define FP16_VIA(name, lib) {"numba.cuda.fp16." name, ENT_FUNCTION, NULL, fp16_unary, 1, NULL, LW_FP16, \
                              FP16_VIA_FLOAT32, lib}
 #define CMATH(name, cases) {"cmath." name, ENT_FUNCTION, type_cmath_declared, cases, N_(cases), NULL, LW_OWN, 0, name}
@@ -860,7 +876,7 @@ static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
     MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
     MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"), MODULE("numba.cuda.libdevice"),
-    MODULE("numba.cuda.cg"), MODULE("cmath"),
+    MODULE("numba.cuda.cg"), MODULE("cmath"), MODULE("numba.cuda.bf16"), MODULE("numba.cuda.types"),
 
     NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
     NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
@@ -972,6 +988,25 @@ static const Entity entities[] = {
     FP16_VIA("hexp10", "exp10"), FP16_VIA("hlog", "log"), FP16_VIA("hlog2", "log2"), FP16_VIA("hlog10", "log10"),
     FP16_VIA("hrint", "rint"), FP16_VIA("htrunc", "trunc"), FP16_VIA("hceil", "ceil"), FP16_VIA("hfloor", "floor"),
 
+    /* cuda.bf16 (sm_80 and newer): the type, arithmetic, comparisons, conversions */
+    DTYPE("numba.cuda.bf16.bfloat16", bfloat16), DTYPE("numba.cuda.types.bfloat16", bfloat16),
+    BF16("hadd", bf16_binary, BF16_ADD), BF16("hadd_rn", bf16_binary, BF16_ADD),
+    BF16("hsub", bf16_binary, BF16_SUB), BF16("hsub_rn", bf16_binary, BF16_SUB),
+    BF16("hmul", bf16_binary, BF16_MUL), BF16("hmul_rn", bf16_binary, BF16_MUL),
+    BF16("hdiv", bf16_binary, BF16_DIV), BF16("hfma", bf16_ternary, BF16_FMA),
+    BF16("hneg", bf16_unary, BF16_NEG), BF16("habs", bf16_unary, BF16_ABS),
+    BF16("hmax", bf16_binary, BF16_MAX), BF16("hmin", bf16_binary, BF16_MIN),
+    BF16("hmax_nan", bf16_binary, BF16_MAX_NAN), BF16("hmin_nan", bf16_binary, BF16_MIN_NAN),
+    BF16("heq", bf16_compare, BF16_EQ), BF16("hne", bf16_compare, BF16_NE), BF16("hlt", bf16_compare, BF16_LT),
+    BF16("hle", bf16_compare, BF16_LE), BF16("hgt", bf16_compare, BF16_GT), BF16("hge", bf16_compare, BF16_GE),
+    BF16("hequ", bf16_compare, BF16_EQU), BF16("hneu", bf16_compare, BF16_NEU), BF16("hltu", bf16_compare, BF16_LTU),
+    BF16("hleu", bf16_compare, BF16_LEU), BF16("hgtu", bf16_compare, BF16_GTU), BF16("hgeu", bf16_compare, BF16_GEU),
+    BF16("hisnan", bf16_predicate, BF16_ISNAN),
+    BF16("bfloat162float", bf16_to_float, BF16_CONVERT), BF16("float2bfloat16", bf16_from_float, BF16_CONVERT),
+    BF16("float2bfloat16_rn", bf16_from_float, BF16_CONVERT), BF16("double2bfloat16", bf16_from_double, BF16_CONVERT),
+    BF16("bfloat16_as_short", bf16_as_short, BF16_BITS), BF16("bfloat16_as_ushort", bf16_as_ushort, BF16_BITS),
+    BF16("short_as_bfloat16", bf16_from_short, BF16_BITS), BF16("ushort_as_bfloat16", bf16_from_ushort, BF16_BITS),
+
     MATH("sin", math_unary), MATH("cos", math_unary), MATH("tan", math_unary),
     MATH("asin", math_unary), MATH("acos", math_unary), MATH("atan", math_unary),
     MATH("sinh", math_unary), MATH("cosh", math_unary), MATH("tanh", math_unary),
@@ -1076,7 +1111,8 @@ const Entity *entity_lookup(const char *path) {
 }
 
 const char *entity_module_path(const char *import_name) {
-    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.libdevice", "numba.types",
+    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.bf16",
+                                        "numba.cuda.types", "numba.cuda.libdevice", "numba.types",
                                         "math", "cmath", "numpy"};
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];

@@ -66,6 +66,7 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
     case TY_BOOL: return i1(g);
     case TY_INT: return LLVMIntTypeInContext(g->ctx, (unsigned)t->bits);
     case TY_FLOAT: return float_type(g, t->bits);
+    case TY_BFLOAT16: return LLVMBFloatTypeInContext(g->ctx);
     case TY_COMPLEX: {
         LLVMTypeRef f = float_type(g, t->bits / 2);
         LLVMTypeRef parts[] = {f, f};
@@ -146,10 +147,91 @@ static LLVMValueRef convert_optional(CodeGen *g, LLVMValueRef v, const Type *fro
     return convert(g, extract(g, v, 0, ""), from->dtype, to);
 }
 
+/* ---- bfloat16, computed as CUDA's cuda_bf16.hpp computes it for numba-cuda ---- */
+
+static LLVMTypeRef f32_type(CodeGen *g) { return LLVMFloatTypeInContext(g->ctx); }
+static LLVMTypeRef bf16_type(CodeGen *g) { return LLVMBFloatTypeInContext(g->ctx); }
+
+/* A bfloat16 value where the target has no bfloat16 instructions: said
+ * once, at the first one. */
+static void need_bfloat16(CodeGen *g, const Node *at) {
+    const char *why = TARGET(g)->no_bfloat16 ? TARGET(g)->no_bfloat16(g->cfg) : NULL;
+    if (why) cg_error(g, at->span, "%s", why);
+}
+
+/* float to bfloat16, to nearest even: cvt.rn.bf16.f32. */
+static LLVMValueRef bf16_from_float(CodeGen *g, LLVMValueRef f) { return LLVMBuildFPTrunc(g->b, f, bf16_type(g), ""); }
+
+/* __double2bfloat16: the double rounded to float toward zero with the
+ * lowest bit set when inexact (round to odd), then to nearest even, which
+ * rounds the double itself correctly. */
+static LLVMValueRef bf16_from_double(CodeGen *g, LLVMValueRef d) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef i32t = LLVMInt32TypeInContext(g->ctx), f64t = LLVMDoubleTypeInContext(g->ctx);
+    LLVMValueRef f = LLVMBuildFPTrunc(B, d, f32_type(g), ""), back = LLVMBuildFPExt(B, f, f64t, "");
+    LLVMValueRef u = LLVMBuildBitCast(B, f, i32t, ""), zero = LLVMConstReal(f64t, 0.0), one = LLVMConstInt(i32t, 1, false);
+    LLVMValueRef not_nan = LLVMBuildICmp(B, LLVMIntULE, LLVMBuildShl(B, u, one, ""), LLVMConstInt(i32t, 0xFF000000u, false), "");
+    LLVMValueRef up = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOGT, d, zero, ""), LLVMBuildFCmp(B, LLVMRealOGT, back, d, ""), "");
+    LLVMValueRef down = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOLT, d, zero, ""), LLVMBuildFCmp(B, LLVMRealOLT, back, d, ""), "");
+    u = LLVMBuildSub(B, u, LLVMBuildZExt(B, LLVMBuildOr(B, up, down, ""), i32t, ""), "");
+    LLVMValueRef inexact = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealUNE, back, d, ""), not_nan, "");
+    u = LLVMBuildOr(B, u, LLVMBuildZExt(B, inexact, i32t, ""), "");
+    return bf16_from_float(g, LLVMBuildBitCast(B, u, f32_type(g), ""));
+}
+
+/* An integer to bfloat16, rounded to nearest as CUDA's __int2bfloat16_rn
+ * and its kin do: exactly through float up to 16 bits, through double up
+ * to 32; a 64-bit one first kept to 53 bits, rounded to odd (the bits
+ * shifted out or-ed into the lowest), which double then holds exactly. */
+static LLVMValueRef bf16_from_int(CodeGen *g, LLVMValueRef v, const Type *from) {
+    LLVMBuilderRef B = g->b;
+    bool sgn = from->kind == TY_INT && from->is_signed;
+    if (from->bits <= 16 || from->kind == TY_BOOL)
+        return bf16_from_float(g, sgn ? LLVMBuildSIToFP(B, v, f32_type(g), "") : LLVMBuildUIToFP(B, v, f32_type(g), ""));
+    LLVMTypeRef f64t = LLVMDoubleTypeInContext(g->ctx), i64t = LLVMInt64TypeInContext(g->ctx);
+    if (from->bits <= 32)
+        return bf16_from_double(g, sgn ? LLVMBuildSIToFP(B, v, f64t, "") : LLVMBuildUIToFP(B, v, f64t, ""));
+    LLVMValueRef zero = LLVMConstInt(i64t, 0, false);
+    LLVMValueRef neg = sgn ? LLVMBuildICmp(B, LLVMIntSLT, v, zero, "") : LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 0, false);
+    LLVMValueRef mag = LLVMBuildSelect(B, neg, LLVMBuildSub(B, zero, v, ""), v, "");
+    LLVMValueRef lz_args[] = {mag, LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 0, false)};
+    LLVMValueRef lz = cg_intrinsic(g, "llvm.ctlz", &i64t, 1, lz_args, 2);
+    LLVMValueRef over = LLVMBuildSub(B, LLVMConstInt(i64t, 64 - 53, false), lz, "");
+    LLVMValueRef shift = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, over, zero, ""), over, zero, "");
+    LLVMValueRef lost = LLVMBuildAnd(B, mag, LLVMBuildSub(B, LLVMBuildShl(B, LLVMConstInt(i64t, 1, false), shift, ""),
+                                                          LLVMConstInt(i64t, 1, false), ""), "");
+    LLVMValueRef kept = LLVMBuildOr(B, LLVMBuildLShr(B, mag, shift, ""),
+                                    LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, lost, zero, ""), i64t, ""), "");
+    LLVMValueRef scale = LLVMBuildUIToFP(B, LLVMBuildShl(B, LLVMConstInt(i64t, 1, false), shift, ""), f64t, "");
+    LLVMValueRef d = LLVMBuildFMul(B, LLVMBuildUIToFP(B, kept, f64t, ""), scale, "");
+    return bf16_from_double(g, LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, d, ""), d, ""));
+}
+
+/* bfloat16 to an integer: truncated, saturated, NaN to 0, as CUDA's
+ * __bfloat162int_rz and its kin (cvt.rzi). */
+static LLVMValueRef bf16_to_int(CodeGen *g, LLVMValueRef v, const Type *to) {
+    LLVMValueRef f = LLVMBuildFPExt(g->b, v, f32_type(g), "");
+    LLVMTypeRef types[] = {LLVMIntTypeInContext(g->ctx, (unsigned)to->bits), f32_type(g)};
+    return cg_intrinsic(g, to->is_signed ? "llvm.fptosi.sat" : "llvm.fptoui.sat", types, 2, &f, 1);
+}
+
+static LLVMValueRef convert_bf16(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to) {
+    if (to->kind == TY_BFLOAT16) {
+        if (from->kind == TY_FLOAT && from->bits == 64) return bf16_from_double(g, v);
+        if (from->kind == TY_FLOAT) return bf16_from_float(g, from->bits == 32 ? v : LLVMBuildFPExt(g->b, v, f32_type(g), ""));
+        return bf16_from_int(g, v, from);
+    }
+    if (to->kind == TY_INT) return bf16_to_int(g, v, to);
+    return convert(g, LLVMBuildFPExt(g->b, v, f32_type(g), ""), &ty_float32, to);
+}
+
 /* Converts v of type from to type to, as Numba's context.cast does. */
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to) {
     if (type_equal(from, to) || to->kind == TY_ERROR) return v;
     if (from->kind == TY_OPTIONAL || to->kind == TY_OPTIONAL) return convert_optional(g, v, from, to);
+    if (to->kind == TY_BOOL && from->kind == TY_BFLOAT16)
+        return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    if (from->kind == TY_BFLOAT16 || to->kind == TY_BFLOAT16) return convert_bf16(g, v, from, to);
     LLVMBuilderRef b = g->b;
     LLVMTypeRef dst = llvm_type(g, to);
     if (to->kind == TY_BOOL) return to_bool(g, v, from);
@@ -208,7 +290,7 @@ static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t) {
     switch (t->kind) {
     case TY_BOOL: return v;
     case TY_INT: return LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
-    case TY_FLOAT: return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    case TY_FLOAT: case TY_BFLOAT16: return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
     case TY_COMPLEX: {
         LLVMValueRef re = extract(g, v, 0, ""), im = extract(g, v, 1, "");
         Type *p = type_float(t->bits / 2);
@@ -653,9 +735,41 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
 }
 
 /* One binary operation on operands already converted to t (and tb). */
+/* __internal_device_hdiv: in float, the divisor scaled down when huge so
+ * that the approximate division keeps its denormals, then rounded. */
+static LLVMValueRef bf16_div(CodeGen *g, LLVMValueRef a, LLVMValueRef b) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef f = f32_type(g);
+    LLVMValueRef fa = LLVMBuildFPExt(B, a, f, ""), fb = LLVMBuildFPExt(B, b, f, ""), quarter = LLVMConstReal(f, 0.25);
+    LLVMValueRef big = LLVMBuildFCmp(B, LLVMRealOGE, cg_intrinsic(g, "llvm.fabs", &f, 1, &fb, 1),
+                                     LLVMConstReal(f, 0x1p126), "");
+    fb = LLVMBuildSelect(B, big, LLVMBuildFMul(B, fb, quarter, ""), fb, "");
+    LLVMValueRef q = TARGET(g)->fast_fdiv(g, FDIV_APPROX, fa, fb);
+    LLVMValueRef fma_args[] = {q, quarter, LLVMConstReal(f, -0.0)};
+    q = LLVMBuildSelect(B, big, cg_intrinsic(g, "llvm.fma", &f, 1, fma_args, 3), q, "");
+    return bf16_from_float(g, q);
+}
+
+/* bfloat16 arithmetic: each operation rounded once, as CUDA's fma.rn.bf16
+ * forms and add.bf16 round it (float holds every exact sum and product of
+ * two bfloat16s' 8-bit significands before the one rounding), and never
+ * contracted, as numba-cuda's calls of cuda_bf16's functions are not. */
+static LLVMValueRef bf16_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValueRef b) {
+    switch (op) {
+    case OP_ADD: return LLVMBuildFAdd(g->b, a, b, "");
+    case OP_SUB: return LLVMBuildFSub(g->b, a, b, "");
+    case OP_MUL: return LLVMBuildFMul(g->b, a, b, "");
+    case OP_DIV: return bf16_div(g, a, b);
+    default:
+        cg_error(g, at->span, "operator '%s' on bfloat16 is not supported by code generation", op_spelling(op));
+        return LLVMGetUndef(LLVMTypeOf(a));
+    }
+}
+
 static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t, const Type *tb,
                           const Type *result) {
     LLVMBuilderRef B = g->b;
+    if (t->kind == TY_BFLOAT16) return bf16_arith(g, at, op, a, b);
     if (op == OP_POW) return power(g, a, b, t, tb);
     if (t->kind == TY_COMPLEX) return complex_arith(g, at, op, a, b);
     bool fp = t->kind == TY_FLOAT;
@@ -713,7 +827,7 @@ static LLVMValueRef compare_tuples(CodeGen *g, Op op, LLVMValueRef a, LLVMValueR
 }
 
 static LLVMValueRef compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
-    if (t->kind == TY_FLOAT) {
+    if (t->kind == TY_FLOAT || t->kind == TY_BFLOAT16) {
         LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE : op == OP_LT ? LLVMRealOLT
                             : op == OP_LE ? LLVMRealOLE : op == OP_GT ? LLVMRealOGT : LLVMRealOGE;
         return LLVMBuildFCmp(g->b, p, a, b, "");
@@ -1076,7 +1190,7 @@ static LLVMValueRef gen_unary(CodeGen *g, Node *n) {
     LLVMValueRef v = gen_cast(g, n->rhs, t);
     LLVMValueRef r = v;
     if (n->op == OP_NEG) {
-        if (t->kind == TY_FLOAT) r = LLVMBuildFNeg(g->b, v, "");
+        if (t->kind == TY_FLOAT || t->kind == TY_BFLOAT16) r = LLVMBuildFNeg(g->b, v, "");
         else if (t->kind == TY_COMPLEX)
             r = complex_make(g, LLVMTypeOf(v), LLVMBuildFNeg(g->b, complex_parts(g, v, 0), ""), LLVMBuildFNeg(g->b, complex_parts(g, v, 1), ""));
         else if (t->kind == TY_BOOL) return LLVMBuildNeg(g->b, convert(g, v, t, n->ty), "");
@@ -1566,6 +1680,41 @@ static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     return convert(g, r, &ty_float32, &ty_float16);
 }
 
+/* A comparison of cuda.bf16: ordered (false where either is NaN) or
+ * unordered (true there). */
+static LLVMValueRef bf16_compare(CodeGen *g, Bf16Op op, LLVMValueRef a, LLVMValueRef b) {
+    static const LLVMRealPredicate preds[] = {
+        [BF16_EQ] = LLVMRealOEQ,  [BF16_NE] = LLVMRealONE,  [BF16_LT] = LLVMRealOLT,  [BF16_LE] = LLVMRealOLE,
+        [BF16_GT] = LLVMRealOGT,  [BF16_GE] = LLVMRealOGE,  [BF16_EQU] = LLVMRealUEQ, [BF16_NEU] = LLVMRealUNE,
+        [BF16_LTU] = LLVMRealULT, [BF16_LEU] = LLVMRealULE, [BF16_GTU] = LLVMRealUGT, [BF16_GEU] = LLVMRealUGE,
+    };
+    return LLVMBuildFCmp(g->b, preds[op], a, b, "");
+}
+
+/* cuda.bf16: each function as its cuda_bf16.hpp instruction computes it
+ * on sm_80 and newer (fma.rn.bf16, abs.bf16, max.bf16, max.NaN.bf16 ...). */
+static LLVMValueRef gen_bf16(CodeGen *g, Node *call, const Entity *e) {
+    static const Op ops[] = {[BF16_ADD] = OP_ADD, [BF16_SUB] = OP_SUB, [BF16_MUL] = OP_MUL, [BF16_DIV] = OP_DIV};
+    static const char *const intrinsics[] = {[BF16_FMA] = "llvm.fma", [BF16_ABS] = "llvm.fabs",
+                                             [BF16_MAX] = "llvm.maxnum", [BF16_MIN] = "llvm.minnum",
+                                             [BF16_MAX_NAN] = "llvm.maximum", [BF16_MIN_NAN] = "llvm.minimum"};
+    Bf16Op op = (Bf16Op)e->op;
+    LLVMValueRef a[3];
+    for (int i = 0; i < call->item_len && i < 3; i++) a[i] = arg_cast(g, call, i);
+    LLVMTypeRef bf = bf16_type(g);
+    need_bfloat16(g, call);
+    switch (op) {
+    case BF16_ADD: case BF16_SUB: case BF16_MUL: case BF16_DIV: return bf16_arith(g, call, ops[op], a[0], a[1]);
+    case BF16_FMA: case BF16_ABS: case BF16_MAX: case BF16_MIN: case BF16_MAX_NAN: case BF16_MIN_NAN:
+        return cg_intrinsic(g, intrinsics[op], &bf, 1, a, call->item_len);
+    case BF16_NEG: return LLVMBuildFNeg(g->b, a[0], "");
+    case BF16_ISNAN: return LLVMBuildFCmp(g->b, LLVMRealUNO, a[0], a[0], "");
+    case BF16_CONVERT: return convert(g, a[0], call->casts[0], call->ty);
+    case BF16_BITS: return LLVMBuildBitCast(g->b, a[0], llvm_type(g, call->ty), "");
+    default: return bf16_compare(g, op, a[0], a[1]);
+    }
+}
+
 /* A vector from scalars and smaller vectors, their members in order. */
 static LLVMValueRef gen_vector(CodeGen *g, Node *call) {
     LLVMValueRef v = LLVMGetUndef(llvm_type(g, call->ty));
@@ -1667,6 +1816,7 @@ static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
     case LW_SELP: return gen_selp(g, n);
     case LW_WARP: return gen_warp(g, n, e);
     case LW_FP16: return gen_fp16(g, n, e);
+    case LW_BF16: return gen_bf16(g, n, e);
     case LW_CACHE_LOAD: return TARGET(g)->cache_load(g, (CacheOp)e->op, call_element_ptr(g, n), n->ty);
     case LW_CACHE_STORE: return gen_cache_store(g, n, (CacheOp)e->op);
     case LW_VECTOR: return gen_vector(g, n);
@@ -1681,11 +1831,14 @@ static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
 
 static LLVMValueRef gen_call(CodeGen *g, Node *n) {
     if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
+    if (n->func->ty->kind == TY_DTYPE && n->casts) /* bfloat16(x): x as the constructor's case, then rounded */
+        return convert(g, gen_cast(g, n->items[0], n->casts[0]), n->casts[0], n->ty);
     if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
     return gen_entity_call(g, n, n->entity);
 }
 
 static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
+    if (n->ty && n->ty->kind == TY_BFLOAT16) need_bfloat16(g, n);
     if (n->folded) { /* CPython folded it: the constant sema computed */
         if (n->ty->kind == TY_FLOAT) return LLVMConstReal(llvm_type(g, n->ty), n->v.f);
         if (n->ty->kind == TY_BOOL) return LLVMConstInt(i1(g), n->v.i.value != 0, false);
@@ -1767,6 +1920,7 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
         return;
     }
     case ND_SUBSCRIPT: case ND_ATTR: {
+        if (target->ty->kind == TY_BFLOAT16) need_bfloat16(g, target);
         unsigned align;
         LLVMValueRef p = place_ptr(g, target, &align);
         store_place(g, target->ty, convert(g, v, vt, target->ty), p, align);

@@ -158,6 +158,7 @@ static void write_field(Writer *w, const RecordField *f) {
     key_str(w, "name", f->name);
     if (t->kind == TY_RECORD) snprintf(name, sizeof name, "record");
     else if (t->kind == TY_BOOL) snprintf(name, sizeof name, "bool");
+    else if (t->kind == TY_BFLOAT16) snprintf(name, sizeof name, "bfloat16");
     else if (t->kind == TY_INT) snprintf(name, sizeof name, "%sint%d", t->is_signed ? "" : "u", t->bits);
     else snprintf(name, sizeof name, "%s%d", t->kind == TY_FLOAT ? "float" : "complex", t->bits);
     key_str(w, "dtype", name);

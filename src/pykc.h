@@ -425,6 +425,8 @@ typedef enum {
     TY_ARRAY, TY_TUPLE,
     TY_OPTIONAL, /* Numba's OptionalType(T): a T or None; dtype is T */
     TY_VECTOR,   /* a CUDA vector type: float32x4, int2 (vector_types.py) */
+    TY_BFLOAT16, /* numba-cuda's Bfloat16 (__nv_bfloat16): a Number of its
+                    own, with conversion rules unlike the floats' */
     TY_RECORD,   /* Numba's Record: a structured NumPy dtype's element, held
                     as the address of its bytes, as Numba holds it */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
@@ -480,7 +482,7 @@ struct Type {
 extern Type ty_error, ty_none, ty_bool, ty_string, ty_slice, ty_grid_group;
 extern Type ty_int8, ty_int16, ty_int32, ty_int64;
 extern Type ty_uint8, ty_uint16, ty_uint32, ty_uint64;
-extern Type ty_float16, ty_float32, ty_float64, ty_complex64, ty_complex128;
+extern Type ty_float16, ty_float32, ty_float64, ty_complex64, ty_complex128, ty_bfloat16;
 
 Type *type_int(int bits, bool is_signed);
 Type *type_float(int bits);
@@ -513,7 +515,7 @@ Type *type_strip_deep(Arena *a, Type *t);  /* inside tuples too */
 Type *type_by_name(const char *name);
 
 bool type_equal(const Type *a, const Type *b);
-bool is_scalar(const Type *t);   /* bool, int, float, complex */
+bool is_scalar(const Type *t);   /* bool, int, float, complex, bfloat16 */
 bool is_number(const Type *t);   /* int, float, complex (not bool) */
 bool is_integer(const Type *t);
 bool is_float(const Type *t);
@@ -577,6 +579,7 @@ typedef enum {
     LW_OWN,             /* a call of a function of pykc's own modules
                            (src/lib/), which sema gives as the call's sym;
                            op: its argument count, where its rule reads it */
+    LW_BF16,            /* op: Bf16Op (cuda.bf16) */
     LW_COMPILE_TIME,    /* evaluated by its typing rule, which reads its
                            arguments unevaluated (np.dtype([...])): nothing
                            is lowered */
@@ -615,6 +618,16 @@ typedef enum {
     FP16_VIA_FLOAT32,   /* the float32 math function `name`, rounded back */
 } Fp16Op;
 typedef enum { GRID_THIS, GRID_SYNC } GridOp;
+typedef enum {
+    BF16_ADD, BF16_SUB, BF16_MUL, BF16_DIV, BF16_FMA, BF16_NEG, BF16_ABS,
+    BF16_MAX, BF16_MIN,             /* the number where one is NaN */
+    BF16_MAX_NAN, BF16_MIN_NAN,     /* NaN where one is NaN */
+    BF16_EQ, BF16_NE, BF16_LT, BF16_LE, BF16_GT, BF16_GE,       /* ordered */
+    BF16_EQU, BF16_NEU, BF16_LTU, BF16_LEU, BF16_GTU, BF16_GEU, /* unordered */
+    BF16_ISNAN,
+    BF16_CONVERT,                   /* to or from bfloat16, rounded to nearest */
+    BF16_BITS,                      /* its bits as an int16 or uint16, or back */
+} Bf16Op;
 
 typedef enum {
     ENT_MODULE,         /* numba, numba.cuda, math, numpy, cuda.atomic ... */

@@ -1004,6 +1004,25 @@ static bool float16_operator(Op op, Type *const *args, int nargs) {
     return any;
 }
 
+/* numba-cuda's bfloat16 operators (cuda_bf16's bindings, tried before the
+ * builtin cases, without unsafe conversions): + - * / and comparisons of
+ * operands that include a bfloat16 and all convert safely to one, and
+ * unary - and +. Their typing takes int8 and uint8, but numba-cuda has no
+ * cast of them to bfloat16 to lower: *lowerable says so. */
+static bool bfloat16_operator(Op op, Type *const *args, int nargs, bool *lowerable) {
+    bool arith = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_NEG || op == OP_POS;
+    if (!arith && !(op >= OP_EQ && op <= OP_GE)) return false;
+    bool any = false;
+    *lowerable = true;
+    for (int i = 0; i < nargs; i++) {
+        Conversion c = type_conversion(args[i], &ty_bfloat16);
+        if (c == CONV_NONE || c > CONV_SAFE) return false;
+        any = any || args[i]->kind == TY_BFLOAT16;
+        *lowerable = *lowerable && (c == CONV_EXACT || args[i]->kind == TY_BFLOAT16);
+    }
+    return any;
+}
+
 static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **casts) {
     Type *args[2] = {lhs->ty, rhs ? rhs->ty : NULL};
     int nargs = rhs ? 2 : 1;
@@ -1044,6 +1063,18 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
         casts[0] = &ty_float16;
         if (rhs) casts[1] = &ty_float16;
         return op >= OP_EQ ? &ty_bool : &ty_float16;
+    }
+    bool lowerable;
+    if (bfloat16_operator(op, args, nargs, &lowerable)) {
+        if (!lowerable) {
+            sema_error(s, n->span, "operator '%s' between %s and %s is not supported: numba-cuda types it on bfloat16 "
+                       "but has no conversion of an 8-bit integer to bfloat16; convert it with bfloat16() first",
+                       op_spelling(op), sema_type_name(s, args[0]), sema_type_name(s, rhs ? args[1] : args[0]));
+            return &ty_error;
+        }
+        casts[0] = &ty_bfloat16;
+        if (rhs) casts[1] = &ty_bfloat16;
+        return op >= OP_EQ ? &ty_bool : &ty_bfloat16;
     }
     int ncases;
     bool unsafe;
@@ -1201,6 +1232,12 @@ static bool float16_math(const Entity *e, const Node *call) {
 }
 
 static Type *call_cases(Sema *s, Node *call, const Entity *e) {
+    for (int i = 0; e->lower == LW_MATH && i < call->item_len; i++)
+        if (call->items[i]->ty->kind == TY_BFLOAT16) {
+            sema_error(s, call->span, "%s of a bfloat16 is not supported yet: numba-cuda computes it with the "
+                       "cuda.bf16 function of that name; convert to float32 first", e->path);
+            return &ty_error;
+        }
     if (float16_math(e, call) && !call->kwarg_len) {
         call->casts = new_casts(s, 1);
         call->casts[0] = &ty_float16;
@@ -1369,6 +1406,26 @@ static bool check_no_optionals(Sema *s, Node *call, const Entity *e) {
     return true;
 }
 
+/* bfloat16(x): numba-cuda's constructor cases (cuda_bf16's __nv_bfloat16),
+ * resolved without unsafe conversions; the argument converts to the case's
+ * type, and that to bfloat16 as the constructor rounds it. */
+static Type *type_bfloat16_ctor(Sema *s, Node *n, Type *arg) {
+#define FROM(t) {.ret = &ty_bfloat16, .args = {&ty_##t}, .nargs = 1}
+    static const Sig cases[] = {FROM(float16), FROM(float32), FROM(float64), FROM(int16), FROM(uint16),
+                                FROM(int32), FROM(uint32), FROM(int64), FROM(uint64), FROM(bfloat16)};
+#undef FROM
+    int k = resolve_overload(cases, (int)(sizeof cases / sizeof cases[0]), &arg, 1, false);
+    if (k < 0) {
+        sema_error(s, n->span, "bfloat16() of %s: numba-cuda makes a bfloat16 from a float or an integer",
+                   sema_type_name(s, arg));
+        return &ty_error;
+    }
+    n->casts = new_casts(s, 1);
+    n->casts[0] = cases[k].args[0];
+    n->entity = entity_lookup("numba.float32"); /* any dtype entity: lowered as a cast */
+    return &ty_bfloat16;
+}
+
 static Type *type_call(Sema *s, Node *n) {
     if (is_scalar_method(n->func)) {
         Sym *mod = n->func->lhs->kind == ND_NAME ? lookup(s, n->func->lhs->name) : NULL;
@@ -1400,6 +1457,7 @@ static Type *type_call(Sema *s, Node *n) {
                        sema_type_name(s, callee->dtype));
             return &ty_error;
         }
+        if (callee->dtype->kind == TY_BFLOAT16) return type_bfloat16_ctor(s, n, arg);
         n->entity = entity_lookup("numba.float32"); /* any dtype entity: lowered as a cast */
         return callee->dtype;
     }

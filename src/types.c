@@ -25,6 +25,7 @@ Type ty_uint32 = SCALAR(TY_INT, 32, false), ty_uint64 = SCALAR(TY_INT, 64, false
 Type ty_float16 = SCALAR(TY_FLOAT, 16, false), ty_float32 = SCALAR(TY_FLOAT, 32, false);
 Type ty_float64 = SCALAR(TY_FLOAT, 64, false);
 Type ty_complex64 = SCALAR(TY_COMPLEX, 64, false), ty_complex128 = SCALAR(TY_COMPLEX, 128, false);
+Type ty_bfloat16 = SCALAR(TY_BFLOAT16, 16, false);
 
 /* The scalars in one order for the conversion matrix: ORDER SCALARS. */
 static Type *const scalars[] = {
@@ -224,7 +225,7 @@ bool type_equal(const Type *a, const Type *b) {
     }
 }
 
-bool is_scalar(const Type *t) { return t->kind >= TY_BOOL && t->kind <= TY_COMPLEX; }
+bool is_scalar(const Type *t) { return (t->kind >= TY_BOOL && t->kind <= TY_COMPLEX) || t->kind == TY_BFLOAT16; }
 bool is_number(const Type *t) { return t->kind >= TY_INT && t->kind <= TY_COMPLEX; }
 bool is_integer(const Type *t) { return t->kind == TY_INT; }
 bool is_float(const Type *t) { return t->kind == TY_FLOAT; }
@@ -233,7 +234,7 @@ bool is_value(const Type *t) { return (t->kind >= TY_NONE && t->kind <= TY_GRID_
 int type_size(const Type *t) {
     switch (t->kind) {
     case TY_BOOL: return 1;
-    case TY_INT: case TY_FLOAT: case TY_COMPLEX: return t->bits / 8;
+    case TY_INT: case TY_FLOAT: case TY_COMPLEX: case TY_BFLOAT16: return t->bits / 8;
     case TY_VECTOR: return t->elem_count * type_size(t->dtype);
     case TY_RECORD: return (int)t->record->size;
     case TY_ARRAY: { /* a nested array's bytes in its record */
@@ -364,6 +365,7 @@ static void name_into(const Type *t, NameBuf *b) {
         appendf(b, "x%d", t->elem_count);
         break;
     case TY_RECORD: record_name(t->record, b); break;
+    case TY_BFLOAT16: append(b, "__nv_bfloat16"); break;
     case TY_OPTIONAL:
         append(b, "OptionalType(");
         name_into(t->dtype, b);
@@ -477,8 +479,21 @@ static Conversion optional_conversion(const Type *from, const Type *to) {
     return at_least(type_conversion(from, to->dtype), CONV_PROMOTE);
 }
 
+/* Bfloat16.can_convert_to and can_convert_from (numba-cuda's
+ * ext_types.py): to float32 and float64 safely, from int8 and uint8
+ * safely, to and from other numbers unsafely; not closed transitively, as
+ * they are methods of the type, not rules of the casting graph. */
+static Conversion bfloat16_conversion(const Type *from, const Type *to) {
+    const Type *other = from->kind == TY_BFLOAT16 ? to : from;
+    if (other->kind != TY_INT && other->kind != TY_FLOAT) return CONV_NONE;
+    if (from->kind == TY_BFLOAT16) return other->kind == TY_FLOAT && other->bits >= 32 ? CONV_SAFE : CONV_UNSAFE;
+    return other->kind == TY_INT && other->bits == 8 ? CONV_SAFE : CONV_UNSAFE;
+}
+
 Conversion type_conversion(const Type *from, const Type *to) {
     if (from == to) return CONV_EXACT;
+    if ((from->kind == TY_BFLOAT16) != (to->kind == TY_BFLOAT16) && from->kind != TY_OPTIONAL && to->kind != TY_OPTIONAL)
+        return bfloat16_conversion(type_strip((Type *)from), type_strip((Type *)to));
     /* a literal converts as its type; two scalars, as the matrix says (whose
      * diagonal is exact) */
     from = type_strip((Type *)from);

@@ -74,8 +74,10 @@ static void test_parse_abi(void)
     ASSERT(m->kernels[2].cooperative);
     ASSERT(m->kernels[3].shared_dynamic);
     ASSERT_EQ(64, m->kernels[4].max_threads);
-    ASSERT_EQ(PYKRT_RECORD, m->kernels[5].params[0].dtype); /* dtype: xoroshiro128p, its record */
-    ASSERT(m->kernels[5].params[0].record == pykrt_xoroshiro128p_record());
+    ASSERT_EQ(PYKRT_RECORD, m->kernels[5].params[0].dtype); /* numba.cuda.random's states, as pykc writes them */
+    ASSERT(pk_record_same(m->kernels[5].params[0].record, pykrt_xoroshiro128p_record(), 0));
+    ASSERT_EQ(2, m->kernels[5].params[0].record->nfields);
+    ASSERT_STR("s1", m->kernels[5].params[0].record->fields[1].name);
     ASSERT_EQ(0, m->kernels[6].nparams);
     ASSERT_EQ(1, m->nconstants);
     ASSERT_STR("coeffs", m->constants[0].name);
@@ -151,6 +153,9 @@ static const struct {
      "xoroshiro128p is an array dtype"},
     {HEAD KERNEL("      - {name: s, kind: scalar, dtype: record}\n", PTX_DATA), PYKRT_ERROR_MANIFEST,
      "record is an array dtype, not a scalar's"},
+    /* the name of numba.cuda.random's record reads as its layout */
+    {HEAD KERNEL("      - {name: x, kind: array, dtype: xoroshiro128p, ndim: 1, layout: C}\n", PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "ptx_params lack part 'shape[0]' of parameter 0 (x)"},
     /* a well-formed record: the reader goes on to the ptx_params */
     {HEAD KERNEL(REC("{size: 8, align: 4, fields: [{name: x, dtype: float32, offset: 0}]}"), PTX_DATA),
      PYKRT_ERROR_MANIFEST, "ptx_params lack part 'shape[0]' of parameter 0 (x)"},
