@@ -302,12 +302,22 @@ def pack(kernel, args):
     params = kernel["params"]
     if len(args) != len(params):
         raise ValueError(f"{kernel['name']}: {len(args)} arguments for {len(params)} parameters")
-    for p, a in zip(params, args):
+    shapes = [getattr(a, "shape", None) for a in args]
+    strides = [getattr(a, "strides", None) for a in args]
+    for i, (p, a) in enumerate(zip(params, args)):
+        if p["kind"] == "array" and p["dtype"] in ("record", "xoroshiro128p"):
+            # records travel as the bytes of a contiguous 1-d array (the
+            # xoroshiro128p states uploaded as uint64 pairs)
+            size = p["record"]["size"] if "record" in p else 16
+            if p["ndim"] != 1 or not a.flags.c_contiguous or a.nbytes % size:
+                raise ValueError(f"{kernel['name']}: parameter {p['name']} takes contiguous {size}-byte records")
+            shapes[i], strides[i] = (a.nbytes // size,), (size,)
+            continue
         if p["kind"] == "array":
             if not hasattr(a, "shape"):
                 raise ValueError(f"{kernel['name']}: parameter {p['name']} is an array, given {type(a).__name__}")
             dt = "bool" if a.dtype == np.bool_ else str(a.dtype)
-            if dt != p["dtype"] and p["dtype"] != "xoroshiro128p":
+            if dt != p["dtype"]:
                 raise ValueError(f"{kernel['name']}: parameter {p['name']} is {p['dtype']}, given {dt}")
             if a.ndim != p["ndim"]:
                 raise ValueError(f"{kernel['name']}: parameter {p['name']} has {p['ndim']} dimensions, given {a.ndim}")
@@ -319,9 +329,9 @@ def pack(kernel, args):
         if part == "data":
             value = np.uint64(data_ptr(arg))
         elif part.startswith("shape["):
-            value = np.int64(arg.shape[int(part[6:-1])])
+            value = np.int64(shapes[p["param"]][int(part[6:-1])])
         elif part.startswith("strides["):
-            value = np.int64(arg.strides[int(part[8:-1])])
+            value = np.int64(strides[p["param"]][int(part[8:-1])])
         elif part in ("real", "imag"):
             ft = np.float32 if p["type"] == "f32" else np.float64
             value = ft(np.real(arg) if part == "real" else np.imag(arg))

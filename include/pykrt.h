@@ -266,10 +266,40 @@ typedef enum pykrt_dtype {
     PYKRT_COMPLEX64,
     PYKRT_COMPLEX128,
     PYKRT_XOROSHIRO128P, /* numba.cuda.random's state record {uint64 s0, s1} */
+    PYKRT_RECORD,        /* a structured dtype: the array's `record` lays it out */
+    PYKRT_BFLOAT16,      /* bfloat16: the top half of a float32's bits */
     PYKRT_DTYPE_COUNT
 } pykrt_dtype;
 
-/* Bytes per element; 0 for an invalid dtype. */
+/* The layout of a structured dtype (a record), as NumPy lays it out and the
+ * manifest gives it (docs/manifest.md, Records). */
+typedef struct pykrt_record pykrt_record;
+
+typedef struct pykrt_field {
+    const char *name;
+    pykrt_dtype dtype;            /* a scalar dtype, or PYKRT_RECORD */
+    size_t offset;                /* bytes from the element's start */
+    int ndim;                     /* an array field's dimensions; 0 for a scalar */
+    int64_t shape[PYKRT_MAX_NDIM];
+    const pykrt_record *record;   /* PYKRT_RECORD: the nested layout */
+} pykrt_field;
+
+struct pykrt_record {
+    size_t size;                  /* bytes per element: NumPy's itemsize */
+    size_t align;                 /* NumPy's alignment: 1 for a packed record */
+    size_t nfields;
+    const pykrt_field *fields;
+};
+
+/* The layout of numba.cuda.random's xoroshiro128p_dtype: {uint64 s0 at 0,
+ * uint64 s1 at 8}, 16 bytes. */
+PYKRT_API const pykrt_record *pykrt_xoroshiro128p_record(void);
+
+/* The field of `record` called `name` (PYKRT_ERROR_NOT_FOUND if none). */
+PYKRT_API pykrt_status pykrt_record_field(const pykrt_record *record, const char *name, const pykrt_field **out);
+
+/* Bytes per element; 0 for an invalid dtype and for PYKRT_RECORD, whose
+ * size is its record's. */
 PYKRT_API size_t pykrt_dtype_size(pykrt_dtype dtype);
 
 /* Numba's name ("float32", "bool", ...); "invalid" for an invalid dtype. */
@@ -289,6 +319,7 @@ typedef struct pykrt_array {
     int ndim;
     int64_t shape[PYKRT_MAX_NDIM];
     int64_t strides[PYKRT_MAX_NDIM];
+    const pykrt_record *record; /* PYKRT_RECORD: the elements' layout; else NULL */
 } pykrt_array;
 
 /* Describes existing device memory as a contiguous array of `order`
@@ -296,12 +327,22 @@ typedef struct pykrt_array {
 PYKRT_API pykrt_status pykrt_array_init(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, int ndim,
                                         const int64_t *shape, pykrt_layout order);
 
+/* pykrt_array_init for an array of records laid out as `record` (which
+ * must outlive the descriptor): dtype PYKRT_RECORD, strides in record->size. */
+PYKRT_API pykrt_status pykrt_array_init_record(pykrt_array *out, pykrt_devptr data, const pykrt_record *record,
+                                               int ndim, const int64_t *shape, pykrt_layout order);
+
 /* Shorthand for a 1-D array of n elements. */
 PYKRT_API pykrt_status pykrt_array_1d(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, int64_t n);
 
 /* Allocates device memory for a C-contiguous array and describes it. */
 PYKRT_API pykrt_status pykrt_array_alloc(pykrt_context *ctx, pykrt_dtype dtype, int ndim, const int64_t *shape,
                                          pykrt_array *out);
+
+/* pykrt_array_alloc for an array of records laid out as `record`, e.g. the
+ * layout pykrt_kernel_param reports for a kernel's record parameter. */
+PYKRT_API pykrt_status pykrt_array_alloc_record(pykrt_context *ctx, const pykrt_record *record, int ndim,
+                                                const int64_t *shape, pykrt_array *out);
 
 /* Frees the array's memory (pykrt_array_alloc) and zeroes the descriptor. */
 PYKRT_API pykrt_status pykrt_array_free(pykrt_context *ctx, pykrt_array *array);
@@ -412,6 +453,7 @@ typedef struct pykrt_param_info {
     int ndim;            /* arrays only */
     pykrt_layout layout; /* arrays only */
     pykrt_access access;
+    const pykrt_record *record; /* PYKRT_RECORD: the layout, living as long as the module */
 } pykrt_param_info;
 
 /* The index-th source parameter of the kernel. */
@@ -457,7 +499,9 @@ typedef struct pykrt_launch_config {
 } pykrt_launch_config;
 
 /* Launches `kernel` after checking the arguments against the manifest
- * (count; scalar or array; dtype; ndim; layout: a C-layout parameter refuses
+ * (count; scalar or array; dtype, a record's layout field by field, where
+ * PYKRT_XOROSHIRO128P is the record of pykrt_xoroshiro128p_record; ndim;
+ * layout: a C-layout parameter refuses
  * an array that is not C-contiguous, F likewise) and each array for itself
  * (no negative shape; a data pointer other than 0 when it has elements;
  * the bytes its shape and strides reach, computed without overflow, within
@@ -507,6 +551,8 @@ static inline pykrt_arg pykrt_arg_uint32(uint32_t v) { return pykrt_arg_scalar(P
 static inline pykrt_arg pykrt_arg_uint64(uint64_t v) { return pykrt_arg_scalar(PYKRT_UINT64, &v, sizeof v); }
 /* float16 travels as its IEEE binary16 bits. */
 static inline pykrt_arg pykrt_arg_float16_bits(uint16_t bits) { return pykrt_arg_scalar(PYKRT_FLOAT16, &bits, 2); }
+/* bfloat16 travels as its bits: a float32's upper half, rounded. */
+static inline pykrt_arg pykrt_arg_bfloat16_bits(uint16_t bits) { return pykrt_arg_scalar(PYKRT_BFLOAT16, &bits, 2); }
 static inline pykrt_arg pykrt_arg_float32(float v) { return pykrt_arg_scalar(PYKRT_FLOAT32, &v, sizeof v); }
 static inline pykrt_arg pykrt_arg_float64(double v) { return pykrt_arg_scalar(PYKRT_FLOAT64, &v, sizeof v); }
 

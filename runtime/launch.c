@@ -57,11 +57,31 @@ static void tuple(char *buf, size_t size, const int64_t *v, int n)
         snprintf(buf + used, size - used, n == 1 ? ",)" : ")");
 }
 
+/* A record parameter takes an array of records of the same layout. */
+static pykrt_status check_records(const pykrt_kernel *k, size_t i, const pk_param *p, const pykrt_array *a)
+{
+    const pykrt_record *got = pk_array_record(a);
+    if (got && pk_record_same(p->record, got, 0))
+        return PYKRT_SUCCESS;
+    char want[200], have[200];
+    pk_record_describe(p->record, want, sizeof want);
+    if (got)
+        pk_record_describe(got, have, sizeof have);
+    else
+        snprintf(have, sizeof have, "%s", a->dtype == PYKRT_RECORD ? "records without a layout (record is NULL)"
+                                                                   : pykrt_dtype_name(a->dtype));
+    return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected records %s, got %s", i, p->name, want, have);
+}
+
 static pykrt_status check_array_arg(const pykrt_kernel *k, size_t i, const pk_param *p, const pykrt_array *a)
 {
     if (!a)
         return bad_launch(k, "pykrt_launch", "argument %zu (%s): the array descriptor is NULL", i, p->name);
-    if (a->dtype != p->dtype || a->ndim != p->ndim)
+    if (p->dtype == PYKRT_RECORD && a->ndim == p->ndim) {
+        pykrt_status st = check_records(k, i, p, a);
+        if (st != PYKRT_SUCCESS)
+            return st;
+    } else if (a->dtype != p->dtype || a->ndim != p->ndim)
         return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected a %d-d %s array, got a %d-d %s array", i,
                           p->name, p->ndim, pykrt_dtype_name(p->dtype), a->ndim, pykrt_dtype_name(a->dtype));
     bool empty = false;

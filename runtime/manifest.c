@@ -374,6 +374,128 @@ static pykrt_status read_targets(reader *r, yaml_node_t *root)
     return PYKRT_SUCCESS;
 }
 
+/* ---- records ---- */
+
+static pykrt_status read_record(reader *r, yaml_node_t *owner, const char *where, int depth,
+                                const pykrt_record **out);
+
+/* An array field's shape: 1..PYKRT_MAX_NDIM positive extents. */
+static pykrt_status read_field_shape(reader *r, yaml_node_t *map, const char *where, pykrt_field *f, uint64_t *count)
+{
+    yaml_node_item_t *items;
+    size_t n;
+    pykrt_status st = get_seq(r, map, "shape", false, where, &items, &n);
+    *count = 1;
+    if (st != PYKRT_SUCCESS || !items)
+        return st;
+    yaml_node_t *seq;
+    field(r, map, "shape", true, where, &seq);
+    if (n < 1 || n > PYKRT_MAX_NDIM)
+        return bad(r, seq, where, "'shape' has %zu dimensions, outside 1..%d", n, PYKRT_MAX_NDIM);
+    f->ndim = (int)n;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *e = node_at(r, items[i]);
+        const char *s = e->type == YAML_SCALAR_NODE ? (const char *)e->data.scalar.value : "";
+        if (e->type != YAML_SCALAR_NODE || e->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+            !parse_int(s, &f->shape[i]) || f->shape[i] < 1 || f->shape[i] > (1ll << 32))
+            return bad(r, e, where, "shape[%zu] must be an integer in 1..2^32", i);
+        *count *= (uint64_t)f->shape[i];
+        if (*count > (1ull << 32))
+            return bad(r, seq, where, "'shape' has more than 2^32 elements");
+    }
+    return PYKRT_SUCCESS;
+}
+
+/* One field: {name, dtype, offset[, shape][, record]}, within `size`. */
+static pykrt_status read_field(reader *r, yaml_node_t *map, const char *where, int depth, uint64_t size,
+                               pykrt_field *f)
+{
+    int64_t offset;
+    uint64_t count;
+    pykrt_status st;
+    if ((st = get_string(r, map, "name", true, where, &f->name)) != PYKRT_SUCCESS ||
+        (st = get_dtype(r, map, where, &f->dtype)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "offset", true, 0, INT32_MAX, where, &offset)) != PYKRT_SUCCESS ||
+        (st = read_field_shape(r, map, where, f, &count)) != PYKRT_SUCCESS)
+        return st;
+    f->offset = (size_t)offset;
+    if (f->dtype == PYKRT_RECORD && (st = read_record(r, map, where, depth + 1, &f->record)) != PYKRT_SUCCESS)
+        return st;
+    if (f->dtype == PYKRT_XOROSHIRO128P) {
+        f->dtype = PYKRT_RECORD;
+        f->record = pykrt_xoroshiro128p_record();
+    }
+    uint64_t bytes = count * (f->record ? f->record->size : pykrt_dtype_size(f->dtype));
+    if ((uint64_t)offset > size || bytes > size - (uint64_t)offset) {
+        yaml_node_t *n;
+        field(r, map, "offset", true, where, &n);
+        return bad(r, n, where, "the field's %llu bytes at offset %lld do not fit the record's %llu",
+                   (unsigned long long)bytes, (long long)offset, (unsigned long long)size);
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_fields(reader *r, yaml_node_t *map, const char *where, int depth, pykrt_record *rec)
+{
+    yaml_node_item_t *items;
+    pykrt_field *fields;
+    pykrt_status st = get_seq(r, map, "fields", true, where, &items, &rec->nfields);
+    if (st == PYKRT_SUCCESS && rec->nfields == 0) {
+        yaml_node_t *n;
+        field(r, map, "fields", true, where, &n);
+        return bad(r, n, where, "a record needs at least one field");
+    }
+    if (st != PYKRT_SUCCESS ||
+        (st = alloc_array(r, rec->nfields, sizeof(pykrt_field), (void **)&fields)) != PYKRT_SUCCESS)
+        return st;
+    rec->fields = fields;
+    for (size_t i = 0; i < rec->nfields; i++) {
+        char at[192];
+        yaml_node_t *f;
+        snprintf(at, sizeof at, "%s.fields[%zu]", where, i);
+        if ((st = item_map(r, items, i, at, &f)) != PYKRT_SUCCESS ||
+            (st = read_field(r, f, at, depth, rec->size, &fields[i])) != PYKRT_SUCCESS)
+            return st;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(fields[k].name, fields[i].name) == 0)
+                return bad(r, f, at, "field '%.40s' occurs more than once", fields[i].name);
+    }
+    return PYKRT_SUCCESS;
+}
+
+/* owner's `record` key: {size, align, fields}, nested at most
+ * PK_RECORD_DEPTH deep. */
+static pykrt_status read_record(reader *r, yaml_node_t *owner, const char *where, int depth,
+                                const pykrt_record **out)
+{
+    yaml_node_t *map;
+    int64_t size, align;
+    char at[160];
+    pykrt_status st = field(r, owner, "record", true, where, &map);
+    snprintf(at, sizeof at, "%s.record", where);
+    if (st != PYKRT_SUCCESS || (st = enter(r, map, YAML_MAPPING_NODE, at)) != PYKRT_SUCCESS)
+        return st;
+    if (depth > PK_RECORD_DEPTH)
+        return bad(r, map, at, "records nest more than %d deep", PK_RECORD_DEPTH);
+    pykrt_record *rec = alloc(r->m, sizeof *rec);
+    if (!rec)
+        return no_memory(r);
+    if ((st = get_int(r, map, "size", true, 1, INT32_MAX, at, &size)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "align", true, 1, 4096, at, &align)) != PYKRT_SUCCESS)
+        return st;
+    if (align & (align - 1)) {
+        yaml_node_t *n;
+        field(r, map, "align", true, at, &n);
+        return bad(r, n, at, "'align' is %lld, not a power of two", (long long)align);
+    }
+    rec->size = (size_t)size;
+    rec->align = (size_t)align;
+    if ((st = read_fields(r, map, at, depth, rec)) != PYKRT_SUCCESS)
+        return st;
+    *out = rec;
+    return PYKRT_SUCCESS;
+}
+
 /* ---- kernels ---- */
 
 static pykrt_status read_param(reader *r, yaml_node_t *map, const char *where, pk_param *p)
@@ -392,12 +514,18 @@ static pykrt_status read_param(reader *r, yaml_node_t *map, const char *where, p
     p->kind = kind == 1 ? PYKRT_KIND_ARRAY : PYKRT_KIND_SCALAR;
     p->access = acc < 0 ? (kind == 1 ? PYKRT_ACCESS_READWRITE : PYKRT_ACCESS_READ) : (pykrt_access)(acc + 1);
     if (p->kind == PYKRT_KIND_SCALAR) {
-        if (p->dtype == PYKRT_XOROSHIRO128P) {
+        if (p->dtype == PYKRT_XOROSHIRO128P || p->dtype == PYKRT_RECORD) {
             yaml_node_t *n;
             field(r, map, "dtype", true, where, &n);
-            return bad(r, n, where, "xoroshiro128p is an array dtype, not a scalar's");
+            return bad(r, n, where, "%s is an array dtype, not a scalar's", pykrt_dtype_name(p->dtype));
         }
         return PYKRT_SUCCESS;
+    }
+    if (p->dtype == PYKRT_RECORD && (st = read_record(r, map, where, 0, &p->record)) != PYKRT_SUCCESS)
+        return st;
+    if (p->dtype == PYKRT_XOROSHIRO128P) { /* the name of numba.cuda.random's record */
+        p->dtype = PYKRT_RECORD;
+        p->record = pykrt_xoroshiro128p_record();
     }
     if ((st = get_int(r, map, "ndim", true, 1, PYKRT_MAX_NDIM, where, &ndim)) != PYKRT_SUCCESS ||
         (st = get_choice(r, map, "layout", true, layouts, where, &layout)) != PYKRT_SUCCESS)
@@ -741,6 +869,11 @@ static pykrt_status read_constant(reader *r, yaml_node_t *map, const char *where
         (st = get_int(r, map, "size", true, 0, INT64_MAX, where, &size)) != PYKRT_SUCCESS)
         return st;
     c->size = (uint64_t)size;
+    if (c->dtype == PYKRT_RECORD || c->dtype == PYKRT_XOROSHIRO128P) {
+        yaml_node_t *n;
+        field(r, map, "dtype", true, where, &n);
+        return bad(r, n, where, "a constant cannot be of records");
+    }
     if (c->size != count * pykrt_dtype_size(c->dtype)) {
         yaml_node_t *n;
         field(r, map, "size", true, where, &n);

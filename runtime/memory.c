@@ -191,7 +191,10 @@ static pykrt_status check_array(const pykrt_array *a, const char *what, uint64_t
 {
     if (!a)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: array is NULL", what);
-    uint64_t n = pykrt_dtype_size(a->dtype);
+    uint64_t n = pk_itemsize(a);
+    if (n == 0 && a->dtype == PYKRT_RECORD)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: a PYKRT_RECORD array needs its record's layout (%s)", what,
+                       a->record ? "its size is 0" : "record is NULL");
     if (n == 0)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: invalid dtype %d", what, (int)a->dtype);
     if (a->ndim < 0 || a->ndim > PYKRT_MAX_NDIM)
@@ -227,7 +230,7 @@ static bool add_fits(int64_t a, int64_t b, int64_t *out)
 
 const char *pk_extent_problem(const pykrt_array *a)
 {
-    int64_t lo = 0, hi = (int64_t)pykrt_dtype_size(a->dtype), step;
+    int64_t lo = 0, hi = (int64_t)pk_itemsize(a), step;
     for (int i = 0; i < a->ndim; i++)
         if (a->shape[i] == 0)
             return NULL; /* no elements: nothing is reached */
@@ -248,7 +251,7 @@ bool pk_is_contiguous(const pykrt_array *a, pykrt_layout order)
     for (int i = 0; i < a->ndim; i++)
         if (a->shape[i] == 0)
             return true;
-    uint64_t expect = pykrt_dtype_size(a->dtype);
+    uint64_t expect = pk_itemsize(a);
     for (int j = 0; j < a->ndim; j++) {
         int i = order == PYKRT_LAYOUT_C ? a->ndim - 1 - j : j;
         if (a->shape[i] == 1)
@@ -260,24 +263,26 @@ bool pk_is_contiguous(const pykrt_array *a, pykrt_layout order)
     return true;
 }
 
-pykrt_status pykrt_array_init(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, int ndim, const int64_t *shape,
-                              pykrt_layout order)
+/* A contiguous descriptor of `order`; `what` names the caller. */
+static pykrt_status init_array(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, const pykrt_record *record,
+                               int ndim, const int64_t *shape, pykrt_layout order, const char *what)
 {
     if (!out || (!shape && ndim > 0))
-        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_init: %s is NULL", out ? "shape" : "out");
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, out ? "shape" : "out");
     if (order != PYKRT_LAYOUT_C && order != PYKRT_LAYOUT_F)
-        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_init: order must be PYKRT_LAYOUT_C or _F");
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: order must be PYKRT_LAYOUT_C or _F", what);
     pykrt_array a;
     memset(&a, 0, sizeof a);
     a.data = data;
     a.dtype = dtype;
+    a.record = record;
     a.ndim = ndim;
     for (int i = 0; i < ndim && i < PYKRT_MAX_NDIM; i++)
         a.shape[i] = shape[i];
-    pykrt_status st = check_array(&a, "pykrt_array_init", NULL);
+    pykrt_status st = check_array(&a, what, NULL);
     if (st != PYKRT_SUCCESS)
         return st;
-    int64_t stride = (int64_t)pykrt_dtype_size(dtype);
+    int64_t stride = (int64_t)pk_itemsize(&a);
     for (int j = 0; j < ndim; j++) {
         int i = order == PYKRT_LAYOUT_C ? ndim - 1 - j : j;
         a.strides[i] = stride;
@@ -287,25 +292,48 @@ pykrt_status pykrt_array_init(pykrt_array *out, pykrt_devptr data, pykrt_dtype d
     return PYKRT_SUCCESS;
 }
 
+pykrt_status pykrt_array_init(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, int ndim, const int64_t *shape,
+                              pykrt_layout order)
+{
+    return init_array(out, data, dtype, NULL, ndim, shape, order, "pykrt_array_init");
+}
+
+pykrt_status pykrt_array_init_record(pykrt_array *out, pykrt_devptr data, const pykrt_record *record, int ndim,
+                                     const int64_t *shape, pykrt_layout order)
+{
+    return init_array(out, data, PYKRT_RECORD, record, ndim, shape, order, "pykrt_array_init_record");
+}
+
 pykrt_status pykrt_array_1d(pykrt_array *out, pykrt_devptr data, pykrt_dtype dtype, int64_t n)
 {
     return pykrt_array_init(out, data, dtype, 1, &n, PYKRT_LAYOUT_C);
 }
 
-pykrt_status pykrt_array_alloc(pykrt_context *ctx, pykrt_dtype dtype, int ndim, const int64_t *shape,
-                               pykrt_array *out)
+static pykrt_status alloc_array(pykrt_context *ctx, pykrt_dtype dtype, const pykrt_record *record, int ndim,
+                                const int64_t *shape, pykrt_array *out, const char *what)
 {
     pykrt_array a;
     uint64_t nbytes = 0;
-    pykrt_status st = pykrt_array_init(&a, 0, dtype, ndim, shape, PYKRT_LAYOUT_C);
-    if (st == PYKRT_SUCCESS && (st = check_array(&a, "pykrt_array_alloc", &nbytes)) == PYKRT_SUCCESS &&
-        nbytes > SIZE_MAX)
-        st = pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_array_alloc: too large for this host");
+    pykrt_status st = init_array(&a, 0, dtype, record, ndim, shape, PYKRT_LAYOUT_C, what);
+    if (st == PYKRT_SUCCESS && (st = check_array(&a, what, &nbytes)) == PYKRT_SUCCESS && nbytes > SIZE_MAX)
+        st = pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: too large for this host", what);
     if (st == PYKRT_SUCCESS)
         st = pykrt_mem_alloc(ctx, (size_t)nbytes, &a.data);
     if (st == PYKRT_SUCCESS)
         *out = a;
     return st;
+}
+
+pykrt_status pykrt_array_alloc(pykrt_context *ctx, pykrt_dtype dtype, int ndim, const int64_t *shape,
+                               pykrt_array *out)
+{
+    return alloc_array(ctx, dtype, NULL, ndim, shape, out, "pykrt_array_alloc");
+}
+
+pykrt_status pykrt_array_alloc_record(pykrt_context *ctx, const pykrt_record *record, int ndim, const int64_t *shape,
+                                      pykrt_array *out)
+{
+    return alloc_array(ctx, PYKRT_RECORD, record, ndim, shape, out, "pykrt_array_alloc_record");
 }
 
 pykrt_status pykrt_array_free(pykrt_context *ctx, pykrt_array *array)

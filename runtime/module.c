@@ -437,6 +437,7 @@ pykrt_status pykrt_kernel_param(const pykrt_kernel *kernel, size_t index, pykrt_
     out->ndim = p->ndim;
     out->layout = p->kind == PYKRT_KIND_ARRAY ? p->layout : PYKRT_LAYOUT_A;
     out->access = p->access;
+    out->record = p->record;
     return PYKRT_SUCCESS;
 }
 

@@ -154,6 +154,7 @@ typedef struct pk_param {
     int ndim;
     pykrt_layout layout;
     pykrt_access access;
+    const pykrt_record *record; /* PYKRT_RECORD: its layout */
 } pk_param;
 
 typedef struct pk_ptx_param {
@@ -220,6 +221,17 @@ uint64_t pk_fnv1a64(const void *data, size_t len);
 
 /* The dtype named by Numba's name, or PYKRT_DTYPE_INVALID. */
 pykrt_dtype pk_dtype_from_name(const char *name);
+
+/* Records nest at most this deep (the manifest's YAML nesting bounds it). */
+#define PK_RECORD_DEPTH 32
+/* An array's element size: its record's for PYKRT_RECORD (0 without one). */
+size_t pk_itemsize(const pykrt_array *a);
+/* The layout of an array's records: its own, or xoroshiro128p's; else NULL. */
+const pykrt_record *pk_array_record(const pykrt_array *a);
+/* Whether two layouts are the same dtype: size, and every field's name,
+ * dtype, offset, shape and nested layout. */
+bool pk_record_same(const pykrt_record *a, const pykrt_record *b, int depth);
+void pk_record_describe(const pykrt_record *r, char *out, size_t size);
 
 /* ---- module.c: modules, kernels, constants ---- */
 

@@ -34,6 +34,7 @@ AbiPart abi_part(const Type *t, int i) {
 /* The PTX type a part is passed as: floats as themselves (float16 as its
  * bits), everything else as an unsigned int of its size. */
 static const char *part_type_name(AbiPart p) {
+    if (p.type && p.type->kind == TY_BFLOAT16) return "b16";
     if (p.type && p.type->kind == TY_FLOAT) return p.type->bits == 16 ? "b16" : p.type->bits == 32 ? "f32" : "f64";
     return p.size == 1 ? "u8" : p.size == 2 ? "u16" : p.size == 4 ? "u32" : "u64";
 }
@@ -53,7 +54,10 @@ static void describe_param(Arena *a, const Sym *p, ManifestParam *mp) {
     const Type *t = p->ty;
     mp->name = p->name;
     mp->is_array = t->kind == TY_ARRAY;
-    mp->dtype = type_name(a, mp->is_array ? t->dtype : t);
+    const Type *elem = mp->is_array ? t->dtype : t;
+    mp->record = elem->kind == TY_RECORD ? elem->record : NULL;
+    /* NumPy has no bfloat16; ml_dtypes, which Numba maps to it, calls it so */
+    mp->dtype = mp->record ? "record" : elem->kind == TY_BFLOAT16 ? "bfloat16" : type_name(a, elem);
     mp->ndim = mp->is_array ? t->ndim : 0;
     mp->layout = mp->is_array ? t->layout : 'A';
     mp->access = p->written ? (p->read ? "readwrite" : "write") : "read";

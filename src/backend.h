@@ -65,6 +65,8 @@ typedef enum {
     FDIV_FAST,          /* `/` of two float32 values: approximate */
     FDIV_FULL,          /* other divisions: 2 ulp, flushing denormals */
     FDIV_EXACT_FTZ,     /* the division in %: rounded, flushing denormals */
+    FDIV_APPROX,        /* float32, approximate, keeping denormals: CUDA's
+                           bfloat16 division */
 } FastDiv;
 
 struct Target {
@@ -83,6 +85,9 @@ struct Target {
     bool (*emit)(IrModule *m, EmitKind kind, Code *out, Diag *d);
     /* The most bytes of parameters a kernel may take. */
     long (*max_param_bytes)(const TargetConfig *cfg);
+    /* Why the configured arch cannot compute with bfloat16 values, naming
+     * the arch and what would; NULL when it can. */
+    const char *(*no_bfloat16)(const TargetConfig *cfg);
     /* ---- lowering */
     unsigned address_space[MEM_COUNT];
     /* A special value of the running thread (axis 0..2 for the dim3 ones). */

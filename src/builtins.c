@@ -55,6 +55,20 @@ static const Sig match_all_cases[] = {S2(match_all, int32, int32), S2(match_all,
 static const Sig round_cases[] = {S1(int64, float32), S1(int64, float64), S2(float32, float32, int64),
                                   S2(float64, float64, int64)};
 
+/* cuda.bf16: numba-cuda's bindings of cuda_bf16.h (_internal/cuda_bf16.py) */
+static const Sig bf16_unary[] = {S1(bfloat16, bfloat16)};
+static const Sig bf16_binary[] = {S2(bfloat16, bfloat16, bfloat16)};
+static const Sig bf16_ternary[] = {S3(bfloat16, bfloat16, bfloat16, bfloat16)};
+static const Sig bf16_compare[] = {S2(bool, bfloat16, bfloat16)};
+static const Sig bf16_predicate[] = {S1(bool, bfloat16)};
+static const Sig bf16_to_float[] = {S1(float32, bfloat16)};
+static const Sig bf16_from_float[] = {S1(bfloat16, float32)};
+static const Sig bf16_from_double[] = {S1(bfloat16, float64)};
+static const Sig bf16_as_short[] = {S1(int16, bfloat16)};
+static const Sig bf16_as_ushort[] = {S1(uint16, bfloat16)};
+static const Sig bf16_from_short[] = {S1(bfloat16, int16)};
+static const Sig bf16_from_ushort[] = {S1(bfloat16, uint16)};
+
 static const Sig fp16_unary[] = {S1(float16, float16)};
 static const Sig fp16_binary[] = {S2(float16, float16, float16)};
 static const Sig fp16_ternary[] = {S3(float16, float16, float16, float16)};
@@ -590,8 +604,9 @@ static Type *type_print(Sema *s, Node *call, const Entity *e) {
     }
     for (int i = 0; i < nargs(call); i++) {
         Type *t = arg_type(call, i);
-        if (!is_scalar(t) && t->kind != TY_STRING) {
-            sema_error(s, call->items[i]->span, "print() of %s is not supported in kernels", sema_type_name(s, t));
+        if ((!is_scalar(t) && t->kind != TY_STRING) || t->kind == TY_BFLOAT16) {
+            sema_error(s, call->items[i]->span, "print() of %s is not supported in kernels%s", sema_type_name(s, t),
+                       t->kind == TY_BFLOAT16 ? " yet: print float32(x)" : "");
             return &ty_error;
         }
     }
@@ -675,6 +690,121 @@ static Type *type_libdevice(Sema *s, Node *call, const Entity *e) {
     return nresults == 1 ? results[0] : type_tuple(sema_arena(s), results, nresults);
 }
 
+/* ---- structured dtypes ------------------------------------------------------------ */
+
+static long round_up(long n, long to) { return (n + to - 1) / to * to; }
+
+/* A field's shape, ('v', np.float32, (3,)): positive constant extents. */
+static Type *nested_array(Sema *s, Node *shape, Type *elem) {
+    Node **dims = shape->kind == ND_TUPLE ? shape->items : &shape;
+    int ndim = shape->kind == ND_TUPLE ? shape->item_len : 1;
+    if (!is_scalar(elem) || ndim < 1 || ndim > PYKC_MAX_NDIM) {
+        sema_error(s, shape->span, "an array field needs a scalar element type and 1 to %d dimensions", PYKC_MAX_NDIM);
+        return &ty_error;
+    }
+    long *extents = ARENA_ARRAY(sema_arena(s), long, ndim), count = 1;
+    for (int i = 0; i < ndim; i++) {
+        int64_t d;
+        if (!sema_const_int(s, dims[i], "the shape of an array field", &d)) return &ty_error;
+        if (d < 1 || __builtin_mul_overflow(count, (long)d, &count) || count > (1L << 24)) {
+            sema_error(s, dims[i]->span, "an array field's extents must be positive, and its elements at most 2**24");
+            return &ty_error;
+        }
+        extents[i] = (long)d;
+    }
+    Type *t = type_array(sema_arena(s), elem, ndim, 'C');
+    t->nested = extents;
+    return t;
+}
+
+/* ('name', format) or ('name', format, shape), as np.dtype reads a field. */
+static bool field_spec(Sema *s, Node *spec, RecordField *f) {
+    if (spec->kind != ND_TUPLE || spec->item_len < 2 || spec->item_len > 3 || spec->items[0]->kind != ND_STR ||
+        spec->items[0]->v.s.bytes || !spec->items[0]->v.s.len) {
+        sema_error(s, spec->span, "a field of np.dtype is written ('name', type) or ('name', type, shape)");
+        return false;
+    }
+    f->name = spec->items[0]->v.s.data;
+    if (strlen(f->name) != spec->items[0]->v.s.len) {
+        sema_error(s, spec->items[0]->span, "a field name cannot hold a NUL character");
+        return false;
+    }
+    f->type = sema_dtype_arg(s, spec->items[1], "a field's type");
+    if (f->type->kind != TY_ERROR && spec->item_len == 3) f->type = nested_array(s, spec->items[2], f->type);
+    return f->type->kind != TY_ERROR;
+}
+
+/* NumPy's layout: fields one after another; with align=True each at a
+ * multiple of its alignment and the size a multiple of the largest. */
+static Record *layout_record(Sema *s, RecordField *fields, int n, bool aligned) {
+    Record *r = ARENA_NEW(sema_arena(s), Record);
+    long offset = 0;
+    int align = 1;
+    for (int i = 0; i < n; i++) {
+        int a = aligned ? type_align(fields[i].type) : 1;
+        offset = round_up(offset, a);
+        fields[i].offset = offset;
+        offset += type_size(fields[i].type);
+        if (a > align) align = a;
+    }
+    *r = (Record){fields, n, round_up(offset, align), align, aligned};
+    return r;
+}
+
+static bool dtype_align_flag(Sema *s, Node *call, bool *aligned) {
+    Node *flag = nargs(call) > 1 ? call->items[1] : NULL;
+    for (int i = 0; i < call->kwarg_len; i++) {
+        if (strcmp(call->kwargs[i]->name, "align") != 0 || flag) {
+            sema_error(s, call->kwargs[i]->span, "np.dtype takes a field list and align= in kernels' modules");
+            return false;
+        }
+        flag = call->kwargs[i]->rhs;
+    }
+    int64_t v = 0;
+    if (flag && !sema_const_int(s, flag, "np.dtype's align", &v)) return false;
+    *aligned = v != 0;
+    return true;
+}
+
+/* np.dtype([('x', np.float32), ...], align=False): a record type, laid
+ * out as NumPy lays it out; np.dtype(np.float32) or np.dtype('f4'): the
+ * scalar type. */
+static Type *type_np_dtype(Sema *s, Node *call, const Entity *e) {
+    bool aligned = false;
+    if (nargs(call) < 1 || nargs(call) > 2) {
+        sema_error(s, call->span, "np.dtype takes a type or a list of fields, and align");
+        return &ty_error;
+    }
+    if (!dtype_align_flag(s, call, &aligned)) return &ty_error;
+    Node *spec = call->items[0];
+    if (spec->kind != ND_LIST) {
+        Type *t = sema_dtype_arg(s, spec, "np.dtype's argument");
+        return t->kind == TY_ERROR ? t : type_dtype(sema_arena(s), t);
+    }
+    if (spec->item_len == 0) {
+        sema_error(s, spec->span, "a record needs at least one field");
+        return &ty_error;
+    }
+    RecordField *fields = ARENA_ARRAY(sema_arena(s), RecordField, spec->item_len);
+    for (int i = 0; i < spec->item_len; i++) {
+        if (!field_spec(s, spec->items[i], &fields[i])) return &ty_error;
+        for (int k = 0; k < i; k++)
+            if (strcmp(fields[k].name, fields[i].name) == 0) {
+                sema_error(s, spec->items[i]->items[0]->span, "field '%s' occurs more than once", fields[i].name);
+                return &ty_error;
+            }
+    }
+    return type_dtype(sema_arena(s), type_record(sema_arena(s), layout_record(s, fields, spec->item_len, aligned)));
+}
+
+/* numba.from_dtype(dt): Numba's type for a NumPy dtype, which pykc holds
+ * as one already. */
+static Type *type_from_dtype(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    Type *t = sema_dtype_arg(s, call->items[0], "from_dtype's argument");
+    return t->kind == TY_ERROR ? t : type_dtype(sema_arena(s), t);
+}
+
 /* ---- cmath ------------------------------------------------------------------------ */
 
 /* numba-cuda's cmath is cmathdecl.py's templates and cmathimpl.py's
@@ -728,11 +858,65 @@ static Type *type_cmath_rect(Sema *s, Node *call, const Entity *e) {
     return sema_call_own(s, call, "cmath", e->lower_name, args);
 }
 
+/* ---- numba.cuda.random -------------------------------------------------------------- */
+
+/* numba-cuda's xoroshiro128p_dtype: np.dtype([('s0', np.uint64),
+ * ('s1', np.uint64)], align=True), the state of one generator. */
+static RecordField xoroshiro128p_fields[] = {{"s0", &ty_uint64, 0}, {"s1", &ty_uint64, 8}};
+static const Record xoroshiro128p_record = {xoroshiro128p_fields, 2, 16, 8, true};
+static Type ty_xoroshiro128p = {.kind = TY_RECORD, .record = &xoroshiro128p_record};
+
+/* numba-cuda's functions index states[index]["s0"] and ["s1"]: any array
+ * whose records have those two uint64 fields works as theirs does. */
+static bool is_state_array(const Type *t) {
+    if (t->kind != TY_ARRAY || t->ndim != 1 || t->dtype->kind != TY_RECORD) return false;
+    const RecordField *s0 = record_field(t->dtype->record, "s0"), *s1 = record_field(t->dtype->record, "s1");
+    return s0 && s1 && type_equal(s0->type, &ty_uint64) && type_equal(s1->type, &ty_uint64);
+}
+
+/* The functions of random.py: Numba compiles each for the types of its
+ * call, and so does pykc its own random module (src/lib/random.pyk).
+ * op is the number of arguments; a first argument `states` when
+ * lower_name's function takes the states. */
+static Type *type_random(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, e->op, e->op)) return &ty_error;
+    bool states = e->type == &ty_xoroshiro128p;
+    Type *args[3];
+    for (int i = 0; i < e->op; i++) {
+        args[i] = type_strip(arg_type(call, i));
+        bool ok = i == 0 && states ? is_state_array(args[i]) : is_integer(args[i]) || is_float(args[i]);
+        if (!ok) {
+            sema_error(s, call->items[i]->span, "%s takes %s as its argument %d, not %s", e->path,
+                       i == 0 && states ? "an array of xoroshiro128p states (xoroshiro128p_type[:])" : "an integer",
+                       i + 1, sema_type_name(s, args[i]));
+            return &ty_error;
+        }
+    }
+    if (states) sema_note_access(s, call->items[0], true, true);
+    return sema_call_own(s, call, "random", e->lower_name, args);
+}
+
+/* create_xoroshiro128p_states and init_xoroshiro128p_states make device
+ * arrays: host code, which a .pyk may import for its __main__ part. */
+static Type *type_random_host(Sema *s, Node *call, const Entity *e) {
+    sema_error(s, call->span, "%s runs on the host, not in kernels: libpykrt's pykrt_random_states_create makes the "
+               "same states", e->path);
+    return &ty_error;
+}
+
 static const char cmath_source[] =
 #include "cmath.pyk.inc"
     ;
+static const char random_source[] =
+#include "random.pyk.inc"
+    ;
 
-const char *own_module_source(const char *name) { return strcmp(name, "cmath") == 0 ? cmath_source : NULL; }
+const char *own_module_source(const char *name) {
+    static const struct { const char *name, *source; } modules[] = {{"cmath", cmath_source}, {"random", random_source}};
+    for (int i = 0; i < N_(modules); i++)
+        if (strcmp(modules[i].name, name) == 0) return modules[i].source;
+    return NULL;
+}
 
 /* ---- NumPy ufuncs on scalars ------------------------------------------------------- */
 
@@ -992,10 +1176,14 @@ static Type *type_operator_refused(Sema *s, Node *call, const Entity *e) {
 #define MATH_AS(name, cases, op, lib) {"math." name, ENT_FUNCTION, NULL, cases, N_(cases), NULL, LW_MATH, op, lib}
 #define MATH(name, cases) MATH_AS(name, cases, MATH_CALL, name)
 #define FP16(name, cases, op) CASES("numba.cuda.fp16." name, cases, LW_FP16, op)
+#define BF16(name, cases, op) CASES("numba.cuda.bf16." name, cases, LW_BF16, op)
 #define FP16_VIA(name, lib) {"numba.cuda.fp16." name, ENT_FUNCTION, NULL, fp16_unary, 1, NULL, LW_FP16, \
                              FP16_VIA_FLOAT32, lib}
 #define CMATH(name, cases) {"cmath." name, ENT_FUNCTION, type_cmath_declared, cases, N_(cases), NULL, LW_OWN, 0, name}
 #define CMATH_OVERLOAD(name, rule) {"cmath." name, ENT_FUNCTION, rule, NULL, 0, NULL, LW_OWN, 0, name}
+#define RANDOM_STATES(name, n) {"numba.cuda.random." name, ENT_FUNCTION, type_random, NULL, 0, &ty_xoroshiro128p, \
+                               LW_OWN, n, name}
+#define RANDOM_VALUES(name, n) {"numba.cuda.random." name, ENT_FUNCTION, type_random, NULL, 0, NULL, LW_OWN, n, name}
 #define FLOAT_CONSTANTS(module) \
     {module ".pi", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "3.141592653589793"}, \
     {module ".e", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "2.718281828459045"}, \
@@ -1020,7 +1208,8 @@ static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
     MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
     MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"), MODULE("numba.cuda.libdevice"),
-    MODULE("numba.cuda.cg"), MODULE("cmath"), MODULE("operator"),
+    MODULE("numba.cuda.cg"), MODULE("cmath"), MODULE("operator"), MODULE("numba.cuda.bf16"),
+    MODULE("numba.cuda.types"),
 
     NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
     NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
@@ -1030,6 +1219,9 @@ static const Entity entities[] = {
     DTYPE("numba.boolean", bool), DTYPE("numba.bool_", bool), DTYPE("numpy.bool_", bool),
     DTYPE("numba.float_", float32), DTYPE("numba.double", float64), DTYPE("numpy.double", float64),
     DTYPE("numba.void", none), DTYPE("numba.none", none),
+
+    {"numpy.dtype", ENT_FUNCTION, type_np_dtype, NULL, 0, NULL, LW_COMPILE_TIME, 0, NULL},
+    {"numba.from_dtype", ENT_FUNCTION, type_from_dtype, NULL, 0, NULL, LW_COMPILE_TIME, 0, NULL},
 
     /* The decorator itself: sema reads it, nothing lowers it. */
     {"numba.cuda.jit", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_NONE, 0, NULL},
@@ -1129,6 +1321,25 @@ static const Entity entities[] = {
     FP16_VIA("hexp10", "exp10"), FP16_VIA("hlog", "log"), FP16_VIA("hlog2", "log2"), FP16_VIA("hlog10", "log10"),
     FP16_VIA("hrint", "rint"), FP16_VIA("htrunc", "trunc"), FP16_VIA("hceil", "ceil"), FP16_VIA("hfloor", "floor"),
 
+    /* cuda.bf16 (sm_80 and newer): the type, arithmetic, comparisons, conversions */
+    DTYPE("numba.cuda.bf16.bfloat16", bfloat16), DTYPE("numba.cuda.types.bfloat16", bfloat16),
+    BF16("hadd", bf16_binary, BF16_ADD), BF16("hadd_rn", bf16_binary, BF16_ADD),
+    BF16("hsub", bf16_binary, BF16_SUB), BF16("hsub_rn", bf16_binary, BF16_SUB),
+    BF16("hmul", bf16_binary, BF16_MUL), BF16("hmul_rn", bf16_binary, BF16_MUL),
+    BF16("hdiv", bf16_binary, BF16_DIV), BF16("hfma", bf16_ternary, BF16_FMA),
+    BF16("hneg", bf16_unary, BF16_NEG), BF16("habs", bf16_unary, BF16_ABS),
+    BF16("hmax", bf16_binary, BF16_MAX), BF16("hmin", bf16_binary, BF16_MIN),
+    BF16("hmax_nan", bf16_binary, BF16_MAX_NAN), BF16("hmin_nan", bf16_binary, BF16_MIN_NAN),
+    BF16("heq", bf16_compare, BF16_EQ), BF16("hne", bf16_compare, BF16_NE), BF16("hlt", bf16_compare, BF16_LT),
+    BF16("hle", bf16_compare, BF16_LE), BF16("hgt", bf16_compare, BF16_GT), BF16("hge", bf16_compare, BF16_GE),
+    BF16("hequ", bf16_compare, BF16_EQU), BF16("hneu", bf16_compare, BF16_NEU), BF16("hltu", bf16_compare, BF16_LTU),
+    BF16("hleu", bf16_compare, BF16_LEU), BF16("hgtu", bf16_compare, BF16_GTU), BF16("hgeu", bf16_compare, BF16_GEU),
+    BF16("hisnan", bf16_predicate, BF16_ISNAN),
+    BF16("bfloat162float", bf16_to_float, BF16_CONVERT), BF16("float2bfloat16", bf16_from_float, BF16_CONVERT),
+    BF16("float2bfloat16_rn", bf16_from_float, BF16_CONVERT), BF16("double2bfloat16", bf16_from_double, BF16_CONVERT),
+    BF16("bfloat16_as_short", bf16_as_short, BF16_BITS), BF16("bfloat16_as_ushort", bf16_as_ushort, BF16_BITS),
+    BF16("short_as_bfloat16", bf16_from_short, BF16_BITS), BF16("ushort_as_bfloat16", bf16_from_ushort, BF16_BITS),
+
     MATH("sin", math_unary), MATH("cos", math_unary), MATH("tan", math_unary),
     MATH("asin", math_unary), MATH("acos", math_unary), MATH("atan", math_unary),
     MATH("sinh", math_unary), MATH("cosh", math_unary), MATH("tanh", math_unary),
@@ -1162,6 +1373,20 @@ static const Entity entities[] = {
     CMATH_OVERLOAD("log10", type_cmath_overload), CMATH_OVERLOAD("phase", type_cmath_overload),
     CMATH_OVERLOAD("polar", type_cmath_overload), CMATH_OVERLOAD("rect", type_cmath_rect),
     FLOAT_CONSTANTS("cmath"),
+
+    /* numba.cuda.random: the device functions of random.py, then its host
+     * functions, its dtype and its constants */
+    RANDOM_STATES("init_xoroshiro128p_state", 3), RANDOM_STATES("xoroshiro128p_next", 2),
+    RANDOM_STATES("xoroshiro128p_jump", 2), RANDOM_STATES("xoroshiro128p_uniform_float32", 2),
+    RANDOM_STATES("xoroshiro128p_uniform_float64", 2), RANDOM_STATES("xoroshiro128p_normal_float32", 2),
+    RANDOM_STATES("xoroshiro128p_normal_float64", 2), RANDOM_STATES("init_xoroshiro128p_states_cpu", 3),
+    RANDOM_VALUES("rotl", 2), RANDOM_VALUES("uint64_to_unit_float64", 1), RANDOM_VALUES("uint64_to_unit_float32", 1),
+    RULE("numba.cuda.random.create_xoroshiro128p_states", type_random_host, NULL, LW_NONE, 0),
+    RULE("numba.cuda.random.init_xoroshiro128p_states", type_random_host, NULL, LW_NONE, 0),
+    DTYPE("numba.cuda.random.xoroshiro128p_dtype", xoroshiro128p),
+    DTYPE("numba.cuda.random.xoroshiro128p_type", xoroshiro128p),
+    {"numba.cuda.random.TWO_PI_FLOAT32", ENT_VALUE, NULL, NULL, 0, &ty_float32, LW_CONSTANT, 0, "6.2831854820251465"},
+    {"numba.cuda.random.TWO_PI_FLOAT64", ENT_VALUE, NULL, NULL, 0, &ty_float64, LW_CONSTANT, 0, "6.283185307179586"},
 
     /* methods of scalars; sema types them from the receiver */
     {"method.conjugate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_BUILTIN, BUILTIN_CONJUGATE, NULL},
@@ -1270,7 +1495,8 @@ const Entity *entity_lookup(const char *path) {
 }
 
 const char *entity_module_path(const char *import_name) {
-    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.libdevice", "numba.types", "numba.cuda.types",
+    static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.bf16",
+                                        "numba.cuda.types", "numba.cuda.libdevice", "numba.types",
                                         "math", "cmath", "numpy", "operator"};
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];

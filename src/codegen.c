@@ -66,6 +66,7 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
     case TY_BOOL: return i1(g);
     case TY_INT: return LLVMIntTypeInContext(g->ctx, (unsigned)t->bits);
     case TY_FLOAT: return float_type(g, t->bits);
+    case TY_BFLOAT16: return LLVMBFloatTypeInContext(g->ctx);
     case TY_COMPLEX: {
         LLVMTypeRef f = float_type(g, t->bits / 2);
         LLVMTypeRef parts[] = {f, f};
@@ -87,6 +88,7 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
         return LLVMStructTypeInContext(g->ctx, fields, 2, false);
     }
     case TY_GRID_GROUP: return i64(g); /* the grid workspace's address */
+    case TY_RECORD: return cg_generic_pointer(g); /* numba's RecordModel: its data's address */
     case TY_NONE: return LLVMVoidTypeInContext(g->ctx);
     default: return i8(g);
     }
@@ -94,8 +96,11 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
 
 LLVMTypeRef cg_type(CodeGen *g, const Type *t) { return llvm_type(g, t); }
 
-/* How a scalar sits in memory: bool as a byte. */
-static LLVMTypeRef memory_type(CodeGen *g, const Type *t) { return t->kind == TY_BOOL ? i8(g) : llvm_type(g, t); }
+/* How a value sits in memory: bool as a byte, a record as its bytes. */
+static LLVMTypeRef memory_type(CodeGen *g, const Type *t) {
+    if (t->kind == TY_RECORD) return LLVMArrayType2(LLVMInt8TypeInContext(g->ctx), (uint64_t)t->record->size);
+    return t->kind == TY_BOOL ? LLVMInt8TypeInContext(g->ctx) : llvm_type(g, t);
+}
 
 static LLVMValueRef const_int(CodeGen *g, LLVMTypeRef t, long long v) { return LLVMConstInt(t, (unsigned long long)v, true); }
 static LLVMValueRef i64c(CodeGen *g, long long v) { return const_int(g, i64(g), v); }
@@ -143,10 +148,91 @@ static LLVMValueRef convert_optional(CodeGen *g, LLVMValueRef v, const Type *fro
     return convert(g, extract(g, v, 0, ""), from->dtype, to);
 }
 
+/* ---- bfloat16, computed as CUDA's cuda_bf16.hpp computes it for numba-cuda ---- */
+
+static LLVMTypeRef f32_type(CodeGen *g) { return LLVMFloatTypeInContext(g->ctx); }
+static LLVMTypeRef bf16_type(CodeGen *g) { return LLVMBFloatTypeInContext(g->ctx); }
+
+/* A bfloat16 value where the target has no bfloat16 instructions: said
+ * once, at the first one. */
+static void need_bfloat16(CodeGen *g, const Node *at) {
+    const char *why = TARGET(g)->no_bfloat16 ? TARGET(g)->no_bfloat16(g->cfg) : NULL;
+    if (why) cg_error(g, at->span, "%s", why);
+}
+
+/* float to bfloat16, to nearest even: cvt.rn.bf16.f32. */
+static LLVMValueRef bf16_from_float(CodeGen *g, LLVMValueRef f) { return LLVMBuildFPTrunc(g->b, f, bf16_type(g), ""); }
+
+/* __double2bfloat16: the double rounded to float toward zero with the
+ * lowest bit set when inexact (round to odd), then to nearest even, which
+ * rounds the double itself correctly. */
+static LLVMValueRef bf16_from_double(CodeGen *g, LLVMValueRef d) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef i32t = LLVMInt32TypeInContext(g->ctx), f64t = LLVMDoubleTypeInContext(g->ctx);
+    LLVMValueRef f = LLVMBuildFPTrunc(B, d, f32_type(g), ""), back = LLVMBuildFPExt(B, f, f64t, "");
+    LLVMValueRef u = LLVMBuildBitCast(B, f, i32t, ""), zero = LLVMConstReal(f64t, 0.0), one = LLVMConstInt(i32t, 1, false);
+    LLVMValueRef not_nan = LLVMBuildICmp(B, LLVMIntULE, LLVMBuildShl(B, u, one, ""), LLVMConstInt(i32t, 0xFF000000u, false), "");
+    LLVMValueRef up = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOGT, d, zero, ""), LLVMBuildFCmp(B, LLVMRealOGT, back, d, ""), "");
+    LLVMValueRef down = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOLT, d, zero, ""), LLVMBuildFCmp(B, LLVMRealOLT, back, d, ""), "");
+    u = LLVMBuildSub(B, u, LLVMBuildZExt(B, LLVMBuildOr(B, up, down, ""), i32t, ""), "");
+    LLVMValueRef inexact = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealUNE, back, d, ""), not_nan, "");
+    u = LLVMBuildOr(B, u, LLVMBuildZExt(B, inexact, i32t, ""), "");
+    return bf16_from_float(g, LLVMBuildBitCast(B, u, f32_type(g), ""));
+}
+
+/* An integer to bfloat16, rounded to nearest as CUDA's __int2bfloat16_rn
+ * and its kin do: exactly through float up to 16 bits, through double up
+ * to 32; a 64-bit one first kept to 53 bits, rounded to odd (the bits
+ * shifted out or-ed into the lowest), which double then holds exactly. */
+static LLVMValueRef bf16_from_int(CodeGen *g, LLVMValueRef v, const Type *from) {
+    LLVMBuilderRef B = g->b;
+    bool sgn = from->kind == TY_INT && from->is_signed;
+    if (from->bits <= 16 || from->kind == TY_BOOL)
+        return bf16_from_float(g, sgn ? LLVMBuildSIToFP(B, v, f32_type(g), "") : LLVMBuildUIToFP(B, v, f32_type(g), ""));
+    LLVMTypeRef f64t = LLVMDoubleTypeInContext(g->ctx), i64t = LLVMInt64TypeInContext(g->ctx);
+    if (from->bits <= 32)
+        return bf16_from_double(g, sgn ? LLVMBuildSIToFP(B, v, f64t, "") : LLVMBuildUIToFP(B, v, f64t, ""));
+    LLVMValueRef zero = LLVMConstInt(i64t, 0, false);
+    LLVMValueRef neg = sgn ? LLVMBuildICmp(B, LLVMIntSLT, v, zero, "") : LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 0, false);
+    LLVMValueRef mag = LLVMBuildSelect(B, neg, LLVMBuildSub(B, zero, v, ""), v, "");
+    LLVMValueRef lz_args[] = {mag, LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 0, false)};
+    LLVMValueRef lz = cg_intrinsic(g, "llvm.ctlz", &i64t, 1, lz_args, 2);
+    LLVMValueRef over = LLVMBuildSub(B, LLVMConstInt(i64t, 64 - 53, false), lz, "");
+    LLVMValueRef shift = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, over, zero, ""), over, zero, "");
+    LLVMValueRef lost = LLVMBuildAnd(B, mag, LLVMBuildSub(B, LLVMBuildShl(B, LLVMConstInt(i64t, 1, false), shift, ""),
+                                                          LLVMConstInt(i64t, 1, false), ""), "");
+    LLVMValueRef kept = LLVMBuildOr(B, LLVMBuildLShr(B, mag, shift, ""),
+                                    LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, lost, zero, ""), i64t, ""), "");
+    LLVMValueRef scale = LLVMBuildUIToFP(B, LLVMBuildShl(B, LLVMConstInt(i64t, 1, false), shift, ""), f64t, "");
+    LLVMValueRef d = LLVMBuildFMul(B, LLVMBuildUIToFP(B, kept, f64t, ""), scale, "");
+    return bf16_from_double(g, LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, d, ""), d, ""));
+}
+
+/* bfloat16 to an integer: truncated, saturated, NaN to 0, as CUDA's
+ * __bfloat162int_rz and its kin (cvt.rzi). */
+static LLVMValueRef bf16_to_int(CodeGen *g, LLVMValueRef v, const Type *to) {
+    LLVMValueRef f = LLVMBuildFPExt(g->b, v, f32_type(g), "");
+    LLVMTypeRef types[] = {LLVMIntTypeInContext(g->ctx, (unsigned)to->bits), f32_type(g)};
+    return cg_intrinsic(g, to->is_signed ? "llvm.fptosi.sat" : "llvm.fptoui.sat", types, 2, &f, 1);
+}
+
+static LLVMValueRef convert_bf16(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to) {
+    if (to->kind == TY_BFLOAT16) {
+        if (from->kind == TY_FLOAT && from->bits == 64) return bf16_from_double(g, v);
+        if (from->kind == TY_FLOAT) return bf16_from_float(g, from->bits == 32 ? v : LLVMBuildFPExt(g->b, v, f32_type(g), ""));
+        return bf16_from_int(g, v, from);
+    }
+    if (to->kind == TY_INT) return bf16_to_int(g, v, to);
+    return convert(g, LLVMBuildFPExt(g->b, v, f32_type(g), ""), &ty_float32, to);
+}
+
 /* Converts v of type from to type to, as Numba's context.cast does. */
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to) {
     if (type_equal(from, to) || to->kind == TY_ERROR) return v;
     if (from->kind == TY_OPTIONAL || to->kind == TY_OPTIONAL) return convert_optional(g, v, from, to);
+    if (to->kind == TY_BOOL && from->kind == TY_BFLOAT16)
+        return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    if (from->kind == TY_BFLOAT16 || to->kind == TY_BFLOAT16) return convert_bf16(g, v, from, to);
     LLVMBuilderRef b = g->b;
     LLVMTypeRef dst = llvm_type(g, to);
     if (to->kind == TY_BOOL) return to_bool(g, v, from);
@@ -205,7 +291,7 @@ static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t) {
     switch (t->kind) {
     case TY_BOOL: return v;
     case TY_INT: return LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
-    case TY_FLOAT: return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    case TY_FLOAT: case TY_BFLOAT16: return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
     case TY_COMPLEX: {
         LLVMValueRef re = extract(g, v, 0, ""), im = extract(g, v, 1, "");
         Type *p = type_float(t->bits / 2);
@@ -329,15 +415,29 @@ static LLVMValueRef element_ptr(CodeGen *g, const Type *t, LLVMValueRef arr, LLV
     return p;
 }
 
-static LLVMValueRef load_scalar(CodeGen *g, const Type *t, LLVMValueRef p) {
+/* Reads the value at p, align bytes aligned (0: its natural alignment):
+ * a record is its address, as Numba passes records. */
+static LLVMValueRef load_place(CodeGen *g, const Type *t, LLVMValueRef p, unsigned align) {
+    if (t->kind == TY_RECORD) return p;
     LLVMValueRef v = LLVMBuildLoad2(g->b, memory_type(g, t), p, "");
+    if (align) LLVMSetAlignment(v, align);
     return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(i8(g), 0, false), "") : v;
 }
 
-static void store_scalar(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef p) {
+/* Writes v at p: a record by copying its bytes from its address. */
+static void store_place(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef p, unsigned align) {
+    if (t->kind == TY_RECORD) {
+        LLVMBuildMemCpy(g->b, p, align ? align : 1, v, 1, i64c(g, t->record->size));
+        return;
+    }
     if (t->kind == TY_BOOL) v = LLVMBuildZExt(g->b, v, i8(g), "");
-    LLVMBuildStore(g->b, v, p);
+    LLVMValueRef st = LLVMBuildStore(g->b, v, p);
+    if (align) LLVMSetAlignment(st, align);
 }
+
+/* The alignment an array's elements are known to have: 1 for the bytes
+ * of packed records, as Numba loads them; else their natural one (0). */
+static unsigned element_align(const Type *arr) { return arr->unaligned ? 1 : 0; }
 
 /* A static shared or local array: storage of the whole size, C strides. */
 static LLVMValueRef alloc_array(CodeGen *g, Node *call, bool shared) {
@@ -646,9 +746,41 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
 }
 
 /* One binary operation on operands already converted to t (and tb). */
+/* __internal_device_hdiv: in float, the divisor scaled down when huge so
+ * that the approximate division keeps its denormals, then rounded. */
+static LLVMValueRef bf16_div(CodeGen *g, LLVMValueRef a, LLVMValueRef b) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef f = f32_type(g);
+    LLVMValueRef fa = LLVMBuildFPExt(B, a, f, ""), fb = LLVMBuildFPExt(B, b, f, ""), quarter = LLVMConstReal(f, 0.25);
+    LLVMValueRef big = LLVMBuildFCmp(B, LLVMRealOGE, cg_intrinsic(g, "llvm.fabs", &f, 1, &fb, 1),
+                                     LLVMConstReal(f, 0x1p126), "");
+    fb = LLVMBuildSelect(B, big, LLVMBuildFMul(B, fb, quarter, ""), fb, "");
+    LLVMValueRef q = TARGET(g)->fast_fdiv(g, FDIV_APPROX, fa, fb);
+    LLVMValueRef fma_args[] = {q, quarter, LLVMConstReal(f, -0.0)};
+    q = LLVMBuildSelect(B, big, cg_intrinsic(g, "llvm.fma", &f, 1, fma_args, 3), q, "");
+    return bf16_from_float(g, q);
+}
+
+/* bfloat16 arithmetic: each operation rounded once, as CUDA's fma.rn.bf16
+ * forms and add.bf16 round it (float holds every exact sum and product of
+ * two bfloat16s' 8-bit significands before the one rounding), and never
+ * contracted, as numba-cuda's calls of cuda_bf16's functions are not. */
+static LLVMValueRef bf16_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValueRef b) {
+    switch (op) {
+    case OP_ADD: return LLVMBuildFAdd(g->b, a, b, "");
+    case OP_SUB: return LLVMBuildFSub(g->b, a, b, "");
+    case OP_MUL: return LLVMBuildFMul(g->b, a, b, "");
+    case OP_DIV: return bf16_div(g, a, b);
+    default:
+        cg_error(g, at->span, "operator '%s' on bfloat16 is not supported by code generation", op_spelling(op));
+        return LLVMGetUndef(LLVMTypeOf(a));
+    }
+}
+
 static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t, const Type *tb,
                           const Type *result) {
     LLVMBuilderRef B = g->b;
+    if (t->kind == TY_BFLOAT16) return bf16_arith(g, at, op, a, b);
     if (op == OP_POW) return power(g, a, b, t, tb);
     if (t->kind == TY_COMPLEX) return complex_arith(g, at, op, a, b);
     bool fp = t->kind == TY_FLOAT;
@@ -706,7 +838,7 @@ static LLVMValueRef compare_tuples(CodeGen *g, Op op, LLVMValueRef a, LLVMValueR
 }
 
 static LLVMValueRef compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
-    if (t->kind == TY_FLOAT) {
+    if (t->kind == TY_FLOAT || t->kind == TY_BFLOAT16) {
         LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE : op == OP_LT ? LLVMRealOLT
                             : op == OP_LE ? LLVMRealOLE : op == OP_GT ? LLVMRealOGT : LLVMRealOGE;
         return LLVMBuildFCmp(g->b, p, a, b, "");
@@ -866,7 +998,47 @@ static LLVMValueRef array_attribute(CodeGen *g, Node *n, LLVMValueRef arr) {
     }
 }
 
+/* The address of a record's field, and in *align how aligned it is: a
+ * packed record's fields are loaded byte by byte, as Numba loads them. */
+static LLVMValueRef field_ptr(CodeGen *g, Node *n, unsigned *align) {
+    LLVMValueRef off = i64c(g, n->field->offset);
+    *align = n->lhs->ty->record->aligned ? 0 : 1;
+    return LLVMBuildGEP2(g->b, i8(g), gen_expr(g, n->lhs), &off, 1, n->field->name);
+}
+
+/* A nested array field: an array over the record's bytes, C strides. */
+static LLVMValueRef nested_array(CodeGen *g, const Type *t, LLVMValueRef data) {
+    LLVMValueRef *shape = CG_ARRAY(g, LLVMValueRef, t->ndim), *strides = CG_ARRAY(g, LLVMValueRef, t->ndim);
+    long stride = type_size(t->dtype);
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        shape[i] = i64c(g, t->nested[i]);
+        strides[i] = i64c(g, stride);
+        stride *= t->nested[i];
+    }
+    return make_array(g, t, data, shape, strides);
+}
+
+/* r.x, r['x'] of a record; a.x, a['x'] of a record array: the view of
+ * that field in every element. */
+static LLVMValueRef gen_field(CodeGen *g, Node *n) {
+    if (n->lhs->ty->kind == TY_ARRAY)
+        return array_view(g, n->lhs->ty, n->ty, gen_expr(g, n->lhs), false, n->field->offset);
+    unsigned align;
+    LLVMValueRef p = field_ptr(g, n, &align);
+    return n->ty->kind == TY_ARRAY ? nested_array(g, n->ty, p) : load_place(g, n->ty, p, align);
+}
+
+static LLVMValueRef subscript_ptr(CodeGen *g, Node *n);
+
+/* Where an assignment or x op= y writes: an array element or a field. */
+static LLVMValueRef place_ptr(CodeGen *g, Node *target, unsigned *align) {
+    if (target->field) return field_ptr(g, target, align);
+    *align = element_align(target->lhs->ty);
+    return subscript_ptr(g, target);
+}
+
 static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
+    if (n->field) return gen_field(g, n);
     if (n->sym && n->sym->kind == SYM_CONST) return gen_name(g, n); /* mod.CONSTANT */
     const Entity *e = n->entity;
     if (e && e->lower == LW_CONSTANT) return LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), strtod(e->lower_name, NULL));
@@ -975,7 +1147,10 @@ static LLVMValueRef gen_view(CodeGen *g, Node *n) {
     return make_array(g, n->ty, data, shape, strides);
 }
 
+static LLVMValueRef gen_field(CodeGen *g, Node *n);
+
 static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
+    if (n->field) return gen_field(g, n);
     if (n->lhs->ty->kind == TY_ARRAY && n->ty->kind == TY_ARRAY) return gen_view(g, n);
     if (n->lhs->ty->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) {
         LLVMValueRef t = gen_expr(g, n->lhs), out = LLVMGetUndef(llvm_type(g, n->ty));
@@ -996,7 +1171,7 @@ static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
         LLVMValueRef p = LLVMBuildGEP2(g->b, llvm_type(g, n->ty), slot, &i, 1, "");
         return LLVMBuildLoad2(g->b, llvm_type(g, n->ty), p, "");
     }
-    return load_scalar(g, n->ty, subscript_ptr(g, n));
+    return load_place(g, n->ty, subscript_ptr(g, n), element_align(n->lhs->ty));
 }
 
 static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
@@ -1026,7 +1201,7 @@ static LLVMValueRef gen_unary(CodeGen *g, Node *n) {
     LLVMValueRef v = gen_cast(g, n->rhs, t);
     LLVMValueRef r = v;
     if (n->op == OP_NEG) {
-        if (t->kind == TY_FLOAT) r = LLVMBuildFNeg(g->b, v, "");
+        if (t->kind == TY_FLOAT || t->kind == TY_BFLOAT16) r = LLVMBuildFNeg(g->b, v, "");
         else if (t->kind == TY_COMPLEX)
             r = complex_make(g, LLVMTypeOf(v), LLVMBuildFNeg(g->b, complex_parts(g, v, 0), ""), LLVMBuildFNeg(g->b, complex_parts(g, v, 1), ""));
         else if (t->kind == TY_BOOL) return LLVMBuildNeg(g->b, convert(g, v, t, n->ty), "");
@@ -1076,7 +1251,7 @@ static LLVMValueRef array_loop_begin(CodeGen *g, ArrayLoop *l, const Type *t, LL
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, i, array_dim(g, arr, 1, 0), ""), body, l->done);
     LLVMPositionBuilderAtEnd(g->b, body);
     const Type *it = &ty_int64;
-    return load_scalar(g, t->dtype, element_ptr(g, t, arr, &i, &it));
+    return load_place(g, t->dtype, element_ptr(g, t, arr, &i, &it), element_align(t));
 }
 
 static void array_loop_end(CodeGen *g, ArrayLoop *l) {
@@ -1313,7 +1488,7 @@ static LLVMValueRef array_minmax(CodeGen *g, Node *call, bool is_max) {
     LLVMPositionBuilderAtEnd(g->b, go);
     LLVMValueRef zero = i64c(g, 0), slot = cg_entry_alloca(g, llvm_type(g, t), "best");
     const Type *it = &ty_int64;
-    LLVMBuildStore(g->b, load_scalar(g, t, element_ptr(g, at, arr, &zero, &it)), slot);
+    LLVMBuildStore(g->b, load_place(g, t, element_ptr(g, at, arr, &zero, &it), element_align(at)), slot);
     ArrayLoop l;
     LLVMValueRef v = array_loop_begin(g, &l, at, arr, 1), acc = LLVMBuildLoad2(g->b, llvm_type(g, t), slot, "");
     LLVMBuildStore(g->b, LLVMBuildSelect(g->b, minmax_picks(g, v, acc, t, is_max), v, acc, ""), slot);
@@ -1714,6 +1889,41 @@ static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     return convert(g, r, &ty_float32, &ty_float16);
 }
 
+/* A comparison of cuda.bf16: ordered (false where either is NaN) or
+ * unordered (true there). */
+static LLVMValueRef bf16_compare(CodeGen *g, Bf16Op op, LLVMValueRef a, LLVMValueRef b) {
+    static const LLVMRealPredicate preds[] = {
+        [BF16_EQ] = LLVMRealOEQ,  [BF16_NE] = LLVMRealONE,  [BF16_LT] = LLVMRealOLT,  [BF16_LE] = LLVMRealOLE,
+        [BF16_GT] = LLVMRealOGT,  [BF16_GE] = LLVMRealOGE,  [BF16_EQU] = LLVMRealUEQ, [BF16_NEU] = LLVMRealUNE,
+        [BF16_LTU] = LLVMRealULT, [BF16_LEU] = LLVMRealULE, [BF16_GTU] = LLVMRealUGT, [BF16_GEU] = LLVMRealUGE,
+    };
+    return LLVMBuildFCmp(g->b, preds[op], a, b, "");
+}
+
+/* cuda.bf16: each function as its cuda_bf16.hpp instruction computes it
+ * on sm_80 and newer (fma.rn.bf16, abs.bf16, max.bf16, max.NaN.bf16 ...). */
+static LLVMValueRef gen_bf16(CodeGen *g, Node *call, const Entity *e) {
+    static const Op ops[] = {[BF16_ADD] = OP_ADD, [BF16_SUB] = OP_SUB, [BF16_MUL] = OP_MUL, [BF16_DIV] = OP_DIV};
+    static const char *const intrinsics[] = {[BF16_FMA] = "llvm.fma", [BF16_ABS] = "llvm.fabs",
+                                             [BF16_MAX] = "llvm.maxnum", [BF16_MIN] = "llvm.minnum",
+                                             [BF16_MAX_NAN] = "llvm.maximum", [BF16_MIN_NAN] = "llvm.minimum"};
+    Bf16Op op = (Bf16Op)e->op;
+    LLVMValueRef a[3];
+    for (int i = 0; i < call->item_len && i < 3; i++) a[i] = arg_cast(g, call, i);
+    LLVMTypeRef bf = bf16_type(g);
+    need_bfloat16(g, call);
+    switch (op) {
+    case BF16_ADD: case BF16_SUB: case BF16_MUL: case BF16_DIV: return bf16_arith(g, call, ops[op], a[0], a[1]);
+    case BF16_FMA: case BF16_ABS: case BF16_MAX: case BF16_MIN: case BF16_MAX_NAN: case BF16_MIN_NAN:
+        return cg_intrinsic(g, intrinsics[op], &bf, 1, a, call->item_len);
+    case BF16_NEG: return LLVMBuildFNeg(g->b, a[0], "");
+    case BF16_ISNAN: return LLVMBuildFCmp(g->b, LLVMRealUNO, a[0], a[0], "");
+    case BF16_CONVERT: return convert(g, a[0], call->casts[0], call->ty);
+    case BF16_BITS: return LLVMBuildBitCast(g->b, a[0], llvm_type(g, call->ty), "");
+    default: return bf16_compare(g, op, a[0], a[1]);
+    }
+}
+
 /* A vector from scalars and smaller vectors, their members in order. */
 static LLVMValueRef gen_vector(CodeGen *g, Node *call) {
     LLVMValueRef v = LLVMGetUndef(llvm_type(g, call->ty));
@@ -1815,6 +2025,7 @@ static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
     case LW_SELP: return gen_selp(g, n);
     case LW_WARP: return gen_warp(g, n, e);
     case LW_FP16: return gen_fp16(g, n, e);
+    case LW_BF16: return gen_bf16(g, n, e);
     case LW_CACHE_LOAD: return TARGET(g)->cache_load(g, (CacheOp)e->op, call_element_ptr(g, n), n->ty);
     case LW_CACHE_STORE: return gen_cache_store(g, n, (CacheOp)e->op);
     case LW_VECTOR: return gen_vector(g, n);
@@ -1831,11 +2042,14 @@ static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
 
 static LLVMValueRef gen_call(CodeGen *g, Node *n) {
     if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
+    if (n->func->ty->kind == TY_DTYPE && n->casts) /* bfloat16(x): x as the constructor's case, then rounded */
+        return convert(g, gen_cast(g, n->items[0], n->casts[0]), n->casts[0], n->ty);
     if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
     return gen_entity_call(g, n, n->entity);
 }
 
 static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
+    if (n->ty && n->ty->kind == TY_BFLOAT16) need_bfloat16(g, n);
     if (n->folded) { /* CPython folded it: the constant sema computed */
         if (n->ty->kind == TY_FLOAT) return LLVMConstReal(llvm_type(g, n->ty), n->v.f);
         if (n->ty->kind == TY_BOOL) return LLVMConstInt(i1(g), n->v.i.value != 0, false);
@@ -1920,10 +2134,10 @@ static void fill_view(CodeGen *g, const Type *t, LLVMValueRef view, LLVMValueRef
         if (tuple) {
             LLVMTypeRef et = memory_type(g, t->dtype);
             LLVMValueRef p = LLVMBuildGEP2(g->b, et, tuple, idx, 1, "");
-            store_scalar(g, t->dtype, load_scalar(g, t->dtype, p), element_ptr(g, t, view, idx, tys));
+            store_place(g, t->dtype, load_place(g, t->dtype, p, 0), element_ptr(g, t, view, idx, tys), element_align(t));
             return;
         }
-        store_scalar(g, t->dtype, convert(g, v, vt, t->dtype), element_ptr(g, t, view, idx, tys));
+        store_place(g, t->dtype, convert(g, v, vt, t->dtype), element_ptr(g, t, view, idx, tys), element_align(t));
         return;
     }
     LLVMValueRef slot = cg_entry_alloca(g, i64(g), "fill.i");
@@ -1957,7 +2171,7 @@ static void store_slice(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt
         tuple = cg_entry_alloca(g, LLVMArrayType2(memory_type(g, t->dtype), (unsigned)vt->elem_count), "elems");
         for (int i = 0; i < vt->elem_count; i++) {
             LLVMValueRef at = i64c(g, i), e = convert(g, extract(g, v, (unsigned)i, ""), vt->elems[i], t->dtype);
-            store_scalar(g, t->dtype, e, LLVMBuildGEP2(g->b, memory_type(g, t->dtype), tuple, &at, 1, ""));
+            store_place(g, t->dtype, e, LLVMBuildGEP2(g->b, memory_type(g, t->dtype), tuple, &at, 1, ""), 0);
         }
     }
     fill_view(g, t, view, CG_ARRAY(g, LLVMValueRef, t->ndim), 0, v, vt, tuple);
@@ -1971,13 +2185,17 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
         assign_version(g, sym, convert(g, v, vt, sym->ty));
         return;
     }
-    case ND_SUBSCRIPT:
-        if (target->ty->kind == TY_ARRAY) {
+    case ND_SUBSCRIPT: case ND_ATTR: {
+        if (target->kind == ND_SUBSCRIPT && target->ty->kind == TY_ARRAY) {
             store_slice(g, target, v, vt);
             return;
         }
-        store_scalar(g, target->ty, convert(g, v, vt, target->ty), subscript_ptr(g, target));
+        if (target->ty->kind == TY_BFLOAT16) need_bfloat16(g, target);
+        unsigned align;
+        LLVMValueRef p = place_ptr(g, target, &align);
+        store_place(g, target->ty, convert(g, v, vt, target->ty), p, align);
         return;
+    }
     case ND_TUPLE: case ND_LIST:
         for (int i = 0; i < target->item_len; i++)
             store_target(g, target->items[i], extract(g, v, (unsigned)i, ""), vt->elems[i]);
@@ -2038,7 +2256,7 @@ static LLVMValueRef iter_element(CodeGen *g, const IterSource *src, LLVMValueRef
         return LLVMBuildAdd(g->b, src->start, LLVMBuildMul(g->b, k, src->step, ""), "");
     }
     const Type *at = src->ty, *it = &ty_int64;
-    if (at->ndim == 1) return load_scalar(g, elem, element_ptr(g, at, src->array, &i, &it));
+    if (at->ndim == 1) return load_place(g, elem, element_ptr(g, at, src->array, &i, &it), element_align(at));
     /* a row: the view a[i] */
     LLVMValueRef offset = LLVMBuildMul(g->b, i, array_dim(g, src->array, 2, 0), "");
     LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), extract(g, src->array, 0, ""), &offset, 1, "");
@@ -2227,10 +2445,11 @@ static void gen_statement(CodeGen *g, Node *n) {
         if (n->rhs) store_target(g, n->lhs, gen_expr(g, n->rhs), n->rhs->ty);
         return;
     case ND_AUGASSIGN: {
-        LLVMValueRef ptr = n->lhs->kind == ND_SUBSCRIPT ? subscript_ptr(g, n->lhs) : NULL;
+        unsigned align = 0;
+        LLVMValueRef ptr = n->lhs->kind != ND_NAME ? place_ptr(g, n->lhs, &align) : NULL;
         /* x += y reads the version before it (n->sym) and assigns the next */
         const Type *cur_ty = ptr ? n->lhs->ty : n->sym->ty;
-        LLVMValueRef cur = ptr ? load_scalar(g, cur_ty, ptr) : load_version(g, n->sym);
+        LLVMValueRef cur = ptr ? load_place(g, cur_ty, ptr, align) : load_version(g, n->sym);
         LLVMValueRef a = convert(g, cur, cur_ty, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
         LLVMValueRef r;
         if (n->op == OP_LSHIFT || n->op == OP_RSHIFT) {
@@ -2241,7 +2460,7 @@ static void gen_statement(CodeGen *g, Node *n) {
             const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
             r = convert(g, arith(g, n, n->op, a, b, n->casts[0], n->casts[1], rt), rt, n->ty);
         }
-        if (ptr) store_scalar(g, n->lhs->ty, convert(g, r, n->ty, n->lhs->ty), ptr);
+        if (ptr) store_place(g, n->lhs->ty, convert(g, r, n->ty, n->lhs->ty), ptr, align);
         else store_target(g, n->lhs, r, n->ty);
         return;
     }

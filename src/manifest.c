@@ -147,7 +147,48 @@ static void write_targets(Writer *w, const Manifest *m) {
     end_seq(w);
 }
 
-/* {name, kind, dtype, ndim, layout, access}: ndim and layout for arrays. */
+static void write_record(Writer *w, const Record *r);
+
+/* A record's field: {name, dtype, offset}, with the shape of an array
+ * field and the layout of a record one. */
+static void write_field(Writer *w, const RecordField *f) {
+    const Type *t = f->type->kind == TY_ARRAY ? f->type->dtype : f->type;
+    char name[16];
+    begin_map(w, true);
+    key_str(w, "name", f->name);
+    if (t->kind == TY_RECORD) snprintf(name, sizeof name, "record");
+    else if (t->kind == TY_BOOL) snprintf(name, sizeof name, "bool");
+    else if (t->kind == TY_BFLOAT16) snprintf(name, sizeof name, "bfloat16");
+    else if (t->kind == TY_INT) snprintf(name, sizeof name, "%sint%d", t->is_signed ? "" : "u", t->bits);
+    else snprintf(name, sizeof name, "%s%d", t->kind == TY_FLOAT ? "float" : "complex", t->bits);
+    key_str(w, "dtype", name);
+    key_int(w, "offset", f->offset);
+    if (f->type->kind == TY_ARRAY) {
+        key(w, "shape");
+        begin_seq(w, true);
+        for (int i = 0; i < f->type->ndim; i++) put_int(w, f->type->nested[i]);
+        end_seq(w);
+    }
+    if (t->kind == TY_RECORD) write_record(w, t->record);
+    end_map(w);
+}
+
+/* record: {size, align, fields: [...]}: the layout of a structured dtype,
+ * NumPy's offsets and itemsize, so that a host can build its buffers. */
+static void write_record(Writer *w, const Record *r) {
+    key(w, "record");
+    begin_map(w, true);
+    key_int(w, "size", r->size);
+    key_int(w, "align", r->align);
+    key(w, "fields");
+    begin_seq(w, true);
+    for (int i = 0; i < r->count; i++) write_field(w, &r->fields[i]);
+    end_seq(w);
+    end_map(w);
+}
+
+/* {name, kind, dtype, ndim, layout, access}: ndim and layout for arrays,
+ * the layout of a record. */
 static void write_param(Writer *w, const ManifestParam *p) {
     begin_map(w, true);
     key_str(w, "name", p->name);
@@ -159,6 +200,7 @@ static void write_param(Writer *w, const ManifestParam *p) {
         key_str(w, "layout", layout);
     }
     key_str(w, "access", p->access);
+    if (p->record) write_record(w, p->record);
     end_map(w);
 }
 

@@ -136,6 +136,17 @@ static int ptx_isa(const TargetConfig *cfg) {
 
 /* 4 KB of kernel parameters, 32 KB from PTX 8.1 on (CUDA 12.1, Volta and
  * newer). */
+/* PTX's bf16 instructions (cvt.rn.bf16.f32, fma.rn.bf16, max.bf16 ...)
+ * start with sm_80, as numba-cuda's bfloat16 does. */
+static const char *nvptx_no_bfloat16(const TargetConfig *cfg) {
+    int sm = atoi(cfg->arch + 3);
+    if (sm >= 80) return NULL;
+    static char why[96];
+    snprintf(why, sizeof why, "bfloat16 needs sm_80 or newer, and this module is compiled for %s: pass --arch sm_80",
+             cfg->arch);
+    return why;
+}
+
 static long nvptx_max_param_bytes(const TargetConfig *cfg) { return ptx_isa(cfg) >= 81 ? 32764 : 4352; }
 
 static LLVMCodeGenOptLevel codegen_level(int opt_level) {
@@ -1028,6 +1039,7 @@ static LLVMValueRef nvptx_fast_fdiv(CodeGen *g, FastDiv kind, LLVMValueRef a, LL
     switch (kind) {
     case FDIV_FAST: return nvptx_math_symbol(g, "fast_fdividef", LLVMTypeOf(a), args, 2);
     case FDIV_FULL: return f32_inline(g, "div.full.ftz.f32 $0, $1, $2;", args, 2);
+    case FDIV_APPROX: return f32_inline(g, "div.approx.f32 $0, $1, $2;", args, 2);
     default: return cg_intrinsic(g, "llvm.nvvm.div.rn.ftz.f", NULL, 0, args, 2);
     }
 }
@@ -1093,6 +1105,7 @@ const Target target_nvptx = {
     .math = nvptx_math,
     .math_symbol = nvptx_math_symbol,
     .fast_fdiv = nvptx_fast_fdiv,
+    .no_bfloat16 = nvptx_no_bfloat16,
     .print = nvptx_print,
     .mark_kernel = nvptx_mark_kernel,
     .mark_fast_model = nvptx_mark_fast_model,

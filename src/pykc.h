@@ -374,6 +374,8 @@ struct Node {
                                        shared or local array; the element
                                        a tuple subscript takes (one for a
                                        constant index, a slice's ended by -1) */
+    const struct RecordField *field; /* set by sema: the record field an
+                                       Attribute or Subscript names */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
     Node *retest;                   /* While, set by ssa.c: the test again at
@@ -425,6 +427,10 @@ typedef enum {
     TY_ARRAY, TY_TUPLE,
     TY_OPTIONAL, /* Numba's OptionalType(T): a T or None; dtype is T */
     TY_VECTOR,   /* a CUDA vector type: float32x4, int2 (vector_types.py) */
+    TY_BFLOAT16, /* numba-cuda's Bfloat16 (__nv_bfloat16): a Number of its
+                    own, with conversion rules unlike the floats' */
+    TY_RECORD,   /* Numba's Record: a structured NumPy dtype's element, held
+                    as the address of its bytes, as Numba holds it */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
     TY_RANGE,    /* range(...), only as a for-loop iterable */
@@ -434,6 +440,22 @@ typedef enum {
     TY_SLICE,    /* an index slice a:b:c */
 } TypeKind;
 
+
+/* A field of a record type, as NumPy lays it out. */
+typedef struct RecordField {
+    const char *name;
+    Type *type;            /* a scalar, a record, or a nested array */
+    long offset;           /* bytes from the record's start */
+} RecordField;
+
+/* A structured dtype: its fields in order, NumPy's offsets and size. */
+typedef struct Record {
+    RecordField *fields;
+    int count;
+    long size;             /* NumPy's itemsize */
+    int align;             /* NumPy's alignment: 1 unless aligned */
+    bool aligned;          /* np.dtype(..., align=True) */
+} Record;
 
 struct Type {
     TypeKind kind;
@@ -447,6 +469,11 @@ struct Type {
     int ndim;              /* ARRAY */
     char layout;           /* ARRAY: 'A', 'C', 'F' */
     bool readonly;         /* ARRAY: a module constant (const memory) */
+    bool unaligned;        /* ARRAY: of a packed record's bytes (Numba's
+                              aligned=False), or a view of them */
+    const long *nested;    /* ARRAY: a record field that is an array,
+                              Numba's NestedArray: its ndim extents */
+    const Record *record;  /* RECORD */
     Type **elems;          /* TUPLE */
                            /* elem_count: TUPLE, VECTOR */
     int elem_count;
@@ -457,7 +484,7 @@ struct Type {
 extern Type ty_error, ty_none, ty_bool, ty_string, ty_slice, ty_grid_group;
 extern Type ty_int8, ty_int16, ty_int32, ty_int64;
 extern Type ty_uint8, ty_uint16, ty_uint32, ty_uint64;
-extern Type ty_float16, ty_float32, ty_float64, ty_complex64, ty_complex128;
+extern Type ty_float16, ty_float32, ty_float64, ty_complex64, ty_complex128, ty_bfloat16;
 
 Type *type_int(int bits, bool is_signed);
 Type *type_float(int bits);
@@ -471,6 +498,14 @@ Type *type_range(Arena *a, Type *elem);
 Type *type_optional(Arena *a, Type *of);
 Type *type_entity(Arena *a, const Entity *e);
 Type *type_func(Arena *a, Node *def);
+Type *type_record(Arena *a, const Record *r);
+/* The field of r called name, or NULL. */
+const RecordField *record_field(const Record *r, const char *name);
+/* NumPy's alignment of a dtype: a scalar's size (a complex number's half),
+ * a record's align, a nested array's element's. */
+int type_align(const Type *t);
+/* The alignment Numba's data layout gives a field's value in memory. */
+int type_abi_align(const Type *t);
 /* Numba's literal types: what a constant or a name bound to one types as
  * until an operation makes it a plain int64 or bool. */
 Type *type_literal_int(Arena *a, int64_t v, bool is_unsigned);
@@ -482,12 +517,12 @@ Type *type_strip_deep(Arena *a, Type *t);  /* inside tuples too */
 Type *type_by_name(const char *name);
 
 bool type_equal(const Type *a, const Type *b);
-bool is_scalar(const Type *t);   /* bool, int, float, complex */
+bool is_scalar(const Type *t);   /* bool, int, float, complex, bfloat16 */
 bool is_number(const Type *t);   /* int, float, complex (not bool) */
 bool is_integer(const Type *t);
 bool is_float(const Type *t);
 bool is_value(const Type *t);    /* something a variable may hold */
-int type_size(const Type *t);    /* bytes of a scalar */
+int type_size(const Type *t);    /* bytes of a scalar, record or nested array */
 /* Numba's spelling: int64, array(float32, 2d, C), UniTuple(int64 x 2). */
 const char *type_name(Arena *a, const Type *t);
 
@@ -547,7 +582,12 @@ typedef enum {
     LW_SETITEM,         /* operator.setitem(a, i, v): sema gives the store's
                            target, a[i], as the call's lhs */
     LW_OWN,             /* a call of a function of pykc's own modules
-                           (src/lib/), which sema gives as the call's sym */
+                           (src/lib/), which sema gives as the call's sym;
+                           op: its argument count, where its rule reads it */
+    LW_BF16,            /* op: Bf16Op (cuda.bf16) */
+    LW_COMPILE_TIME,    /* evaluated by its typing rule, which reads its
+                           arguments unevaluated (np.dtype([...])): nothing
+                           is lowered */
 } Lowering;
 
 /* The operations of each family, which targets implement (backend.h). */
@@ -608,6 +648,16 @@ typedef struct Ufunc {
     const char *loops;       /* NumPy's loops in its order ("ff->f dd->d"),
                                 those of types Numba has */
 } Ufunc;
+typedef enum {
+    BF16_ADD, BF16_SUB, BF16_MUL, BF16_DIV, BF16_FMA, BF16_NEG, BF16_ABS,
+    BF16_MAX, BF16_MIN,             /* the number where one is NaN */
+    BF16_MAX_NAN, BF16_MIN_NAN,     /* NaN where one is NaN */
+    BF16_EQ, BF16_NE, BF16_LT, BF16_LE, BF16_GT, BF16_GE,       /* ordered */
+    BF16_EQU, BF16_NEU, BF16_LTU, BF16_LEU, BF16_GTU, BF16_GEU, /* unordered */
+    BF16_ISNAN,
+    BF16_CONVERT,                   /* to or from bfloat16, rounded to nearest */
+    BF16_BITS,                      /* its bits as an int16 or uint16, or back */
+} Bf16Op;
 
 typedef enum {
     ENT_MODULE,         /* numba, numba.cuda, math, numpy, cuda.atomic ... */
@@ -917,10 +967,12 @@ void outputs_discard(Outputs *o);
 typedef struct ManifestParam {
     const char *name;
     bool is_array;
-    const char *dtype;         /* Numba's name: float32, int64, bool, ... */
+    const char *dtype;         /* Numba's name: float32, int64, bool, ...;
+                                  "record" for a structured dtype */
     int ndim;
     char layout;               /* 'A', 'C' or 'F' */
     const char *access;        /* "read", "write", "readwrite" */
+    const Record *record;      /* a record dtype's layout, else NULL */
 } ManifestParam;
 
 typedef struct ManifestPtxParam {

@@ -42,6 +42,7 @@ struct Sema {
     bool changed;        /* a local's type changed in this pass */
     int loop_depth;
     bool in_signature;   /* names are numba.types names, as in "void(int32)" */
+    bool reading_field;  /* typing the record whose field is read */
     bool return_failed;  /* a return's value failed to type (said already) */
     const char *fold_error; /* why the last fold failed, when it can say */
     struct Reported **reported; /* errors said so far, shared by imports */
@@ -533,7 +534,13 @@ Type *sema_dtype_arg(Sema *s, Node *n, const char *what) {
         Type *t = signature_name(s, n);
         if (t->kind == TY_ERROR || t != &ty_none) return t;
     } else if (n->kind == ND_STR) {
-        Type *t = type_by_name(n->v.s.data);
+        /* NumPy's byte order: little-endian ('<', '=', '|') is the GPU's */
+        const char *name = strchr("<=|", n->v.s.data[0]) && n->v.s.data[0] ? n->v.s.data + 1 : n->v.s.data;
+        if (n->v.s.data[0] == '>') {
+            sema_error(s, n->span, "%s cannot be big-endian ('%s'): the GPU is little-endian", what, n->v.s.data);
+            return &ty_error;
+        }
+        Type *t = type_by_name(name);
         if (t && t != &ty_none) return t;
     } else {
         Type *t = type_expr(s, n);
@@ -714,6 +721,68 @@ static Type *member(Sema *s, Node *n, const Entity *base) {
     return type_entity(s->arena, e);
 }
 
+/* ---- records ----------------------------------------------------------------------- */
+
+/* "x, y, z": a record's field names, for messages. */
+static const char *field_list(Sema *s, const Record *r) {
+    const char *list = "";
+    for (int i = 0; i < r->count; i++) list = arena_printf(s->arena, "%s%s%s", list, i ? ", " : "", r->fields[i].name);
+    return list;
+}
+
+/* numba-cuda refuses a field whose offset is no multiple of its alignment
+ * (sentry_record_alignment): the GPU cannot load it. */
+static bool field_aligned(Sema *s, Span at, const Type *rec, const RecordField *f) {
+    const Type *elem = f->type->kind == TY_ARRAY ? f->type->dtype : f->type;
+    int align = type_abi_align(elem);
+    if (f->offset % align == 0) return true;
+    sema_error(s, at, "field '%s' of %s (%s at offset %ld) is not aligned: numba-cuda refuses it, as the GPU cannot "
+               "load it; lay the record out with np.dtype(..., align=True)", f->name, sema_type_name(s, (Type *)rec),
+               sema_type_name(s, (Type *)elem), f->offset);
+    return false;
+}
+
+/* The field `name` of a record: its type, with the field recorded in n. */
+static Type *record_member(Sema *s, Node *n, Type *rec, const char *name, Span at) {
+    const RecordField *f = record_field(rec->record, name);
+    if (!f) {
+        sema_error(s, at, "the record has no field '%s' (its fields: %s)", name, field_list(s, rec->record));
+        return &ty_error;
+    }
+    if (!field_aligned(s, at, rec, f)) return &ty_error;
+    n->field = f;
+    return f->type;
+}
+
+/* a.x or a['x'] of an array of records: a view of that field in every
+ * element, as Numba's array_record_getattr makes it. */
+static Type *record_array_view(Sema *s, Node *n, Type *arr, const char *name, Span at) {
+    Type *ft = record_member(s, n, arr->dtype, name, at);
+    if (ft->kind == TY_ERROR) return ft;
+    if (ft->kind == TY_ARRAY) {
+        sema_error(s, at, "a view of the array field '%s' across a record array is not supported: index an element first",
+                   name);
+        return &ty_error;
+    }
+    Type *view = type_array(s->arena, ft, arr->ndim, 'A');
+    view->unaligned = arr->unaligned;
+    return view;
+}
+
+/* r['x'] or r[1] of a record: a field by name or, as Numba's
+ * static_getitem allows, by a constant position. */
+static Type *record_subscript(Sema *s, Node *n, Type *rec) {
+    Node *idx = n->rhs;
+    if (idx->kind == ND_STR && !idx->v.s.bytes) return record_member(s, n, rec, idx->v.s.data, idx->span);
+    ConstValue *c = idx->kind == ND_INT || idx->constant || idx->kind == ND_UNARY ? fold(s, idx) : NULL;
+    int count = rec->record->count;
+    if (c && c->ty == &ty_int64 && c->v.i >= -count && c->v.i < count)
+        return record_member(s, n, rec, rec->record->fields[c->v.i < 0 ? c->v.i + count : c->v.i].name, idx->span);
+    sema_error(s, idx->span, "a record is indexed by a field name (a string literal) or a constant position below %d",
+               count);
+    return &ty_error;
+}
+
 /* An array's attribute: NULL if it has none of that name. */
 static Type *type_array_attribute(Sema *s, Type *base, Attr a) {
     switch (a) {
@@ -760,11 +829,19 @@ static Type *type_attribute(Sema *s, Node *n) {
             return member->ty;
         }
     }
+    bool outer = s->reading_field;
+    s->reading_field = true;
     Type *base = type_expr(s, n->lhs);
+    s->reading_field = outer;
     if (base->kind == TY_ERROR) return base;
     if (base->kind == TY_ENTITY && base->entity->kind != ENT_DIM3) return member(s, n, base->entity);
+    if (base->kind == TY_RECORD) return record_member(s, n, base, n->name, n->span);
     n->attr = attr_lookup(n->name);
     Type *t = n->attr == ATTR_NONE ? NULL : type_value_attribute(s, base, n->attr);
+    if (!t && base->kind == TY_ARRAY && base->dtype->kind == TY_RECORD) {
+        n->attr = ATTR_NONE;
+        return record_array_view(s, n, base, n->name, n->span);
+    }
     if (t && base->kind == TY_ENTITY) n->entity = base->entity;
     if (t) return t;
     sema_error(s, n->span, "%s has no attribute '%s'", sema_type_name(s, base), n->name);
@@ -876,7 +953,10 @@ static Type *uniform_element(Sema *s, Type *t) {
 
 /* Array indices: integers (Numba normalises to intp) or slices. */
 static Type *type_subscript(Sema *s, Node *n) {
+    bool outer = s->reading_field;
+    s->reading_field = true; /* a record indexed is a field read */
     Type *base = type_expr(s, n->lhs);
+    s->reading_field = outer;
     Type *idx = type_expr(s, n->rhs);
     if (base->kind == TY_ERROR || idx->kind == TY_ERROR) return &ty_error;
     if (base->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) return tuple_slice_type(s, n, base);
@@ -892,10 +972,13 @@ static Type *type_subscript(Sema *s, Node *n) {
         sema_error(s, n->rhs->span, "a tuple of mixed types needs a constant index");
         return &ty_error;
     }
+    if (base->kind == TY_RECORD) return record_subscript(s, n, base);
     if (base->kind != TY_ARRAY) {
         sema_error(s, n->lhs->span, "%s is not subscriptable", sema_type_name(s, base));
         return &ty_error;
     }
+    if (idx->kind == TY_STRING && base->dtype->kind == TY_RECORD)
+        return record_array_view(s, n, base, n->rhs->v.s.data, n->rhs->span);
     int count = idx->kind == TY_TUPLE ? idx->elem_count : 1;
     Node **nodes = n->rhs->kind == ND_TUPLE ? n->rhs->items : &n->rhs;
     int ints = 0;
@@ -990,6 +1073,25 @@ static Type *resolve_contains(Sema *s, Node *n, Op op, Type *const *args, Type *
     return &ty_bool;
 }
 
+/* numba-cuda's bfloat16 operators (cuda_bf16's bindings, tried before the
+ * builtin cases, without unsafe conversions): + - * / and comparisons of
+ * operands that include a bfloat16 and all convert safely to one, and
+ * unary - and +. Their typing takes int8 and uint8, but numba-cuda has no
+ * cast of them to bfloat16 to lower: *lowerable says so. */
+static bool bfloat16_operator(Op op, Type *const *args, int nargs, bool *lowerable) {
+    bool arith = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_NEG || op == OP_POS;
+    if (!arith && !(op >= OP_EQ && op <= OP_GE)) return false;
+    bool any = false;
+    *lowerable = true;
+    for (int i = 0; i < nargs; i++) {
+        Conversion c = type_conversion(args[i], &ty_bfloat16);
+        if (c == CONV_NONE || c > CONV_SAFE) return false;
+        any = any || args[i]->kind == TY_BFLOAT16;
+        *lowerable = *lowerable && (c == CONV_EXACT || args[i]->kind == TY_BFLOAT16);
+    }
+    return any;
+}
+
 static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **casts) {
     Type *args[2] = {lhs->ty, rhs ? rhs->ty : NULL};
     int nargs = rhs ? 2 : 1;
@@ -1030,6 +1132,18 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
         casts[0] = &ty_float16;
         if (rhs) casts[1] = &ty_float16;
         return op >= OP_EQ ? &ty_bool : &ty_float16;
+    }
+    bool lowerable;
+    if (bfloat16_operator(op, args, nargs, &lowerable)) {
+        if (!lowerable) {
+            sema_error(s, n->span, "operator '%s' between %s and %s is not supported: numba-cuda types it on bfloat16 "
+                       "but has no conversion of an 8-bit integer to bfloat16; convert it with bfloat16() first",
+                       op_spelling(op), sema_type_name(s, args[0]), sema_type_name(s, rhs ? args[1] : args[0]));
+            return &ty_error;
+        }
+        casts[0] = &ty_bfloat16;
+        if (rhs) casts[1] = &ty_bfloat16;
+        return op >= OP_EQ ? &ty_bool : &ty_bfloat16;
     }
     int ncases;
     bool unsafe;
@@ -1201,6 +1315,12 @@ static bool float16_math(const Entity *e, const Node *call) {
 }
 
 static Type *call_cases(Sema *s, Node *call, const Entity *e) {
+    for (int i = 0; e->lower == LW_MATH && i < call->item_len; i++)
+        if (call->items[i]->ty->kind == TY_BFLOAT16) {
+            sema_error(s, call->span, "%s of a bfloat16 is not supported yet: numba-cuda computes it with the "
+                       "cuda.bf16 function of that name; convert to float32 first", e->path);
+            return &ty_error;
+        }
     if (float16_math(e, call) && !call->kwarg_len) {
         call->casts = new_casts(s, 1);
         call->casts[0] = &ty_float16;
@@ -1371,12 +1491,36 @@ static bool check_no_optionals(Sema *s, Node *call, const Entity *e) {
     return true;
 }
 
+/* bfloat16(x): numba-cuda's constructor cases (cuda_bf16's __nv_bfloat16),
+ * resolved without unsafe conversions; the argument converts to the case's
+ * type, and that to bfloat16 as the constructor rounds it. */
+static Type *type_bfloat16_ctor(Sema *s, Node *n, Type *arg) {
+#define FROM(t) {.ret = &ty_bfloat16, .args = {&ty_##t}, .nargs = 1}
+    static const Sig cases[] = {FROM(float16), FROM(float32), FROM(float64), FROM(int16), FROM(uint16),
+                                FROM(int32), FROM(uint32), FROM(int64), FROM(uint64), FROM(bfloat16)};
+#undef FROM
+    int k = resolve_overload(cases, (int)(sizeof cases / sizeof cases[0]), &arg, 1, false);
+    if (k < 0) {
+        sema_error(s, n->span, "bfloat16() of %s: numba-cuda makes a bfloat16 from a float or an integer",
+                   sema_type_name(s, arg));
+        return &ty_error;
+    }
+    n->casts = new_casts(s, 1);
+    n->casts[0] = cases[k].args[0];
+    n->entity = entity_lookup("numba.float32"); /* any dtype entity: lowered as a cast */
+    return &ty_bfloat16;
+}
+
 static Type *type_call(Sema *s, Node *n) {
     if (is_scalar_method(n->func)) {
         Sym *mod = n->func->lhs->kind == ND_NAME ? lookup(s, n->func->lhs->name) : NULL;
         if (!mod || (mod->kind != SYM_ENTITY && mod->kind != SYM_MODULE)) return type_method_call(s, n);
     }
     Type *callee = type_expr(s, n->func);
+    if (callee->kind == TY_ENTITY && callee->entity->lower == LW_COMPILE_TIME) {
+        n->entity = callee->entity;
+        return callee->entity->type_call(s, n, callee->entity);
+    }
     for (int i = 0; i < n->item_len; i++) type_expr(s, n->items[i]);
     for (int i = 0; i < n->kwarg_len; i++) type_expr(s, n->kwargs[i]->rhs);
     if (callee->kind == TY_ERROR || !check_args_typed(n)) return &ty_error;
@@ -1398,6 +1542,7 @@ static Type *type_call(Sema *s, Node *n) {
                        sema_type_name(s, callee->dtype));
             return &ty_error;
         }
+        if (callee->dtype->kind == TY_BFLOAT16) return type_bfloat16_ctor(s, n, arg);
         n->entity = entity_lookup("numba.float32"); /* any dtype entity: lowered as a cast */
         return callee->dtype;
     }
@@ -1441,9 +1586,15 @@ static Type *type_expr(Sema *s, Node *n) {
         return set_type(n, n->v.s.bytes ? &ty_error : &ty_string);
     case ND_NAME: return set_type(n, type_name_ref(s, n));
     case ND_ATTR: return set_type(n, type_attribute(s, n));
-    case ND_SUBSCRIPT:
-        sema_note_access(s, n->lhs, true, false);
-        return set_type(n, type_subscript(s, n));
+    case ND_SUBSCRIPT: {
+        /* a record taken whole is the address of its element: what is
+         * done through it may write the array */
+        bool field = s->reading_field;
+        s->reading_field = false;
+        Type *t = set_type(n, type_subscript(s, n));
+        sema_note_access(s, n->lhs, true, t->kind == TY_RECORD && !field);
+        return t;
+    }
     case ND_BINOP: return set_type(n, type_binop(s, n));
     case ND_UNARY: return set_type(n, type_unary(s, n));
     case ND_COMPARE: return set_type(n, type_compare(s, n));
@@ -1469,9 +1620,15 @@ static Type *type_expr(Sema *s, Node *n) {
 
 /* ---- statements ------------------------------------------------------------------ */
 
+static bool is_memory_view(const Node *attr) {
+    return attr->field || attr->attr == ATTR_T || attr->attr == ATTR_REAL || attr->attr == ATTR_IMAG;
+}
+
 void sema_note_access(Sema *s, Node *array_arg, bool read, bool write) {
+    /* a view, an element or a field of an array is the array's memory */
+    while (array_arg->kind == ND_SUBSCRIPT || (array_arg->kind == ND_ATTR && is_memory_view(array_arg)))
+        array_arg = array_arg->lhs;
     Sym *sym = array_arg->kind == ND_NAME ? array_arg->sym : NULL;
-    if (array_arg->kind == ND_SUBSCRIPT && array_arg->lhs->kind == ND_NAME) sym = array_arg->lhs->sym;
     if (sym && sym->base) sym = sym->base; /* a later version of a parameter: a = a[1:] */
     if (!sym || sym->kind != SYM_PARAM) return;
     sym->read |= read;
@@ -1540,10 +1697,43 @@ static void check_slice_store(Sema *s, Type *view, Type *value, Span where) {
         sema_error(s, where, "cannot store %s into a slice of %s", sema_type_name(s, value), sema_type_name(s, view));
 }
 
+/* Whether value may be stored where elem lives: a number converts as
+ * Numba's cast does; a record copies only into a record of its type. */
+static bool storable(Type *value, Type *elem) {
+    if (elem->kind == TY_RECORD || value->kind == TY_RECORD) return type_equal(value, elem);
+    if (elem->kind == TY_ARRAY) return false;
+    return is_scalar(value->kind == TY_OPTIONAL ? value->dtype : value) && type_conversion(value, elem) != CONV_NONE;
+}
+
+/* r.x = v and r['x'] = v: a field of a record, typed by its read. */
+static void assign_field(Sema *s, Node *target, Type *value, Span where) {
+    Type *field = target->ty = target->kind == ND_ATTR ? type_attribute(s, target) : type_subscript(s, target);
+    if (field->kind == TY_ERROR || value->kind == TY_ERROR) return;
+    if (!target->field) {
+        sema_error(s, target->span, "cannot assign to %s of %s: only a record's fields can be assigned",
+                   target->kind == ND_ATTR ? arena_printf(s->arena, "the attribute '%s'", target->name) : "an item",
+                   sema_type_name(s, target->lhs->ty));
+        return;
+    }
+    if (field->kind == TY_ARRAY) {
+        sema_error(s, target->span, "cannot assign to the array field '%s' as a whole: assign its elements",
+                   target->field->name);
+        return;
+    }
+    if (!storable(value, field))
+        sema_error(s, where, "cannot store %s into the field '%s' of type %s", sema_type_name(s, value),
+                   target->field->name, sema_type_name(s, field));
+    sema_note_access(s, target->lhs, false, true);
+}
+
 static void assign_item(Sema *s, Node *target, Type *value, Span where) {
     Type *arr = type_expr(s, target->lhs);
     Type *idx = type_expr(s, target->rhs);
     if (arr->kind == TY_ERROR || idx->kind == TY_ERROR || value->kind == TY_ERROR) return;
+    if (arr->kind == TY_RECORD) {
+        assign_field(s, target, value, where);
+        return;
+    }
     if (arr->kind != TY_ARRAY) {
         sema_error(s, target->lhs->span, "%s does not support item assignment", sema_type_name(s, arr));
         return;
@@ -1561,7 +1751,7 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
         return;
     }
     /* an Optional stores its value, converted (the function returns on None) */
-    if (!is_scalar(value->kind == TY_OPTIONAL ? value->dtype : value) || type_conversion(value, elem) == CONV_NONE)
+    if (!storable(value, elem))
         sema_error(s, where, "cannot store %s into an array of %s", sema_type_name(s, value), sema_type_name(s, elem));
 }
 
@@ -1572,6 +1762,7 @@ Type *sema_type_rewritten(Sema *s, Node *n) { return type_expr(s, n); }
 static void assign_target(Sema *s, Node *target, Type *value, Span where) {
     switch (target->kind) {
     case ND_NAME: assign_name(s, target, value, where); return;
+    case ND_ATTR: assign_field(s, target, value, where); return;
     case ND_SUBSCRIPT: assign_item(s, target, value, where); return;
     case ND_TUPLE: case ND_LIST:
         if (value->kind == TY_ERROR) { /* bind the names anyway, so their uses stay silent */
@@ -1732,7 +1923,7 @@ static void type_statement(Sema *s, Node *n) {
         n->ty = r = r->kind == TY_ERROR ? r : inplace_result(n->op, r, cur, n->rhs->ty);
         if (n->lhs->kind == ND_NAME) assign_name(s, n->lhs, r, n->span);
         else if (n->lhs->kind == ND_SUBSCRIPT) assign_item(s, n->lhs, r, n->span), sema_note_access(s, n->lhs->lhs, true, true);
-        else sema_error(s, n->lhs->span, "cannot assign to an attribute");
+        else assign_field(s, n->lhs, r, n->span);
         return;
     }
     case ND_IF:
@@ -2102,6 +2293,9 @@ static void type_parameters(Sema *s, FuncInfo *f) {
         }
         if (f->params[i]->ty && f->params[i]->ty->kind != TY_ERROR && !is_value(f->params[i]->ty))
             sema_error(s, p->span, "parameter '%s' cannot be %s", p->name, sema_type_name(s, f->params[i]->ty));
+        else if (f->is_kernel && f->params[i]->ty && f->params[i]->ty->kind == TY_RECORD)
+            sema_error(s, p->annotation ? p->annotation->span : p->span, "kernel parameter '%s' cannot be a record: "
+                       "pass an array of records (rec_t[:]) and index it", p->name);
     }
     if (f->def->annotation) {
         Type *r = annotation_type(s, f->def->annotation);
@@ -2318,8 +2512,9 @@ static void import_from(Sema *s, Node *n) {
     for (int i = 0; i < n->item_len; i++) {
         Node *a = n->items[i];
         /* numba.types.float32 and numba.cuda.types.float16 are numba.float32 and numba.float16 */
-        const char *prefix = !strcmp(mod, "numba.types") || !strcmp(mod, "numba.cuda.types") ? "numba" : mod;
-        const Entity *e = entity_lookup(arena_printf(s->arena, "%s.%s", prefix, a->name));
+        bool alias = !strcmp(mod, "numba.types") || !strcmp(mod, "numba.cuda.types");
+        const Entity *e = entity_lookup(arena_printf(s->arena, "%s.%s", mod, a->name));
+        if (!e && alias) e = entity_lookup(arena_printf(s->arena, "numba.%s", a->name));
         if (!e) {
             sema_error(s, a->span, "'%s' has no name '%s' that kernels can use", n->name, a->name);
             continue;
@@ -2459,7 +2654,7 @@ static ConstValue *fold_numpy_array(Sema *s, Node *n) {
     }
     Node *dt = keyword(n, "dtype");
     Type *elem = dt ? sema_dtype_arg(s, dt, "the dtype of an array constant") : floats ? &ty_float64 : &ty_int64;
-    if (!ok || elem->kind == TY_ERROR || elem->kind == TY_COMPLEX || ndim == 0) {
+    if (!ok || elem->kind == TY_ERROR || elem->kind == TY_COMPLEX || elem->kind == TY_RECORD || ndim == 0) {
         if (elem->kind != TY_ERROR) sema_error(s, n->span, "an array constant needs constant elements, a constant shape and a real dtype");
         free(vals);
         return NULL;

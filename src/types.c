@@ -11,6 +11,8 @@
  */
 #include "pykc.h"
 
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SCALAR(kind_, bits_, signed_) {.kind = kind_, .bits = bits_, .is_signed = signed_}
@@ -23,6 +25,7 @@ Type ty_uint32 = SCALAR(TY_INT, 32, false), ty_uint64 = SCALAR(TY_INT, 64, false
 Type ty_float16 = SCALAR(TY_FLOAT, 16, false), ty_float32 = SCALAR(TY_FLOAT, 32, false);
 Type ty_float64 = SCALAR(TY_FLOAT, 64, false);
 Type ty_complex64 = SCALAR(TY_COMPLEX, 64, false), ty_complex128 = SCALAR(TY_COMPLEX, 128, false);
+Type ty_bfloat16 = SCALAR(TY_BFLOAT16, 16, false);
 
 /* The scalars in one order for the conversion matrix: ORDER SCALARS. */
 static Type *const scalars[] = {
@@ -74,6 +77,7 @@ Type *type_array(Arena *a, Type *dtype, int ndim, char layout) {
     t->dtype = dtype;
     t->ndim = ndim;
     t->layout = layout;
+    t->unaligned = dtype->kind == TY_RECORD && !dtype->record->aligned;
     return t;
 }
 
@@ -146,10 +150,55 @@ Type *type_strip_deep(Arena *a, Type *t) {
     return type_tuple(a, elems, t->elem_count);
 }
 
+Type *type_record(Arena *a, const Record *r) {
+    Type *t = new_type(a, TY_RECORD);
+    t->record = r;
+    return t;
+}
+
+const RecordField *record_field(const Record *r, const char *name) {
+    for (int i = 0; i < r->count; i++)
+        if (strcmp(r->fields[i].name, name) == 0) return &r->fields[i];
+    return NULL;
+}
+
+int type_align(const Type *t) {
+    switch (t->kind) {
+    case TY_RECORD: return t->record->align;
+    case TY_ARRAY: return type_align(t->dtype);
+    case TY_COMPLEX: return t->bits / 16;
+    default: return type_size(t) ? type_size(t) : 1;
+    }
+}
+
+/* A record's data type is an array of bytes to Numba: alignment 1. */
+int type_abi_align(const Type *t) {
+    if (t->kind == TY_RECORD) return 1;
+    return type_align(t);
+}
+
 Type *type_func(Arena *a, Node *def) {
     Type *t = new_type(a, TY_FUNC);
     t->func = def;
     return t;
+}
+
+/* Numba's Record key: the fields (names, types, offsets), size, aligned. */
+static bool record_equal(const Record *a, const Record *b) {
+    if (a == b) return true;
+    if (a->count != b->count || a->size != b->size || a->aligned != b->aligned) return false;
+    for (int i = 0; i < a->count; i++)
+        if (strcmp(a->fields[i].name, b->fields[i].name) != 0 || a->fields[i].offset != b->fields[i].offset ||
+            !type_equal(a->fields[i].type, b->fields[i].type))
+            return false;
+    return true;
+}
+
+static bool nested_equal(const Type *a, const Type *b) {
+    if (!a->nested || !b->nested) return a->nested == b->nested;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->nested[i] != b->nested[i]) return false;
+    return true;
 }
 
 bool type_equal(const Type *a, const Type *b) {
@@ -160,7 +209,9 @@ bool type_equal(const Type *a, const Type *b) {
     case TY_INT: return a->bits == b->bits && a->is_signed == b->is_signed;
     case TY_FLOAT: case TY_COMPLEX: return a->bits == b->bits;
     case TY_ARRAY:
-        return a->ndim == b->ndim && a->layout == b->layout && a->readonly == b->readonly && type_equal(a->dtype, b->dtype);
+        return a->ndim == b->ndim && a->layout == b->layout && a->readonly == b->readonly &&
+               a->unaligned == b->unaligned && nested_equal(a, b) && type_equal(a->dtype, b->dtype);
+    case TY_RECORD: return record_equal(a->record, b->record);
     case TY_TUPLE:
         if (a->elem_count != b->elem_count) return false;
         for (int i = 0; i < a->elem_count; i++)
@@ -174,7 +225,7 @@ bool type_equal(const Type *a, const Type *b) {
     }
 }
 
-bool is_scalar(const Type *t) { return t->kind >= TY_BOOL && t->kind <= TY_COMPLEX; }
+bool is_scalar(const Type *t) { return (t->kind >= TY_BOOL && t->kind <= TY_COMPLEX) || t->kind == TY_BFLOAT16; }
 bool is_number(const Type *t) { return t->kind >= TY_INT && t->kind <= TY_COMPLEX; }
 bool is_integer(const Type *t) { return t->kind == TY_INT; }
 bool is_float(const Type *t) { return t->kind == TY_FLOAT; }
@@ -183,8 +234,14 @@ bool is_value(const Type *t) { return (t->kind >= TY_NONE && t->kind <= TY_GRID_
 int type_size(const Type *t) {
     switch (t->kind) {
     case TY_BOOL: return 1;
-    case TY_INT: case TY_FLOAT: case TY_COMPLEX: return t->bits / 8;
+    case TY_INT: case TY_FLOAT: case TY_COMPLEX: case TY_BFLOAT16: return t->bits / 8;
     case TY_VECTOR: return t->elem_count * type_size(t->dtype);
+    case TY_RECORD: return (int)t->record->size;
+    case TY_ARRAY: { /* a nested array's bytes in its record */
+        long n = type_size(t->dtype);
+        for (int i = 0; t->nested && i < t->ndim; i++) n *= t->nested[i];
+        return t->nested ? (int)n : 0;
+    }
     case TY_TUPLE: {
         int n = 0;
         for (int i = 0; i < t->elem_count; i++) n += type_size(t->elems[i]);
@@ -194,96 +251,149 @@ int type_size(const Type *t) {
     }
 }
 
-static void append(char *buf, size_t cap, size_t *len, const char *s) {
+/* A type's name as it grows: a record's may be any length. */
+typedef struct NameBuf {
+    char *data;
+    size_t len, cap;
+} NameBuf;
+
+static void append(NameBuf *b, const char *s) {
     size_t n = strlen(s);
-    if (*len + n >= cap) n = cap - *len - 1;
-    memcpy(buf + *len, s, n);
-    *len += n;
-    buf[*len] = '\0';
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 128;
+        while (cap < b->len + n + 1) cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) ice("out of memory naming a type");
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n + 1);
+    b->len += n;
 }
 
-static void name_into(const Type *t, char *buf, size_t cap, size_t *len) {
-    char tmp[64];
-    switch (t->kind) {
-    case TY_ERROR: append(buf, cap, len, "<error>"); break;
-    case TY_NONE: append(buf, cap, len, "none"); break;
-    case TY_BOOL:
-        if (t->literal) append(buf, cap, len, t->lit_value ? "Literal[bool](True)" : "Literal[bool](False)");
-        else append(buf, cap, len, "bool");
-        break;
-    case TY_INT:
-        if (t->literal) {
-            if (t->is_signed) snprintf(tmp, sizeof tmp, "Literal[int](%lld)", (long long)t->lit_value);
-            else snprintf(tmp, sizeof tmp, "Literal[int](%llu)", (unsigned long long)t->lit_value);
-            append(buf, cap, len, tmp);
-            break;
-        }
-        snprintf(tmp, sizeof tmp, "%sint%d", t->is_signed ? "" : "u", t->bits); append(buf, cap, len, tmp); break;
-    case TY_FLOAT: snprintf(tmp, sizeof tmp, "float%d", t->bits); append(buf, cap, len, tmp); break;
-    case TY_COMPLEX: snprintf(tmp, sizeof tmp, "complex%d", t->bits); append(buf, cap, len, tmp); break;
-    case TY_ARRAY:
-        append(buf, cap, len, t->readonly ? "readonly array(" : "array(");
-        name_into(t->dtype, buf, cap, len);
-        snprintf(tmp, sizeof tmp, ", %dd, %c)", t->ndim, t->layout);
-        append(buf, cap, len, tmp);
-        break;
-    case TY_TUPLE: {
-        bool uniform = t->elem_count > 0;
-        for (int i = 1; i < t->elem_count; i++) uniform = uniform && type_equal(t->elems[0], t->elems[i]);
-        if (uniform) {
-            append(buf, cap, len, "UniTuple(");
-            name_into(t->elems[0], buf, cap, len);
-            snprintf(tmp, sizeof tmp, " x %d)", t->elem_count);
-            append(buf, cap, len, tmp);
-            break;
-        }
-        append(buf, cap, len, "Tuple(");
-        for (int i = 0; i < t->elem_count; i++) {
-            if (i) append(buf, cap, len, ", ");
-            name_into(t->elems[i], buf, cap, len);
-        }
-        append(buf, cap, len, ")");
-        break;
+static void appendf(NameBuf *b, const char *fmt, ...) PYKC_PRINTF(2, 3);
+static void appendf(NameBuf *b, const char *fmt, ...) {
+    char tmp[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    append(b, tmp);
+}
+
+static void name_into(const Type *t, NameBuf *b);
+
+/* Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False) */
+static void record_name(const Record *r, NameBuf *b) {
+    append(b, "Record(");
+    for (int i = 0; i < r->count; i++) {
+        if (i) append(b, ",");
+        append(b, r->fields[i].name);
+        append(b, "[type=");
+        name_into(r->fields[i].type, b);
+        appendf(b, ";offset=%ld]", r->fields[i].offset);
     }
+    appendf(b, ";%ld;%s)", r->size, r->aligned ? "True" : "False");
+}
+
+/* nestedarray(float32, (3,)) */
+static void nested_name(const Type *t, NameBuf *b) {
+    append(b, "nestedarray(");
+    name_into(t->dtype, b);
+    append(b, ", (");
+    for (int i = 0; i < t->ndim; i++) appendf(b, "%s%ld", i ? ", " : "", t->nested[i]);
+    append(b, t->ndim == 1 ? ",))" : "))");
+}
+
+static void array_name(const Type *t, NameBuf *b) {
+    if (t->nested) {
+        nested_name(t, b);
+        return;
+    }
+    if (t->unaligned) append(b, "unaligned ");
+    append(b, t->readonly ? "readonly array(" : "array(");
+    name_into(t->dtype, b);
+    appendf(b, ", %dd, %c)", t->ndim, t->layout);
+}
+
+static void tuple_name(const Type *t, NameBuf *b) {
+    bool uniform = t->elem_count > 0;
+    for (int i = 1; i < t->elem_count; i++) uniform = uniform && type_equal(t->elems[0], t->elems[i]);
+    if (uniform) {
+        append(b, "UniTuple(");
+        name_into(t->elems[0], b);
+        appendf(b, " x %d)", t->elem_count);
+        return;
+    }
+    append(b, "Tuple(");
+    for (int i = 0; i < t->elem_count; i++) {
+        if (i) append(b, ", ");
+        name_into(t->elems[i], b);
+    }
+    append(b, ")");
+}
+
+static void scalar_name(const Type *t, NameBuf *b) {
+    if (t->kind == TY_BOOL) {
+        append(b, !t->literal ? "bool" : t->lit_value ? "Literal[bool](True)" : "Literal[bool](False)");
+    } else if (t->kind == TY_INT && t->literal) {
+        if (t->is_signed) appendf(b, "Literal[int](%lld)", (long long)t->lit_value);
+        else appendf(b, "Literal[int](%llu)", (unsigned long long)t->lit_value);
+    } else if (t->kind == TY_INT) {
+        appendf(b, "%sint%d", t->is_signed ? "" : "u", t->bits);
+    } else {
+        appendf(b, "%s%d", t->kind == TY_FLOAT ? "float" : "complex", t->bits);
+    }
+}
+
+static void entity_name(const Type *t, NameBuf *b) {
+    const char *path = t->entity->path;
+    if (!strncmp(path, "numba.cuda.", 11)) path += 6; /* cuda.threadIdx */
+    else if (!strncmp(path, "builtins.", 9)) path += 9;
+    appendf(b, t->entity->kind == ENT_MODULE ? "module '%s'" : "'%s'", path);
+}
+
+static void name_into(const Type *t, NameBuf *b) {
+    switch (t->kind) {
+    case TY_ERROR: append(b, "<error>"); break;
+    case TY_NONE: append(b, "none"); break;
+    case TY_BOOL: case TY_INT: case TY_FLOAT: case TY_COMPLEX: scalar_name(t, b); break;
+    case TY_ARRAY: array_name(t, b); break;
+    case TY_TUPLE: tuple_name(t, b); break;
     case TY_VECTOR: /* numba-cuda names every vector by its member type: double2 is float64x2 */
-        name_into(t->dtype, buf, cap, len);
-        snprintf(tmp, sizeof tmp, "x%d", t->elem_count);
-        append(buf, cap, len, tmp);
+        name_into(t->dtype, b);
+        appendf(b, "x%d", t->elem_count);
         break;
+    case TY_RECORD: record_name(t->record, b); break;
+    case TY_BFLOAT16: append(b, "__nv_bfloat16"); break;
     case TY_OPTIONAL:
-        append(buf, cap, len, "OptionalType(");
-        name_into(t->dtype, buf, cap, len);
-        append(buf, cap, len, ")");
+        append(b, "OptionalType(");
+        name_into(t->dtype, b);
+        append(b, ")");
         break;
-    case TY_GRID_GROUP: append(buf, cap, len, "GridGroup"); break;
-    case TY_STRING: append(buf, cap, len, "unicode_type"); break;
+    case TY_GRID_GROUP: append(b, "GridGroup"); break;
+    case TY_STRING: append(b, "unicode_type"); break;
     case TY_RANGE:
-        append(buf, cap, len, t->dtype == &ty_uint64 ? "range_state_uint64" : t->dtype == &ty_int32 ? "range_state_int32" : "range_state_int64");
+        append(b, t->dtype == &ty_uint64 ? "range_state_uint64" : t->dtype == &ty_int32 ? "range_state_int32" : "range_state_int64");
         break;
     case TY_DTYPE:
-        append(buf, cap, len, "class(");
-        name_into(t->dtype, buf, cap, len);
-        append(buf, cap, len, ")");
+        append(b, "class(");
+        name_into(t->dtype, b);
+        append(b, ")");
         break;
-    case TY_ENTITY: {
-        const char *path = t->entity->path;
-        if (!strncmp(path, "numba.cuda.", 11)) path += 6; /* cuda.threadIdx */
-        else if (!strncmp(path, "builtins.", 9)) path += 9;
-        snprintf(tmp, sizeof tmp, t->entity->kind == ENT_MODULE ? "module '%s'" : "'%s'", path);
-        append(buf, cap, len, tmp);
-        break;
-    }
-    case TY_FUNC: append(buf, cap, len, "<device function>"); break;
-    case TY_SLICE: append(buf, cap, len, "slice<a:b>"); break;
+    case TY_ENTITY: entity_name(t, b); break;
+    case TY_FUNC: append(b, "<device function>"); break;
+    case TY_SLICE: append(b, "slice<a:b>"); break;
     }
 }
 
 const char *type_name(Arena *a, const Type *t) {
-    char buf[512];
-    size_t len = 0;
-    buf[0] = '\0';
-    name_into(t, buf, sizeof buf, &len);
-    return arena_strdup(a, buf);
+    NameBuf b = {0};
+    append(&b, "");
+    name_into(t, &b);
+    const char *s = arena_strdup(a, b.data);
+    free(b.data);
+    return s;
 }
 
 /* ---- conversions ------------------------------------------------------------ */
@@ -369,8 +479,21 @@ static Conversion optional_conversion(const Type *from, const Type *to) {
     return at_least(type_conversion(from, to->dtype), CONV_PROMOTE);
 }
 
+/* Bfloat16.can_convert_to and can_convert_from (numba-cuda's
+ * ext_types.py): to float32 and float64 safely, from int8 and uint8
+ * safely, to and from other numbers unsafely; not closed transitively, as
+ * they are methods of the type, not rules of the casting graph. */
+static Conversion bfloat16_conversion(const Type *from, const Type *to) {
+    const Type *other = from->kind == TY_BFLOAT16 ? to : from;
+    if (other->kind != TY_INT && other->kind != TY_FLOAT) return CONV_NONE;
+    if (from->kind == TY_BFLOAT16) return other->kind == TY_FLOAT && other->bits >= 32 ? CONV_SAFE : CONV_UNSAFE;
+    return other->kind == TY_INT && other->bits == 8 ? CONV_SAFE : CONV_UNSAFE;
+}
+
 Conversion type_conversion(const Type *from, const Type *to) {
     if (from == to) return CONV_EXACT;
+    if ((from->kind == TY_BFLOAT16) != (to->kind == TY_BFLOAT16) && from->kind != TY_OPTIONAL && to->kind != TY_OPTIONAL)
+        return bfloat16_conversion(type_strip((Type *)from), type_strip((Type *)to));
     /* a literal converts as its type; two scalars, as the matrix says (whose
      * diagonal is exact) */
     from = type_strip((Type *)from);

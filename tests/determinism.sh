@@ -18,10 +18,14 @@ compile_all() {
     for f in $(find samples tests/gpu/kernels -name '*.pyk' | sort); do
         o=out/$(echo "$f" | tr / _)
         mkdir -p "$o"
-        { "$pykc" -MD "$f" -o "$o/k.ptx" &&
-          "$pykc" --emit llvm "$f" -o "$o/k.ll" &&
-          "$pykc" -g "$f" -o "$o/g.ptx" &&
-          "$pykc" --arch sm_75 --arch sm_90 "$f" -o "$o/two.ptx"; } >/dev/null 2>&1 || echo failed > "$o/status"
+        # a module's own options (`# pykc-options: --arch sm_80` for bfloat16)
+        own=$(sed -n 's/^# pykc-options: //p' "$f" | head -n 1)
+        # $own is split into words on purpose
+        # shellcheck disable=SC2086
+        { "$pykc" $own -MD "$f" -o "$o/k.ptx" &&
+          "$pykc" $own --emit llvm "$f" -o "$o/k.ll" &&
+          "$pykc" $own -g "$f" -o "$o/g.ptx" &&
+          "$pykc" ${own:---arch sm_75} --arch sm_90 "$f" -o "$o/two.ptx"; } >/dev/null 2>&1 || echo failed > "$o/status"
     done
 }
 

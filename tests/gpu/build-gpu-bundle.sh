@@ -24,9 +24,12 @@ for src in "$root"/tests/gpu/kernels/*.pyk "$root"/samples/*.pyk "$root"/samples
     : > "$out/.seen.$name"
     rm -f "$out/$name.ptx" "$out/$name.yaml" "$out/$name.error"
     cp "$src" "$out/$name.pyk"
-    # ${PYKCFLAGS} is split into words on purpose
+    # a module's own options, from its `# pykc-options: ...` line (bfloat16
+    # needs --arch sm_80)
+    own=$(sed -n 's/^# pykc-options: //p' "$src" | head -n 1)
+    # ${PYKCFLAGS} and $own are split into words on purpose
     # shellcheck disable=SC2086
-    if "$pykc" ${PYKCFLAGS:-} "$src" -o "$out/$name.ptx" 2> "$out/$name.error"; then
+    if "$pykc" ${PYKCFLAGS:-} $own "$src" -o "$out/$name.ptx" 2> "$out/$name.error"; then
         rm -f "$out/$name.error"
         ok=$((ok + 1))
     else

@@ -1529,6 +1529,202 @@ def _(rng):
                tol={2: FMA32}, numba_tol={2: FMA32})
 
 
+# ---- numba.cuda.random, records, bfloat16 -----------------------------------------------
+
+XOROSHIRO128P = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
+
+
+def random_states(rng, n):
+    """n xoroshiro128+ states (any nonzero ones will do for the draws)."""
+    s = np.zeros(n, XOROSHIRO128P)
+    s["s0"] = rng.integers(1, 2**63, n, dtype=np.uint64)
+    s["s1"] = rng.integers(1, 2**63, n, dtype=np.uint64)
+    return s
+
+
+def xoroshiro_next(s0, s1):
+    """numba-cuda's xoroshiro128p_next on arrays of states: the draw and the
+    next states."""
+    with np.errstate(over="ignore"):
+        result = s0 + s1
+        s1 = s1 ^ s0
+        rot = lambda x, k: (x << np.uint64(k)) | (x >> np.uint64(64 - k))  # noqa: E731
+        return result, rot(s0, 55) ^ s1 ^ (s1 << np.uint64(14)), rot(s1, 36)
+
+
+def unit_float64(r):
+    return (r >> np.uint64(11)).astype(np.float64) * (1.0 / 2.0**53)
+
+
+@case("random_draws", "draws")
+def _(rng):
+    n = 256
+    states = random_states(rng, n)
+    s0, s1 = states["s0"].copy(), states["s1"].copy()
+    draws = []
+    for _ in range(4 * 6):
+        r, s0, s1 = xoroshiro_next(s0, s1)
+        draws.append(r)
+    d = np.stack(draws, axis=1).reshape(n, 4, 6)
+    u32 = unit_float64(d[:, :, 0]).astype(np.float32).reshape(-1)
+    u64 = unit_float64(d[:, :, 1]).reshape(-1)
+    a1, a2 = unit_float64(d[:, :, 2]).astype(np.float32), unit_float64(d[:, :, 3]).astype(np.float32)
+    n32 = (np.sqrt(np.float32(-2.0) * np.log(a1)) * np.cos(np.float32(2 * np.pi) * a2)).astype(np.float32).reshape(-1)
+    b1, b2 = unit_float64(d[:, :, 4]).astype(np.float32), unit_float64(d[:, :, 5]).astype(np.float32)
+    n64 = (np.sqrt(-2.0 * np.log(b1).astype(np.float64)) * np.cos(2 * np.pi * b2.astype(np.float64))).reshape(-1)
+    outs = [np.zeros(4 * n, np.float32), np.zeros(4 * n, np.float64), np.zeros(4 * n, np.float32),
+            np.zeros(4 * n, np.float64)]
+    # uniforms are exact; normals go through libdevice's log, sqrt and cos
+    return Run(blocks(n, 64), 64, [states] + outs, {1: u32, 2: u64, 3: n32, 4: n64},
+               tol={1: EXACT, 2: EXACT, 3: Tol(rtol=1e-5, atol=1e-5), 4: Tol(rtol=1e-6, atol=1e-6)}, numba_tol=BITS)
+
+
+@case("random_draws", "monte_carlo_pi")
+def _(rng):
+    n, iterations = 128, 500
+    states = random_states(rng, n)
+    s0, s1 = states["s0"].copy(), states["s1"].copy()
+    inside = np.zeros(n, np.int64)
+    for _ in range(iterations):
+        r, s0, s1 = xoroshiro_next(s0, s1)
+        x = unit_float64(r).astype(np.float32)
+        r, s0, s1 = xoroshiro_next(s0, s1)
+        y = unit_float64(r).astype(np.float32)
+        inside += (x * x + y * y).astype(np.float32) <= 1.0
+    out = np.zeros(n, np.float32)
+    want = (4.0 * inside / iterations).astype(np.float32)
+    return Run(blocks(n, 64), 64, [states, np.int64(iterations), out], {2: want}, numba_tol=BITS)
+
+
+RECORD_PACKED = np.dtype([("x", np.float32), ("y", np.int32), ("flag", np.bool_), ("tag", np.int8)])
+RECORD_ALIGNED = np.dtype([("w", np.float64), ("k", np.int8), ("v", np.float32, (3,)), ("p", RECORD_PACKED)],
+                          align=True)
+
+
+def packed_records(rng, n):
+    a = np.zeros(n, RECORD_PACKED)
+    a["x"] = rng.standard_normal(n).astype(np.float32)
+    a["y"] = rng.integers(-1000, 1000, n)
+    a["tag"] = rng.integers(-100, 100, n)
+    return a
+
+
+@case("records", "packed_fields")
+def _(rng):
+    n = 777
+    a = packed_records(rng, n)
+    want = a.copy()
+    want["y"] += 1
+    want["flag"] = a["x"] > 0
+    want["tag"] = np.arange(n) % 100
+    out = np.zeros(n, np.float64)
+    return Run(blocks(n, 128), 128, [a, out], {0: want, 1: a["x"].astype(np.float64) * 2 + a["y"]},
+               numba_tol=BITS)
+
+
+def aligned_records(rng, n):
+    b = np.zeros(n, RECORD_ALIGNED)
+    b["w"] = rng.standard_normal(n)
+    b["k"] = rng.integers(-100, 100, n)
+    b["v"] = rng.standard_normal((n, 3)).astype(np.float32)
+    b["p"] = packed_records(rng, n)
+    return b
+
+
+@case("records", "aligned_fields", sim=False)  # the simulator cannot copy a whole record
+def _(rng):
+    n = 500
+    b = aligned_records(rng, n)
+    v = b["v"].astype(np.float64)
+    out = np.zeros(n, np.float64)
+    want_out = b["w"] + v[:, 0] + (b["v"][:, 1] * b["v"][:, 2]).astype(np.float64) + b["p"]["x"]
+    want = b.copy()
+    want["v"][:, 1] = b["k"]
+    want["p"]["y"] += 7
+    c = np.zeros(n, RECORD_ALIGNED)
+    return Run(blocks(n, 128), 128, [b, c, out], {0: want, 1: want, 2: want_out}, tol={2: ULP64},
+               numba_tol=BITS)
+
+
+@case("records", "field_view")
+def _(rng):
+    n = 1000
+    b = aligned_records(rng, n)
+    out = np.zeros(n, np.float64)
+    return Run(4, 64, [b, out], {1: b["w"] * 0.5}, numba_tol=BITS)
+
+
+def bf16_from_float32_bits(u):
+    """cvt.rn.bf16.f32 on float32 bits: to nearest even, NaN canonical."""
+    u = u.astype(np.uint32)
+    nan = (u & 0x7FFFFFFF) > 0x7F800000
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(nan, np.uint16(0x7FFF), r)
+
+
+def bf16_from_float64(x):
+    """__double2bfloat16: rounded to odd in float32, then to nearest even."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        f = x.astype(np.float32)
+        back = f.astype(np.float64)
+        u = f.view(np.uint32).copy()
+        u -= (((x > 0) & (back > x)) | ((x < 0) & (back < x))).astype(np.uint32)
+        u |= ((back != x) & ~np.isnan(x)).astype(np.uint32)
+    return bf16_from_float32_bits(u)
+
+
+def bf16_to_float32(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def bf16_from_int(n):
+    """An integer rounded to bfloat16's 8 significant bits, to nearest even."""
+    out = []
+    for v in n.tolist():
+        m, sign = abs(v), -1 if v < 0 else 1
+        shift = max(m.bit_length() - 8, 0)
+        q, r = m >> shift, m & ((1 << shift) - 1)
+        if shift and (r > 1 << (shift - 1) or (r == 1 << (shift - 1) and q & 1)):
+            q += 1
+        out.append(np.float32(sign * (q << shift)))
+    return np.array(out, np.float32)
+
+
+class Bf16:
+    """A bfloat16 array, held as its bits: pykc's kernel takes the device
+    memory as it is; numba-cuda needs ml_dtypes' bfloat16 to type it."""
+
+    def __init__(self, bits):
+        self.bits = bits
+
+
+@case("bfloat16_ops", "arith", sim=False)
+def _(rng):
+    n = 1000
+    a = bf16_from_float64(rng.standard_normal(n) * 4)
+    b = bf16_from_float64(rng.standard_normal(n) * 4)
+    b[b == 0] = 0x3F80
+    x, y = bf16_to_float32(a).astype(np.float64), bf16_to_float32(b).astype(np.float64)
+    want = np.stack([bf16_from_float64(x + y), bf16_from_float64(x - y), bf16_from_float64(x * y),
+                     bf16_from_float64(x / y), bf16_from_float64(x * y + x),
+                     bf16_from_float64(np.maximum(x, y)), a ^ np.uint16(0x8000)], axis=1)
+    out = np.zeros((n, 7), np.float32)
+    return Run(blocks(n, 128), 128, [Bf16(a), Bf16(b), out], {2: bf16_to_float32(want)}, tol=BITS)
+
+
+@case("bfloat16_ops", "convert", sim=False)
+def _(rng):
+    n = 1000
+    f = (rng.standard_normal(n) * 1e3).astype(np.float32)
+    d = rng.standard_normal(n) * 1e5 + rng.standard_normal(n) * 1e-9
+    k = rng.integers(-2**62, 2**62, n, dtype=np.int64) >> rng.integers(0, 62, n)
+    want = np.stack([bf16_to_float32(bf16_from_float32_bits(f.view(np.uint32))),
+                     bf16_to_float32(bf16_from_float64(d)), bf16_from_int(k)], axis=1)
+    out = np.zeros((n, 3), np.float32)
+    return Run(blocks(n, 128), 128, [f, d, k, out], {3: want}, tol=BITS)
+
+
 # ---- samples ----------------------------------------------------------------------------
 
 
@@ -1713,6 +1909,9 @@ def compare(got, want, tol):
     want = np.asarray(want)
     if got.shape != want.shape:
         return f"shape {got.shape}, expected {want.shape}"
+    if got.dtype.names:  # records: byte for byte
+        got = np.ascontiguousarray(got).view(np.uint8).reshape(got.shape + (-1,))
+        want = np.ascontiguousarray(want).view(np.uint8).reshape(want.shape + (-1,))
     if got.dtype.kind in "biu" or want.dtype.kind in "biu" and got.dtype.kind != "f":
         bad = got != want.astype(got.dtype)
     elif tol.bits:
@@ -1813,6 +2012,16 @@ NP_DTYPES = {"bool": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.i
              "complex64": np.complex64, "complex128": np.complex128}
 
 
+def check_record(p, dtype):
+    """A structured dtype against the layout the manifest gives."""
+    layout = p["record"]
+    fields = [(f["name"], f["offset"]) for f in layout["fields"]]
+    have = [(name, dtype.fields[name][1]) for name in dtype.names]
+    if layout["size"] != dtype.itemsize or fields != have:
+        raise RuntimeError(f"parameter {p['name']} has records {fields} of {layout['size']} bytes, "
+                           f"the case passes {have} of {dtype.itemsize}")
+
+
 def check_params(kernel, args):
     """The arguments against the manifest's source parameters: a clear
     message rather than a bad launch."""
@@ -1824,7 +2033,11 @@ def check_params(kernel, args):
         if p["kind"] == "array":
             if not hasattr(a, "shape") or not hasattr(a, "data"):
                 raise RuntimeError(f"parameter {p['name']} is an array, the case passes {type(a).__name__}")
-            want = "bool" if a.dtype == np.bool_ else str(a.dtype)
+            want = "bool" if a.dtype == np.bool_ else "record" if a.dtype.names else str(a.dtype)
+            if p["dtype"] == "bfloat16" and a.dtype == np.uint16:
+                want = "bfloat16"  # a Bf16's bits
+            if p["dtype"] == "record" and want == "record":
+                check_record(p, a.dtype)
             if want != p["dtype"] or a.ndim != p["ndim"]:
                 raise RuntimeError(f"parameter {p['name']} is {p['dtype']}[{p['ndim']}d], "
                                    f"the case passes {want}[{a.ndim}d]")
@@ -1865,7 +2078,22 @@ def pack(kernel, args):
     return out
 
 
-def to_device(cp, a):
+def to_device(cp, a, numba=False):
+    """The device array an argument is, and the one to read back. numba-cuda
+    takes records and bfloat16 as its own device arrays (CuPy's interface
+    describes neither); pykc's kernels take any device memory."""
+    if isinstance(a, Bf16) and numba:
+        import ml_dtypes  # noqa: F401  (numba-cuda types ml_dtypes.bfloat16 arrays as bfloat16)
+        from numba import cuda
+        d = cuda.to_device(a.bits.view(ml_dtypes.bfloat16))
+        return d, d
+    if isinstance(a, Bf16):
+        d = cp.array(a.bits)
+        return d, d
+    if numba and isinstance(a, np.ndarray) and a.dtype.names:
+        from numba import cuda
+        d = cuda.to_device(a)
+        return d, d
     if isinstance(a, View):
         base = cp.array(a.base, order="K")
         return base[a.key], base
@@ -1876,6 +2104,8 @@ def to_device(cp, a):
 
 
 def to_host_view(a):
+    if isinstance(a, Bf16):
+        return a.bits.copy(), None
     if isinstance(a, View):
         base = a.base.copy(order="K")
         return base[a.key], base
@@ -1914,7 +2144,7 @@ def launch_numba(bundle, c, run):
         pairs = [to_host_view(a) for a in run.args]
     else:
         cp = bundle.cupy()
-        pairs = [to_device(cp, a) for a in run.args]
+        pairs = [to_device(cp, a, numba=True) for a in run.args]
     args = [p[0] for p in pairs]
     grid = run.grid if len(run.grid) > 1 else run.grid[0]
     block = run.block if len(run.block) > 1 else run.block[0]
@@ -1926,7 +2156,8 @@ def launch_numba(bundle, c, run):
     from numba import cuda
     cuda.synchronize()
     cp = bundle.cupy()
-    return {i: cp.asnumpy(pairs[i][1]) for i in run.expect}
+    return {i: pairs[i][1].copy_to_host() if hasattr(pairs[i][1], "copy_to_host") else cp.asnumpy(pairs[i][1])
+            for i in run.expect}
 
 
 STICKY = ("illegal", "ILLEGAL", "LAUNCH_FAILED", "launch failure", "MISALIGNED", "misaligned",

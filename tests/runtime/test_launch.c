@@ -567,7 +567,49 @@ static void test_threads(void)
     ASSERT_EQ(THREADS * 2000, launched);
 }
 
+/* The rng kernel takes numba.cuda.random's states: pykrt's states, and any
+ * PYKRT_RECORD array of that layout, pass; another layout, a record array
+ * without its layout, or plain uint64 do not, each said plainly. */
+static void test_record_arrays(void)
+{
+    pykrt_module *m = load("abi.yaml");
+    pykrt_kernel *k = kernel(m, "rng");
+    ASSERT(k != NULL);
+    pykrt_param_info info;
+    ASSERT_OK(pykrt_kernel_param(k, 0, &info));
+    ASSERT_EQ(PYKRT_RECORD, info.dtype);
+    const pykrt_field *s1;
+    ASSERT(info.record != NULL && info.record->size == 16);
+    ASSERT_OK(pykrt_record_field(info.record, "s1", &s1));
+    ASSERT_EQ(8, s1->offset);
+    pykrt_array out = array1(0x9000, PYKRT_UINT64, 4, 8), states = array1(0x1000, PYKRT_XOROSHIRO128P, 4, 16);
+    pykrt_array as_record, other, bare = array1(0x1000, PYKRT_RECORD, 4, 16), words = array1(0x1000, PYKRT_UINT64, 8, 8);
+    ASSERT_OK(pykrt_array_init_record(&as_record, 0x1000, info.record, 1, (int64_t[]){4}, PYKRT_LAYOUT_C));
+    ASSERT_EQ(16, as_record.strides[0]);
+    static const pykrt_field swapped_fields[] = {{.name = "s1", .dtype = PYKRT_UINT64, .offset = 0},
+                                                 {.name = "s0", .dtype = PYKRT_UINT64, .offset = 8}};
+    static const pykrt_record swapped = {16, 8, 2, swapped_fields};
+    ASSERT_OK(pykrt_array_init_record(&other, 0x1000, &swapped, 1, (int64_t[]){4}, PYKRT_LAYOUT_C));
+    pykrt_arg args[2] = {pykrt_arg_array(&states), pykrt_arg_array(&out)};
+    ASSERT_OK(pykrt_launch(k, &one, args, 2));
+    fake_launch l;
+    fake.last_launch(&l);
+    ASSERT(array_params_are(&l, 0, &states));
+    args[0] = pykrt_arg_array(&as_record);
+    ASSERT_OK(pykrt_launch(k, &one, args, 2));
+    pykrt_status st;
+    args[0] = pykrt_arg_array(&other);
+    ASSERT_CONTAINS(launch_error(k, &one, args, 2, &st), "argument 0 (states): expected records {s0: uint64 at 0, "
+                                                          "s1: uint64 at 8; 16 bytes}, got {s1: uint64 at 0, s0: uint64 at 8; 16 bytes}");
+    args[0] = pykrt_arg_array(&bare);
+    ASSERT_CONTAINS(launch_error(k, &one, args, 2, &st), "got records without a layout (record is NULL)");
+    args[0] = pykrt_arg_array(&words);
+    ASSERT_CONTAINS(launch_error(k, &one, args, 2, &st), "16 bytes}, got uint64");
+    pykrt_module_unload(m);
+}
+
 const t_case launch_tests[] = {
+    T(test_record_arrays),
     T(test_vadd_packing),
     T(test_vadd_result),
     T(test_scalar_packing),

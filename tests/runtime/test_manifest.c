@@ -74,7 +74,10 @@ static void test_parse_abi(void)
     ASSERT(m->kernels[2].cooperative);
     ASSERT(m->kernels[3].shared_dynamic);
     ASSERT_EQ(64, m->kernels[4].max_threads);
-    ASSERT_EQ(PYKRT_XOROSHIRO128P, m->kernels[5].params[0].dtype);
+    ASSERT_EQ(PYKRT_RECORD, m->kernels[5].params[0].dtype); /* numba.cuda.random's states, as pykc writes them */
+    ASSERT(pk_record_same(m->kernels[5].params[0].record, pykrt_xoroshiro128p_record(), 0));
+    ASSERT_EQ(2, m->kernels[5].params[0].record->nfields);
+    ASSERT_STR("s1", m->kernels[5].params[0].record->fields[1].name);
     ASSERT_EQ(0, m->kernels[6].nparams);
     ASSERT_EQ(1, m->nconstants);
     ASSERT_STR("coeffs", m->constants[0].name);
@@ -96,6 +99,8 @@ static void test_fnv1a64(void)
 #define KERNEL(params, ptx) "kernels:\n  - name: k\n    entry: k\n    params:\n" params "    ptx_params:\n" ptx
 #define P_ARRAY "      - {name: x, kind: array, dtype: float32, ndim: 1, layout: C}\n"
 #define PTX_DATA "      - {type: u64, size: 8, align: 8, param: 0, part: data}\n"
+/* an array parameter of records laid out as `layout` */
+#define REC(layout) "      - {name: x, kind: array, dtype: record, ndim: 1, layout: C, record: " layout "}\n"
 #define PTX_X PTX_DATA PTX_U64(0, "shape[0]") PTX_U64(0, "strides[0]")
 #define PTX_U64(param, part) "      - {type: u64, size: 8, align: 8, param: " #param ", part: \"" part "\"}\n"
 #define P_SCALAR(name, dtype) "      - {name: " name ", kind: scalar, dtype: " dtype "}\n"
@@ -146,6 +151,32 @@ static const struct {
      "unknown kind 'pointer'"},
     {HEAD KERNEL("      - {name: s, kind: scalar, dtype: xoroshiro128p}\n", PTX_DATA), PYKRT_ERROR_MANIFEST,
      "xoroshiro128p is an array dtype"},
+    {HEAD KERNEL("      - {name: s, kind: scalar, dtype: record}\n", PTX_DATA), PYKRT_ERROR_MANIFEST,
+     "record is an array dtype, not a scalar's"},
+    /* the name of numba.cuda.random's record reads as its layout */
+    {HEAD KERNEL("      - {name: x, kind: array, dtype: xoroshiro128p, ndim: 1, layout: C}\n", PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "ptx_params lack part 'shape[0]' of parameter 0 (x)"},
+    /* a well-formed record: the reader goes on to the ptx_params */
+    {HEAD KERNEL(REC("{size: 8, align: 4, fields: [{name: x, dtype: float32, offset: 0}]}"), PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "ptx_params lack part 'shape[0]' of parameter 0 (x)"},
+    {HEAD KERNEL("      - {name: x, kind: array, dtype: record, ndim: 1, layout: C}\n", PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "kernels[0].params[0]: missing field 'record'"},
+    {HEAD KERNEL(REC("{size: 8, align: 3, fields: [{name: x, dtype: float32, offset: 0}]}"), PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "kernels[0].params[0].record: 'align' is 3, not a power of two"},
+    {HEAD KERNEL(REC("{size: 8, align: 4, fields: []}"), PTX_DATA), PYKRT_ERROR_MANIFEST,
+     "a record needs at least one field"},
+    {HEAD KERNEL(REC("{size: 8, align: 4, fields: [{name: x, dtype: float64, offset: 4}]}"), PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "record.fields[0]: the field's 8 bytes at offset 4 do not fit the record's 8"},
+    {HEAD KERNEL(REC("{size: 8, align: 4, fields: [{name: x, dtype: int8, offset: 0, shape: [3, 0]}]}"), PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "shape[1] must be an integer in 1..2^32"},
+    {HEAD KERNEL(REC("{size: 8, align: 4, fields: [{name: x, dtype: int8, offset: 0}, {name: x, dtype: int8, "
+                     "offset: 1}]}"), PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "record.fields[1]: field 'x' occurs more than once"},
+    {HEAD KERNEL(REC("{size: 8, align: 4, fields: [{name: x, dtype: record, offset: 0}]}"), PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "record.fields[0]: missing field 'record'"},
+    {HEAD KERNEL(REC("{size: 8, align: 4, fields: [{name: x, dtype: record, offset: 0, record: {size: 16, align: 8, "
+                     "fields: [{name: s, dtype: int8, offset: 0}]}}]}"), PTX_DATA),
+     PYKRT_ERROR_MANIFEST, "the field's 16 bytes at offset 0 do not fit the record's 8"},
     {HEAD KERNEL(P_ARRAY, "      - {type: u64, size: 8, align: 8, param: 5, part: data}\n"), PYKRT_ERROR_MANIFEST,
      "kernels[0].ptx_params[0]: 'param' is 5, outside 0..0"},
     {HEAD KERNEL(P_ARRAY, "      - {type: u64, size: 8, align: 8, param: 0, part: \"shape[1]\"}\n"),

@@ -252,7 +252,7 @@ static void test_dtypes(void)
         {PYKRT_UINT16, "uint16", 2},     {PYKRT_UINT32, "uint32", 4},       {PYKRT_UINT64, "uint64", 8},
         {PYKRT_FLOAT16, "float16", 2},   {PYKRT_FLOAT32, "float32", 4},     {PYKRT_FLOAT64, "float64", 8},
         {PYKRT_COMPLEX64, "complex64", 8}, {PYKRT_COMPLEX128, "complex128", 16},
-        {PYKRT_XOROSHIRO128P, "xoroshiro128p", 16},
+        {PYKRT_XOROSHIRO128P, "xoroshiro128p", 16}, {PYKRT_RECORD, "record", 0}, {PYKRT_BFLOAT16, "bfloat16", 2},
     };
     ASSERT_EQ(PYKRT_DTYPE_COUNT - 1, sizeof want / sizeof want[0]);
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -263,6 +263,35 @@ static void test_dtypes(void)
     ASSERT_STR("invalid", pykrt_dtype_name(PYKRT_DTYPE_COUNT));
     ASSERT_EQ(0, pykrt_dtype_size((pykrt_dtype)-1));
     ASSERT_EQ(PYKRT_DTYPE_INVALID, pk_dtype_from_name("float128"));
+}
+
+/* Arrays of records take their element size from their layout; a record
+ * array without one is refused; fields are found by name. */
+static void test_record_descriptors(void)
+{
+    static const pykrt_field fields[] = {{.name = "x", .dtype = PYKRT_FLOAT32, .offset = 0},
+                                         {.name = "v", .dtype = PYKRT_INT16, .offset = 4, .ndim = 1, .shape = {3}}};
+    static const pykrt_record rec = {10, 1, 2, fields};
+    pykrt_array a;
+    size_t nbytes;
+    ASSERT_OK(pykrt_array_init_record(&a, 0x1000, &rec, 2, (int64_t[]){3, 4}, PYKRT_LAYOUT_F));
+    ASSERT_EQ(PYKRT_RECORD, a.dtype);
+    ASSERT_EQ(10, a.strides[0]);
+    ASSERT_EQ(30, a.strides[1]);
+    ASSERT_OK(pykrt_array_nbytes(&a, &nbytes));
+    ASSERT_EQ(120, nbytes);
+    ASSERT_OK(pykrt_array_alloc_record(t_ctx, &rec, 1, (int64_t[]){5}, &a));
+    ASSERT_EQ(10, a.strides[0]);
+    ASSERT_OK(pykrt_array_free(t_ctx, &a));
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_array_init(&a, 0, PYKRT_RECORD, 1, (int64_t[]){5}, PYKRT_LAYOUT_C),
+               "pykrt_array_init: a PYKRT_RECORD array needs its record's layout (record is NULL)");
+    const pykrt_field *f;
+    ASSERT_OK(pykrt_record_field(&rec, "v", &f));
+    ASSERT_EQ(4, f->offset);
+    ASSERT_ERR(PYKRT_ERROR_NOT_FOUND, pykrt_record_field(&rec, "w", &f), "the record has no field 'w'");
+    ASSERT_OK(pykrt_record_field(pykrt_xoroshiro128p_record(), "s1", &f));
+    ASSERT_EQ(8, f->offset);
+    ASSERT_EQ(16, pykrt_xoroshiro128p_record()->size);
 }
 
 /* ---- random states ---- */
@@ -328,6 +357,7 @@ const t_case memory_tests[] = {
     T(test_streams),
     T(test_events),
     T(test_array_init),
+    T(test_record_descriptors),
     T(test_contiguity_rules),
     T(test_array_errors),
     T(test_array_alloc_and_copy),

@@ -22,9 +22,9 @@ static void test_digest(void) {
 /* saxpy(a: float32, x: float32[::1], out: float32[:, :]) and
  * scale(z: complex64, on: int64[:]) - `on` is a name YAML 1.1 reads as true. */
 static ManifestParam saxpy_params[] = {
-    {"a", false, "float32", 0, 0, "read"},
-    {"x", true, "float32", 1, 'C', "read"},
-    {"out", true, "float32", 2, 'A', "readwrite"},
+    {"a", false, "float32", 0, 0, "read", NULL},
+    {"x", true, "float32", 1, 'C', "read", NULL},
+    {"out", true, "float32", 2, 'A', "readwrite", NULL},
 };
 static ManifestPtxParam saxpy_ptx[] = {
     {"f32", 4, 4, 0, "value"},   {"u64", 8, 8, 1, "data"},     {"u64", 8, 8, 1, "shape[0]"},
@@ -32,8 +32,8 @@ static ManifestPtxParam saxpy_ptx[] = {
     {"u64", 8, 8, 2, "strides[0]"}, {"u64", 8, 8, 2, "strides[1]"},
 };
 static ManifestParam scale_params[] = {
-    {"z", false, "complex64", 0, 0, "read"},
-    {"on", true, "int64", 1, 'F', "write"},
+    {"z", false, "complex64", 0, 0, "read", NULL},
+    {"on", true, "int64", 1, 'F', "write", NULL},
 };
 static ManifestPtxParam scale_ptx[] = {
     {"f32", 4, 4, 0, "real"}, {"f32", 4, 4, 0, "imag"}, {"u64", 8, 8, 1, "data"},
