@@ -828,6 +828,9 @@ const Target *target_find(const char *name);
 const char *target_default_arch(const Target *t);
 /* Whether the target knows arch; a usage message on d if not. */
 bool target_check_arch(const Target *t, const char *arch, Diag *d);
+/* --version's lines after pykc's own: LLVM's version, the target and its
+ * default arch, and what it would use (libdevice: --libdevice or NULL). */
+void target_describe(const Target *t, FILE *out, const char *libdevice);
 /* An empty module for cfg (triple and data layout set), or NULL. */
 IrModule *ir_module_new(const TargetConfig *cfg, const char *name, Diag *d);
 void ir_module_free(IrModule *m);
