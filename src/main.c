@@ -35,6 +35,9 @@ static const char usage_text[] =
     "  -Werror              treat warnings as errors\n"
     "  -ferror-limit=N      stop after N errors (default 20, 0 for no limit)\n"
     "  -fsyntax-only        check the input, write nothing\n"
+    "  -v                   list the host code skipped (module-level statements and\n"
+    "                       functions that are not kernels, device functions,\n"
+    "                       imports or constants), one line each\n"
     "  --libdevice PATH     libdevice bitcode for math functions\n"
     "  --dump-ast           print the syntax tree\n"
     "  --dump-types         print each function's signature and locals' types\n"
@@ -104,7 +107,7 @@ static int parse_flag(Options *o, const char *arg) {
         {"--fastmath", offsetof(Options, fastmath)}, {"-Werror", offsetof(Options, werror)},
         {"--dump-ast", offsetof(Options, dump_ast)}, {"--dump-types", offsetof(Options, dump_types)},
         {"-fsyntax-only", offsetof(Options, syntax_only)}, {"-M", offsetof(Options, dep_only)},
-        {"-MD", offsetof(Options, dep_file)},
+        {"-MD", offsetof(Options, dep_file)}, {"-v", offsetof(Options, verbose)},
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (strcmp(arg, flags[i].name) == 0) {
@@ -356,6 +359,17 @@ static bool write_deps(const Unit *u, const Options *o, Outputs *outs) {
     return ok;
 }
 
+/* -v: a line for each piece of host code skipped. */
+static void print_skipped(const Unit *u) {
+    for (int i = 0; i < u->skipped_count; i++) {
+        const Skipped *k = &u->skipped[i];
+        int line, col;
+        diag_line_col(u->diag, k->where.file, k->where.begin, &line, &col);
+        fprintf(stderr, "%s:%d:%d: note: skipped host code: %s\n", diag_file(u->diag, k->where.file)->path, line, col,
+                k->what);
+    }
+}
+
 static int compile(const Options *o) {
     OutputNames names;
     if (!name_outputs(o, &names)) {
@@ -381,6 +395,7 @@ static int compile(const Options *o) {
     if (o->dump_ast && diag.error_count == 0) ast_dump(stdout, &diag, module);
     bool front_only = o->dump_ast || o->dump_types || o->syntax_only;
     if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);         /* names, types */
+    if (o->verbose) print_skipped(&unit);
     if (o->dump_types && diag.error_count == 0) sema_dump_types(stdout, &unit);
     Outputs outs;
     outputs_init(&outs, &diag);
