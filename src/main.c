@@ -28,6 +28,9 @@ static const char usage_text[] =
     "                       the k.ptx (or k.sm_XX.ptx) that --emit ptx -o k.ptx writes\n"
     "  -g, --lineinfo       debug information, or line tables only\n"
     "  --fastmath           fast floating-point math, as @cuda.jit(fastmath=True)\n"
+    "  --sig 'NAME(T, ...)' types for kernel NAME, which has no annotations, in Numba's\n"
+    "                       syntax (float32[::1], int64); repeatable, each one a\n"
+    "                       specialisation (entry NAME, then NAME__<digest>)\n"
     "  -DNAME=VALUE         override the module constant NAME\n"
     "  -I DIR               search DIR for imported .pyk modules\n"
     "  -M, -MD, -MF FILE    write make dependencies (instead of, beside, into FILE): a\n"
@@ -93,6 +96,13 @@ static int parse_define(Options *o, const char *v) {
     return 0;
 }
 
+static void add_sig(Options *o, const char *sig) {
+    const char **grown = realloc(o->sigs, sizeof(char *) * (size_t)(o->sig_count + 1));
+    if (!grown) ice("out of memory reading --sig");
+    o->sigs = grown;
+    o->sigs[o->sig_count++] = sig;
+}
+
 static int add_include(Options *o, const char *dir) {
     const char **grown = realloc(o->include_dirs, sizeof(char *) * (size_t)(o->include_count + 1));
     if (!grown) ice("out of memory reading -I");
@@ -142,6 +152,9 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "-D")) {
         if (!(v = VALUE("-D"))) return EXIT_USAGE + 1;
         if (parse_define(o, v)) return EXIT_USAGE + 1;
+    } else if (is_option(arg, "--sig")) {
+        if (!(v = VALUE("--sig"))) return EXIT_USAGE + 1;
+        add_sig(o, v);
     } else if (is_option(arg, "-I")) {
         if (!(v = VALUE("-I"))) return EXIT_USAGE + 1;
         add_include(o, v);
@@ -213,6 +226,7 @@ void options_free(Options *o) {
     for (int i = 0; i < o->define_count; i++) free((void *)o->defines[i].name);
     free(o->defines);
     free(o->include_dirs);
+    free(o->sigs);
 }
 
 /* out.ptx -> out.yaml; with an arch, out.sm_90.ptx. */
@@ -403,7 +417,7 @@ static int compile(const Options *o) {
     if (diag.error_count == 0 && !front_only && !o->dep_only) generate(&unit, o, &names, &outs); /* code, manifest */
     if (diag.error_count == 0) outputs_commit(&outs);                      /* rename into place */
     outputs_discard(&outs);
-    int status = diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
+    int status = unit.usage_error ? EXIT_USAGE : diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
     arena_release(&arena);
     diag_free(&diag);
     free_names(&names);

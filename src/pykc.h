@@ -161,6 +161,9 @@ void diag_note(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list ap);
 /* An error that concerns no place in a source file. */
 void diag_plain(Diag *d, DiagLevel level, const char *fmt, ...) PYKC_PRINTF(3, 4);
+/* The FNV-1a 64 digest of data, "fnv1a64:" and 16 lowercase hex digits,
+ * into out (25 bytes): the manifest's digests, --sig's entry names. */
+void digest_fnv1a64(const void *data, size_t len, char out[25]);
 /* An internal compiler error: a bug in pykc, never in the input. */
 PYKC_NORETURN void ice(const char *fmt, ...) PYKC_PRINTF(1, 2);
 
@@ -726,6 +729,10 @@ struct FuncInfo {
     FuncInfo *generic;       /* a specialisation: the function it copies */
     FuncInfo **specs;        /* a device function: its specialisations */
     int spec_count;
+    Node **sigs;             /* a kernel without types: the --sig given for
+                                it, each a Call (NAME(types...)) */
+    int sig_count;
+    Node *sig;               /* a kernel's specialisation: its --sig */
     long shared_static;      /* bytes of static shared arrays */
     bool shared_dynamic;
     struct CfgBlock **blocks; /* ssa.c: the body's blocks, entry first */
@@ -753,6 +760,7 @@ typedef struct Unit {
     int dep_count;
     Skipped *skipped;        /* host code skipped, in the order met */
     int skipped_count, skipped_cap;
+    bool usage_error;        /* an error of the command line (a --sig): exit 2 */
 } Unit;
 
 /* What the typing rules of builtins.c may ask of sema. */
@@ -965,8 +973,6 @@ struct Manifest {
     int const_count;
 };
 
-/* "fnv1a64:" and 16 lowercase hex digits into out (25 bytes). */
-void digest_fnv1a64(const void *data, size_t len, char out[25]);
 /* The manifest as YAML text (malloc'd, *len bytes), written with libyaml;
  * NULL, with a diagnostic, if libyaml fails. */
 char *manifest_render(const Manifest *m, size_t *len, Diag *d);
@@ -1021,6 +1027,8 @@ struct Options {
     int include_count;
     Define *defines;
     int define_count;
+    const char **sigs;              /* --sig 'NAME(type, ...)', in order */
+    int sig_count;
     int error_limit;
 };
 

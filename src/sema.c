@@ -2597,6 +2597,176 @@ static void declare_module(Sema *s, Node *module, Vec *funcs) {
     for (int i = 0; i < module->body_len; i++) module_statement(s, module->body[i], funcs);
 }
 
+/* ---- --sig: a kernel's types from the command line --------------------------------- */
+
+/* An error of a --sig, the command line's: pykc then exits with status 2. */
+static void sig_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
+static void sig_error(Sema *s, Span where, const char *fmt, ...) {
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    sema_error(s, where, "%s", text);
+    s->unit->usage_error = true;
+}
+
+/* The module's kernel nearest to name, for "did you mean". */
+static const char *nearest_kernel(Sema *s, const char *name) {
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; i < s->unit->func_count; i++) {
+        FuncInfo *f = s->unit->funcs[i];
+        if (f->imported || f->generic) continue;
+        int d = edit_distance(name, f->def->name);
+        if (d < best_d) best_d = d, best = f->def->name;
+    }
+    return best;
+}
+
+/* Reads each --sig, NAME(type, ...), and gives it to the function NAME of
+ * the input, which its decorators will say is a kernel (prepare_function). */
+static void read_signatures(Sema *s) {
+    const Options *o = s->unit->opts;
+    for (int i = 0; o && i < o->sig_count; i++) {
+        int errors = s->diag->error_count;
+        int file = diag_add_source(s->diag, "<--sig>", o->sigs[i], strlen(o->sigs[i]));
+        TokenArray toks = lex_file(s->arena, s->diag, file);
+        Node *call = parse_expression(s->arena, s->diag, file, &toks);
+        if (s->diag->error_count != errors) {
+            s->unit->usage_error = true;
+            continue;
+        }
+        if (call->kind != ND_CALL || call->func->kind != ND_NAME || call->kwarg_len) {
+            sig_error(s, call->span, "a --sig is written NAME(type, ...), as in --sig 'vadd(float32[::1], float32[::1], int64)'");
+            continue;
+        }
+        Sym *sym = scope_find(s->globals, call->func->name);
+        if (!sym || sym->kind != SYM_FUNC || sym->func->imported) {
+            const char *hint = nearest_kernel(s, call->func->name);
+            bool host = sym && sym->kind == SYM_HOST && sym->host && sym->host->lhs && sym->host->lhs->kind == ND_FUNCDEF;
+            sig_error(s, call->func->span, "--sig names '%s', %s%s%s%s", call->func->name,
+                      host ? "a function without @cuda.jit, not a kernel" : "which is no kernel of ",
+                      host ? "" : o->input, hint ? "; did you mean " : "", hint ? arena_printf(s->arena, "'%s'?", hint) : "");
+            continue;
+        }
+        FuncInfo *f = sym->func;
+        Node **grown = ARENA_ARRAY(s->arena, Node *, f->sig_count + 1);
+        if (f->sig_count) memcpy(grown, f->sigs, sizeof(Node *) * (size_t)f->sig_count);
+        grown[f->sig_count++] = call;
+        f->sigs = grown;
+    }
+}
+
+/* Adds sp to the unit's functions after those at index `after`. */
+static void insert_function(Unit *u, Arena *a, int after, FuncInfo *sp) {
+    FuncInfo **funcs = ARENA_ARRAY(a, FuncInfo *, u->func_count + 1);
+    memcpy(funcs, u->funcs, sizeof(FuncInfo *) * (size_t)(after + 1));
+    funcs[after + 1] = sp;
+    memcpy(funcs + after + 2, u->funcs + after + 1, sizeof(FuncInfo *) * (size_t)(u->func_count - after - 1));
+    u->func_count++;
+    u->funcs = funcs;
+}
+
+/* Kernel f's specialisation for the types of its index-th --sig: a copy
+ * typed with them, whose entry is NAME for the first, NAME__<digest of the
+ * types> for the others (the manifest's name stays NAME). */
+static void specialise_kernel(Sema *s, FuncInfo *f, int index) {
+    Node *sig = f->sigs[index];
+    if (sig->item_len != f->param_count) {
+        char names[256] = "";
+        for (int i = 0; i < f->param_count; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", f->params[i]->name);
+        sig_error(s, sig->span, "--sig gives %d type%s, but kernel '%s' takes %d parameter%s (%s)", sig->item_len,
+                  sig->item_len == 1 ? "" : "s", f->def->name, f->param_count, f->param_count == 1 ? "" : "s", names);
+        return;
+    }
+    Type **types = ARENA_ARRAY(s->arena, Type *, f->param_count ? f->param_count : 1);
+    int errors = s->diag->error_count;
+    s->in_signature = true;
+    for (int i = 0; i < sig->item_len; i++) {
+        types[i] = annotation_type(s, sig->items[i]);
+        if (types[i]->kind != TY_ERROR && !is_value(types[i]))
+            sema_error(s, sig->items[i]->span, "a parameter cannot be %s", sema_type_name(s, types[i]));
+    }
+    s->in_signature = false;
+    if (s->diag->error_count != errors) {
+        s->unit->usage_error = true;
+        return;
+    }
+    char text[512] = "";
+    for (int i = 0; i < f->param_count; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? ", " : "", type_name(s->arena, types[i]));
+    for (int k = 0; k < f->spec_count; k++) {
+        bool same = true;
+        for (int i = 0; i < f->param_count && same; i++) same = type_equal(f->specs[k]->params[i]->ty, types[i]);
+        if (same) {
+            sig_error(s, sig->span, "this --sig gives kernel '%s' the types of an earlier one (%s)", f->def->name, text);
+            return;
+        }
+    }
+    char digest[25];
+    digest_fnv1a64(text, strlen(text), digest);
+    FuncInfo *sp = declare_function(s, node_clone(s->arena, f->def));
+    const char *entry = f->spec_count == 0 ? f->def->name : arena_printf(s->arena, "%s__%.8s", f->def->name, digest + 8);
+    Sym *clash = scope_find(s->globals, entry);
+    if (f->spec_count && clash) {
+        sig_error(s, sig->span, "the entry name '%s' for this --sig is the name of another function of the module", entry);
+        return;
+    }
+    sp->def->name = sp->sym->name = entry;
+    sp->prepared = true; /* its decorators were read on f */
+    sp->generic = f;
+    sp->sig = sig;
+    sp->globals = f->globals;
+    sp->is_kernel = true;
+    sp->fastmath = f->fastmath;
+    sp->debug = f->debug;
+    sp->lineinfo = f->lineinfo;
+    sp->max_registers = f->max_registers;
+    sp->launch_bounds = f->launch_bounds;
+    sp->inline_mode = f->inline_mode;
+    sp->ret = &ty_none;
+    for (int i = 0; i < f->param_count; i++) sp->params[i]->ty = types[i];
+    FuncInfo **specs = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
+    if (f->spec_count) memcpy(specs, f->specs, sizeof(FuncInfo *) * (size_t)f->spec_count);
+    specs[f->spec_count++] = sp;
+    f->specs = specs;
+    Unit *u = s->unit;
+    int at = 0;
+    while (at < u->func_count && u->funcs[at] != f) at++;
+    insert_function(u, s->arena, at + f->spec_count - 1, sp);
+}
+
+/* A kernel given --sig: if it has no types of its own, one specialisation
+ * a --sig; the kernel itself, typeless, is none. False if --sig does not
+ * apply (then said why). */
+static bool apply_signatures(Sema *s, FuncInfo *f) {
+    if (!f->is_kernel) {
+        sig_error(s, f->sigs[0]->func->span, "--sig names '%s', a device function: it is typed for the arguments of each call",
+                  f->def->name);
+        return false;
+    }
+    const char *why = f->has_signature ? "its @cuda.jit signature" : NULL;
+    for (int i = 0; i < f->param_count && !why; i++)
+        if (f->def->items[i]->annotation) why = arena_printf(s->arena, "the annotation of '%s'", f->params[i]->name);
+    if (why) {
+        int errors = s->diag->error_count;
+        sig_error(s, f->sigs[0]->func->span, "--sig names kernel '%s', which has types already (%s); --sig is for kernels without them",
+                  f->def->name, why);
+        if (s->diag->error_count != errors) diag_note(s->diag, f->def->span, "'%s' is defined here", f->def->name);
+        return false;
+    }
+    for (int i = 0; i < f->param_count; i++)
+        if (f->def->items[i]->rhs) sema_error(s, f->def->items[i]->rhs->span, "default parameter values are not supported yet");
+    f->abstract = true; /* its specialisations are the kernels */
+    f->typed = true;
+    f->ret = &ty_none;
+    for (int i = 0; i < f->param_count; i++) f->params[i]->ty = &ty_error;
+    for (int i = 0; i < f->sig_count; i++) specialise_kernel(s, f, i);
+    return true;
+}
+
 /* Reads f's decorators and parameter types, at module level, once: just
  * before f is typed or called, so that errors come about in source order. */
 static void prepare_function(Sema *s, FuncInfo *f) {
@@ -2616,7 +2786,7 @@ static void prepare_function(Sema *s, FuncInfo *f) {
         /* a decorator that is not cuda.jit was reported as such */
         if (!f->def->decorator_len) sema_error(s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
         f->abstract = true;
-    } else {
+    } else if (!f->sig_count || !apply_signatures(s, f)) {
         type_parameters(s, f);
     }
     *s = outer;
@@ -2645,11 +2815,16 @@ bool sema_module(Unit *u) {
     declare_module(&s, u->module, &funcs);
     check_defines_exist(&s);
     prepare_functions(&s, (FuncInfo **)funcs.items, funcs.len, false);
+    read_signatures(&s);
     int kernels = 0;
     for (int i = 0; i < u->func_count; i++) {
-        prepare_function(&s, u->funcs[i]);
-        type_function(&s, u->funcs[i]);
-        kernels += u->funcs[i]->is_kernel && !u->funcs[i]->imported;
+        FuncInfo *f = u->funcs[i];
+        prepare_function(&s, f);
+        int before = u->diag->error_count;
+        type_function(&s, f);
+        if (f->sig && u->diag->error_count != before && !u->diag->stop)
+            diag_note(u->diag, f->sig->span, "kernel '%s' is typed for this --sig", f->generic->def->name);
+        kernels += f->is_kernel && !f->imported;
     }
     if (kernels == 0 && u->diag->error_count == errors)
         diag_warning(u->diag, (Span){u->module->span.file, 0, 0}, "module defines no kernel");
@@ -2668,7 +2843,7 @@ static int by_name(const void *a, const void *b) {
 void sema_dump_types(FILE *out, const Unit *u) {
     for (int i = 0; i < u->func_count; i++) {
         FuncInfo *f = u->funcs[i];
-        if (f->generic || f->abstract || f->imported) continue;
+        if ((f->generic && !f->is_kernel) || f->abstract || f->imported) continue; /* a kernel's --sig copies: each */
         fprintf(out, "%s -> %s%s\n", f->def->name, type_name(u->arena, f->ret ? f->ret : &ty_none),
                 f->is_kernel ? "" : "  [device]");
         int n = f->local_count + f->param_count;
