@@ -855,6 +855,24 @@ typedef struct CfgBlock {
 typedef ConstValue *(*GlobalConstFn)(void *ctx, const char *name);
 void ssa_build(Arena *a, const Diag *d, FuncInfo *f, GlobalConstFn global_const, void *ctx);
 
+/* ---- usage.c ----------------------------------------------------------- */
+
+/* What a kernel's body says of one parameter, for the fix-its of a kernel
+ * without types: an array of ndim dimensions (why: how the body uses it)
+ * or a scalar, and a dtype to suggest, "e.g.". */
+typedef struct ParamUsage {
+    bool array;
+    int ndim;
+    const char *why;         /* "indexed with several subscripts", ... */
+    bool floaty;             /* its values combine with floats */
+    bool index;              /* used as an index or a range bound */
+    bool combined;           /* used in arithmetic or stored */
+    const char *dtype;       /* "float32" or "int64" */
+} ParamUsage;
+
+/* Fills out[i] for each parameter of def, from its body's syntax. */
+void infer_param_usage(Arena *a, const Node *def, ParamUsage *out);
+
 /* ---- target.c: the back half of the pipeline ------------------------- */
 
 typedef enum { EMIT_PTX, EMIT_LLVM, EMIT_CUBIN, EMIT_MANIFEST, EMIT_HEADER, EMIT_C } EmitKind;

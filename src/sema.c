@@ -1942,7 +1942,62 @@ static FuncInfo *declare_function(Sema *s, Node *def) {
     return f;
 }
 
+/* Where a function's name is written: after `def` and blanks. */
+static Span def_name_span(Sema *s, const Node *def) {
+    const char *text = diag_file(s->diag, def->span.file)->text;
+    uint32_t at = def->span.begin + 3;
+    while (text[at] == ' ' || text[at] == '\t' || text[at] == '\\' || text[at] == '\n' || text[at] == '\r') at++;
+    return (Span){def->span.file, at, at + (uint32_t)strlen(def->name)};
+}
+
+/* How to write the type a usage suggests: float32[:, :] or int64. */
+static const char *suggested_type(Sema *s, const ParamUsage *u) {
+    if (!u->array) return u->dtype;
+    char dims[3 * PYKC_MAX_NDIM] = "";
+    for (int d = 0; d < u->ndim && d < PYKC_MAX_NDIM; d++) strcat(dims, d ? ", :" : ":");
+    return arena_printf(s->arena, "%s[%s]", u->dtype, dims);
+}
+
+/* A kernel parameter without a type: the error, and a note with what the
+ * kernel's uses of it suggest. */
+static void note_untyped_parameter(Sema *s, FuncInfo *f, int i, const ParamUsage *u) {
+    Node *p = f->def->items[i];
+    int errors = s->diag->error_count;
+    sema_error(s, p->span, "parameter '%s' of kernel '%s' needs a type", p->name, f->def->name);
+    if (s->diag->error_count == errors || s->diag->stop) return;
+    const char *type = suggested_type(s, u);
+    if (u->array)
+        diag_note(s->diag, p->span, "the kernel uses it as a %d-d array (%s): annotate it, e.g. '%s: %s'", u->ndim, u->why,
+                  p->name, type);
+    else
+        diag_note(s->diag, p->span, "the kernel uses it as a scalar (%s): annotate it, e.g. '%s: %s'",
+                  u->index ? "an index or a bound" : u->combined ? "never indexed or measured" : "unused", p->name, type);
+}
+
+/* After a kernel's untyped parameters: the import their suggested dtypes
+ * need, where the module lacks it, and the --sig that types them all. */
+static void note_untyped_kernel(Sema *s, FuncInfo *f, const ParamUsage *usage, bool annotated) {
+    if (s->diag->stop) return;
+    char missing[64] = "";
+    for (int i = 0; i < f->param_count; i++) {
+        if (f->def->items[i]->annotation || strstr(missing, usage[i].dtype)) continue;
+        Sym *sym = scope_find(s->globals, usage[i].dtype);
+        if (!sym || sym->kind != SYM_ENTITY || !sym->ty || sym->ty->kind != TY_DTYPE)
+            snprintf(missing + strlen(missing), sizeof missing - strlen(missing), "%s%s", missing[0] ? ", " : "", usage[i].dtype);
+    }
+    Span name = def_name_span(s, f->def);
+    if (missing[0]) diag_note(s->diag, name, "annotations that name %s need 'from numba import %s'", missing, missing);
+    if (annotated) return; /* --sig is for kernels without annotations */
+    char sig[512] = "";
+    for (int i = 0; i < f->param_count; i++)
+        snprintf(sig + strlen(sig), sizeof sig - strlen(sig), "%s%s", i ? ", " : "", suggested_type(s, &usage[i]));
+    diag_note(s->diag, name, "or give the types when compiling: --sig '%s(%s)'", f->def->name, sig);
+}
+
 static void type_parameters(Sema *s, FuncInfo *f) {
+    ParamUsage *usage = NULL;
+    bool annotated = false;
+    for (int i = 0; i < f->param_count; i++) annotated = annotated || f->def->items[i]->annotation;
     for (int i = 0; i < f->param_count; i++) {
         Node *p = f->def->items[i];
         if (p->rhs) sema_error(s, p->rhs->span, "default parameter values are not supported yet");
@@ -1957,13 +2012,17 @@ static void type_parameters(Sema *s, FuncInfo *f) {
             f->typed = true;
             f->abstract = true;
         } else if (!f->params[i]->ty) {
-            sema_error(s, p->span, "parameter '%s' of %s '%s' needs a type: annotate it (%s: float32[:]) or give a signature",
-                       p->name, f->is_kernel ? "kernel" : "device function", f->def->name, p->name);
+            if (!usage) {
+                usage = ARENA_ARRAY(s->arena, ParamUsage, f->param_count);
+                infer_param_usage(s->arena, f->def, usage);
+            }
+            note_untyped_parameter(s, f, i, &usage[i]);
             f->params[i]->ty = &ty_error;
         }
         if (f->params[i]->ty && f->params[i]->ty->kind != TY_ERROR && !is_value(f->params[i]->ty))
             sema_error(s, p->span, "parameter '%s' cannot be %s", p->name, sema_type_name(s, f->params[i]->ty));
     }
+    if (usage) note_untyped_kernel(s, f, usage, annotated);
     if (f->def->annotation) {
         Type *r = annotation_type(s, f->def->annotation);
         if (f->is_kernel && r != &ty_none && r->kind != TY_ERROR)
