@@ -421,7 +421,9 @@ typedef struct pykrt_module_info {
 /* What was loaded. The strings live as long as the module. */
 PYKRT_API pykrt_status pykrt_module_describe(const pykrt_module *module, pykrt_module_info *out);
 
-/* Finds a kernel by its source name. */
+/* Finds a kernel by its source name: the first in the manifest of that
+ * name (a kernel compiled for several --sig has an entry each, all of its
+ * name: see pykrt_kernel_get_for_args). */
 PYKRT_API pykrt_status pykrt_kernel_get(pykrt_module *module, const char *name, pykrt_kernel **out);
 
 /* The index-th kernel of the module, in manifest order. */
@@ -486,6 +488,16 @@ typedef struct pykrt_arg {
         double align_d_;
     } value;
 } pykrt_arg;
+
+/* Finds the kernel `name` whose parameters take these arguments, as
+ * pykrt_launch checks them (count, kinds, dtypes, ndim, layout): a kernel
+ * compiled for several --sig has one entry a signature, all of its source
+ * name, and this picks the one that fits, preferring where several do the
+ * one with more C- or F-layout array parameters, then the first in the
+ * manifest. PYKRT_ERROR_NOT_FOUND, with what each entry of that name takes,
+ * if none fits. The arguments are only read. */
+PYKRT_API pykrt_status pykrt_kernel_get_for_args(pykrt_module *module, const char *name, const pykrt_arg *args,
+                                                 size_t nargs, pykrt_kernel **out);
 
 typedef struct pykrt_dim3 {
     uint32_t x, y, z; /* y or z left 0 count as 1 */

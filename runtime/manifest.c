@@ -787,12 +787,13 @@ static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, 
     return PYKRT_SUCCESS;
 }
 
-static int by_name(const void *a, const void *b)
+static int by_entry(const void *a, const void *b)
 {
-    return strcmp((*(const pk_kernel *const *)a)->name, (*(const pk_kernel *const *)b)->name);
+    return strcmp((*(const pk_kernel *const *)a)->entry, (*(const pk_kernel *const *)b)->entry);
 }
 
-/* Kernels are found by name, so names must be unique; sorting keeps this
+/* Each kernel is its own entry, so entries must be unique (names may
+ * repeat: a kernel's specialisations share its name); sorting keeps this
  * O(n log n) for the fuzzer's many-kernel inputs. */
 static pykrt_status check_unique(reader *r, yaml_node_t *root)
 {
@@ -804,17 +805,17 @@ static pykrt_status check_unique(reader *r, yaml_node_t *root)
         return no_memory(r);
     for (size_t i = 0; i < m->nkernels; i++)
         sorted[i] = &m->kernels[i];
-    qsort(sorted, m->nkernels, sizeof *sorted, by_name);
+    qsort(sorted, m->nkernels, sizeof *sorted, by_entry);
     const char *dup = NULL;
     for (size_t i = 1; i < m->nkernels && !dup; i++)
-        if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0)
-            dup = sorted[i]->name;
+        if (strcmp(sorted[i - 1]->entry, sorted[i]->entry) == 0)
+            dup = sorted[i]->entry;
     free(sorted);
     if (!dup)
         return PYKRT_SUCCESS;
     yaml_node_t *n;
     field(r, root, "kernels", true, "manifest", &n);
-    return bad(r, n, "manifest.kernels", "two kernels named '%.60s'", dup);
+    return bad(r, n, "manifest.kernels", "two kernels with the entry '%.60s'", dup);
 }
 
 static pykrt_status read_kernels(reader *r, yaml_node_t *root)

@@ -388,6 +388,90 @@ pykrt_status pykrt_kernel_get(pykrt_module *module, const char *name, pykrt_kern
     return PYKRT_ERROR_NOT_FOUND;
 }
 
+/* How well a kernel's parameters take the arguments, as pykrt_launch checks
+ * them (kind, dtype, ndim, layout): -1 if they do not, else the number of
+ * arrays whose layout parameter is C or F, which a better fit has more of. */
+static int fit(const pk_kernel *d, const pykrt_arg *args, size_t nargs)
+{
+    if (nargs != d->nparams)
+        return -1;
+    int exact = 0;
+    for (size_t i = 0; i < nargs; i++) {
+        const pk_param *p = &d->params[i];
+        const pykrt_arg *a = &args[i];
+        if (a->kind != p->kind)
+            return -1;
+        if (p->kind == PYKRT_KIND_SCALAR) {
+            if (a->dtype != p->dtype)
+                return -1;
+            continue;
+        }
+        if (!a->array || a->array->dtype != p->dtype || a->array->ndim != p->ndim)
+            return -1;
+        if (p->layout != PYKRT_LAYOUT_A) {
+            if (!pk_is_contiguous(a->array, p->layout))
+                return -1;
+            exact++;
+        }
+    }
+    return exact;
+}
+
+/* " float32[::1]" for an error's list of what a kernel takes. */
+static void append_param(const pk_param *p, size_t i)
+{
+    pk_append("%s%s", i ? ", " : "", pykrt_dtype_name(p->dtype));
+    if (p->kind != PYKRT_KIND_ARRAY)
+        return;
+    pk_append("[");
+    for (int d = 0; d < p->ndim; d++) {
+        bool unit = (p->layout == PYKRT_LAYOUT_C && d == p->ndim - 1) || (p->layout == PYKRT_LAYOUT_F && d == 0);
+        pk_append("%s%s", d ? ", " : "", unit ? "::1" : ":");
+    }
+    pk_append("]");
+}
+
+pykrt_status pykrt_kernel_get_for_args(pykrt_module *module, const char *name, const pykrt_arg *args, size_t nargs,
+                                       pykrt_kernel **out)
+{
+    if (!module || !name || !out || (!args && nargs))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_get_for_args: %s is NULL",
+                       !module ? "module" : !name ? "name" : !out ? "out" : "args");
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_kernel_get_for_args", PK_MODULE);
+    const pk_manifest *mf = module->mf;
+    int best = -1;
+    size_t found = 0, named = 0;
+    for (size_t i = 0; i < mf->nkernels; i++) {
+        if (strcmp(mf->kernels[i].name, name) != 0)
+            continue;
+        named++;
+        int f = fit(&mf->kernels[i], args, nargs);
+        if (f > best) {
+            best = f;
+            found = i;
+        }
+    }
+    *out = NULL;
+    if (best >= 0) {
+        *out = module->kernels[found];
+        return PYKRT_SUCCESS;
+    }
+    if (!named)
+        return pykrt_kernel_get(module, name, out);
+    pk_fail(PYKRT_ERROR_NOT_FOUND, "pykrt_kernel_get_for_args(%s): no kernel '%s' takes these %zu arguments; it has",
+            module->name, name, nargs);
+    for (size_t i = 0, k = 0; i < mf->nkernels; i++) {
+        if (strcmp(mf->kernels[i].name, name) != 0)
+            continue;
+        pk_append("%s %s(", k++ ? "," : "", name);
+        for (size_t j = 0; j < mf->kernels[i].nparams; j++)
+            append_param(&mf->kernels[i].params[j], j);
+        pk_append(")");
+    }
+    return PYKRT_ERROR_NOT_FOUND;
+}
+
 pykrt_status pykrt_kernel_at(pykrt_module *module, size_t index, pykrt_kernel **out)
 {
     if (!module || !out)

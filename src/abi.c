@@ -64,7 +64,9 @@ static void describe_param(Arena *a, const Sym *p, ManifestParam *mp) {
 }
 
 static void describe_kernel(Arena *a, const FuncInfo *f, ManifestKernel *k) {
-    k->name = k->entry = f->def->name;
+    /* a specialisation (--sig) has its own entry and its source name */
+    k->name = f->generic ? f->generic->def->name : f->def->name;
+    k->entry = f->def->name;
     k->param_count = f->param_count;
     k->params = ARENA_ARRAY(a, ManifestParam, f->param_count ? f->param_count : 1);
     int parts = 0;
@@ -100,7 +102,7 @@ static void describe_constants(Unit *u, Manifest *m) {
     }
 }
 
-static bool is_entry(const FuncInfo *f) { return f->is_kernel && !f->imported; }
+static bool is_entry(const FuncInfo *f) { return f->is_kernel && !f->imported && !f->abstract; }
 
 void abi_describe_module(Unit *u, Manifest *m) {
     describe_constants(u, m);

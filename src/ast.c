@@ -154,6 +154,9 @@ static void dump_details(const Dumper *dp, const Node *n) {
     case ND_TUPLE:
         if (n->paren) fputs(" (paren)", out);
         break;
+    case ND_HOST: case ND_HOST_EXPR:
+        fprintf(out, " %s", n->name);
+        break;
     default:
         break;
     }
@@ -247,6 +250,13 @@ static void dump_children(Dumper *dp, const Node *n, int d) {
     case ND_SUBSCRIPT:
         dump_node(dp, n->lhs, d, "value");
         dump_node(dp, n->rhs, d, "index");
+        break;
+    case ND_HOST:
+        if (n->lhs) dump_node(dp, n->lhs, d, "stmt");
+        dump_list(dp, n->items, n->item_len, d, "binds");
+        break;
+    case ND_HOST_EXPR:
+        dump_list(dp, n->items, n->item_len, d, "part");
         break;
     case ND_SLICE:
         if (n->lower) dump_node(dp, n->lower, d, "lower");

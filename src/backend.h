@@ -75,6 +75,9 @@ struct Target {
     /* ---- the pipeline */
     /* Checks an --arch value: false, with a usage message, if unknown. */
     bool (*check_arch)(const char *arch, Diag *d);
+    /* --version: a line each for what it would use (libdevice: the path
+     * --libdevice gives, or NULL to search). */
+    void (*describe)(FILE *out, const char *libdevice);
     /* Sets the module's triple and data layout. */
     bool (*prepare)(IrModule *m, Diag *d);
     /* Links the libraries the module calls into it. */

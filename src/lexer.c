@@ -58,6 +58,9 @@ typedef struct Lexer {
     bool at_line_start;
     bool too_deep_reported;
     bool bad_char_reported;  /* on this logical line, which is lost anyway */
+    uint32_t named_escape;   /* in the string being read: 1 + the offset of
+                                its first \N{...} escape, or 0 */
+    int fstring_depth;       /* f-strings this lexer's text lies inside */
 } Lexer;
 
 static Span span_at(const Lexer *lx, uint32_t begin, uint32_t end) {
@@ -453,9 +456,18 @@ static void lex_escape(Lexer *lx, StrBuf *b, bool bytes) {
         return;
     }
     if (c == 'N' && !bytes) {
-        while (peek(lx) != -1 && peek(lx) != '}' && !is_line_break(peek(lx))) lx->pos++;
-        if (peek(lx) == '}') lx->pos++;
-        error_at(lx, esc, lx->pos, "\\N{...} escapes are not supported");
+        /* A character by its Unicode name: pykc keeps no table of names, so
+         * the value stays as written and a kernel refuses it (parser.c). */
+        lx->pos++;
+        if (peek(lx) == '{') lx->pos++;
+        while (isalnum(peek(lx)) || peek(lx) == ' ' || peek(lx) == '-') lx->pos++; /* what names are made of */
+        if (lx->src[esc + 2] != '{' || peek(lx) != '}' || lx->pos == esc + 3) {
+            error_at(lx, esc, lx->pos, "malformed \\N character escape");
+            return;
+        }
+        lx->pos++;
+        sb_put(b, lx->src + esc, lx->pos - esc);
+        if (!lx->named_escape) lx->named_escape = esc + 1;
         return;
     }
     /* Python keeps an unknown escape as written. */
@@ -471,6 +483,7 @@ static void lex_string_body(Lexer *lx, uint32_t begin, bool raw, bool bytes, Tok
     lx->pos += triple ? 3 : 1;
     StrBuf b = {0};
     bool bad_char_reported = false;
+    lx->named_escape = 0;
     for (;;) {
         int c = peek(lx);
         if (c == -1 || (!triple && is_line_break(c))) {
@@ -493,7 +506,7 @@ static void lex_string_body(Lexer *lx, uint32_t begin, bool raw, bool bytes, Tok
             if (eat_line_break(lx)) {
                 sb_put(&b, "\\\n", 2);
             } else {
-                lx->pos++;
+                lx->pos += (uint32_t)utf8_char_bytes(lx->src + lx->pos, lx->size - lx->pos);
                 sb_put(&b, lx->src + from, lx->pos - from);
             }
             continue;
@@ -532,7 +545,241 @@ static void lex_string_body(Lexer *lx, uint32_t begin, bool raw, bool bytes, Tok
     t->v.s.data = b.data ? arena_strndup(lx->arena, b.data, b.len) : "";
     t->v.s.len = b.len;
     t->v.s.bytes = bytes;
+    t->v.s.named_escape = lx->named_escape;
     free(b.data);
+}
+
+/* ---- f-strings ------------------------------------------------------------- */
+
+/* f-strings are read as Python 3.12 reads them (PEP 701): the text between
+ * replacement fields, `{{` and `}}`, and each field `{expr[=][!c][:spec]}`,
+ * whose expression may hold brackets and strings, in any quotes, and whose
+ * spec may hold fields of its own. Each expression is lexed into tokens of
+ * its own, kept on the f-string's token, so that the parser checks its
+ * syntax where host code uses one (a kernel refuses f-strings whole). */
+
+#define PYKC_MAX_FSTRING_NESTING 20
+
+static void lex_token(Lexer *lx);
+
+/* Skips the string literal whose opening quote is at pos, as a field's
+ * expression holds it (its own errors come when the expression is lexed). */
+static void skip_nested_string(Lexer *lx) {
+    char quote = lx->src[lx->pos];
+    bool triple = peek2(lx) == quote && peek_at(lx, lx->pos + 2) == quote;
+    lx->pos += triple ? 3 : 1;
+    while (peek(lx) != -1) {
+        int c = peek(lx);
+        if (c == quote && (!triple || (peek2(lx) == quote && peek_at(lx, lx->pos + 2) == quote))) {
+            lx->pos += triple ? 3 : 1;
+            return;
+        }
+        if (is_line_break(c)) {
+            if (!triple) return;
+            eat_line_break(lx);
+            continue;
+        }
+        lx->pos += c == '\\' && peek2(lx) != -1 && !is_line_break(peek2(lx)) ? 2 : 1;
+    }
+}
+
+/* Scans a field's expression from pos to what ends it outside brackets
+ * and strings: `}`, `:`, `!` (not `!=`) or the `=` of `{x=}`. False if the
+ * f-string or the input ends first. */
+static bool scan_field_expression(Lexer *lx, bool triple) {
+    int depth = 0, prev = 0;
+    for (;;) {
+        int c = peek(lx);
+        if (c == -1) return false;
+        if (is_line_break(c)) {
+            if (!triple) return false;
+            eat_line_break(lx);
+            prev = '\n';
+            continue;
+        }
+        if (c == '\'' || c == '"') {
+            skip_nested_string(lx);
+            prev = c;
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{') {
+            depth++;
+        } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+            depth--;
+        } else if (depth == 0) {
+            if (c == '}' || c == ':') return true;
+            if (c == '!' && peek2(lx) != '=') return true;
+            if (c == '=' && peek2(lx) != '=' && prev != '=' && prev != '!' && prev != '<' && prev != '>') return true;
+        }
+        prev = c;
+        lx->pos += (uint32_t)utf8_char_bytes(lx->src + lx->pos, lx->size - lx->pos);
+    }
+}
+
+/* The tokens of a field's expression, [begin, end) of the source, lexed as
+ * if inside the field's brace: line breaks join, and a stray closing
+ * bracket is reported against it. */
+static TokenArray lex_field(Lexer *lx, uint32_t begin, uint32_t end, int line, uint32_t line_start) {
+    Lexer sub = {.arena = lx->arena, .diag = lx->diag, .file = lx->file, .src = lx->src, .size = end, .pos = begin,
+                 .line = line, .line_start = line_start, .col_cache = 1, .bracket_depth = 1,
+                 .fstring_depth = lx->fstring_depth + 1};
+    sub.brackets[0] = (Bracket){'{', begin - 1};
+    while (sub.pos < sub.size && !lx->diag->stop) lex_token(&sub);
+    push_token(&sub, TK_NEWLINE, end, end);
+    push_token(&sub, TK_EOF, end, end);
+    arena_adopt(lx->arena, sub.toks);
+    return (TokenArray){sub.toks, sub.count};
+}
+
+typedef struct Fields {
+    TokenArray *items;
+    int count, cap;
+} Fields;
+
+static bool lex_replacement_field(Lexer *lx, uint32_t string_begin, bool triple, int nesting, Fields *out);
+
+/* A field's format spec after its `:`, up to the field's `}`: text, and
+ * fields of its own. */
+static bool lex_format_spec(Lexer *lx, uint32_t string_begin, bool triple, int nesting, Fields *out) {
+    for (;;) {
+        int c = peek(lx);
+        if (c == '}') return true;
+        if (c == -1 || c == '\'' || c == '"' || (is_line_break(c) && !triple)) return false;
+        if (c == '{') {
+            if (!lex_replacement_field(lx, string_begin, triple, nesting + 1, out)) return false;
+            continue;
+        }
+        if (is_line_break(c)) {
+            eat_line_break(lx);
+            continue;
+        }
+        lx->pos += (uint32_t)utf8_char_bytes(lx->src + lx->pos, lx->size - lx->pos);
+    }
+}
+
+/* `{expr[=][!c][:spec]}` from its `{` at pos; false (reported) if broken. */
+static bool lex_replacement_field(Lexer *lx, uint32_t string_begin, bool triple, int nesting, Fields *out) {
+    uint32_t open = lx->pos++;
+    if (nesting > 2 || lx->fstring_depth >= PYKC_MAX_FSTRING_NESTING) {
+        error_at(lx, open, open + 1, "f-string: expressions nested too deeply");
+        return false;
+    }
+    int line = lx->line;
+    uint32_t line_start = lx->line_start, begin = lx->pos;
+    bool ended = scan_field_expression(lx, triple);
+    uint32_t end = lx->pos;
+    while (end > begin && strchr(" \t\f\r\n", lx->src[end - 1])) end--;
+    uint32_t first = begin;
+    while (first < end && strchr(" \t\f\r\n", lx->src[first])) first++;
+    if (!ended) {
+        error_at(lx, open, open + 1, "f-string: expecting '}'");
+        return false;
+    }
+    if (first == end) {
+        error_at(lx, open, lx->pos + 1, "f-string: valid expression required before '%c'", lx->src[lx->pos]);
+        return false;
+    }
+    if (out->count == out->cap) {
+        out->cap = out->cap ? out->cap * 2 : 4;
+        out->items = realloc(out->items, sizeof(TokenArray) * (size_t)out->cap);
+        if (!out->items) ice("out of memory in an f-string");
+    }
+    out->items[out->count++] = lex_field(lx, begin, lx->pos, line, line_start);
+    if (peek(lx) == '=') lx->pos++;
+    if (peek(lx) == '!') {
+        uint32_t bang = lx->pos++;
+        int c = peek(lx);
+        if (c == 's' || c == 'r' || c == 'a') lx->pos++;
+        if ((c != 's' && c != 'r' && c != 'a') || (peek(lx) != ':' && peek(lx) != '}')) {
+            error_at(lx, bang, lx->pos + 1, "f-string: invalid conversion character: expected 's', 'r', or 'a'");
+            return false;
+        }
+    }
+    if (peek(lx) == ':') {
+        lx->pos++;
+        if (!lex_format_spec(lx, string_begin, triple, nesting, out)) {
+            error_at(lx, open, open + 1, "f-string: expecting '}'");
+            return false;
+        }
+    }
+    if (peek(lx) != '}') {
+        error_at(lx, open, open + 1, "f-string: expecting '}'");
+        return false;
+    }
+    lx->pos++;
+    return true;
+}
+
+/* Reads an f-string from its opening quote(s) at pos. After a broken field
+ * the rest of the literal is skipped to its closing quote. */
+static void lex_fstring_body(Lexer *lx, uint32_t begin, bool raw) {
+    int first_line = lx->line;
+    uint32_t first_line_start = lx->line_start;
+    char quote = lx->src[lx->pos];
+    bool triple = peek2(lx) == quote && peek_at(lx, lx->pos + 2) == quote;
+    lx->pos += triple ? 3 : 1;
+    uint32_t body = lx->pos, body_end = body;
+    Fields fields = {0};
+    bool broken = false;
+    for (;;) {
+        int c = peek(lx);
+        if (c == -1 || (!triple && is_line_break(c))) {
+            if (!broken) error_at(lx, begin, lx->pos, "unterminated %sf-string literal", triple ? "triple-quoted " : "");
+            body_end = lx->pos;
+            break;
+        }
+        if (c == quote && (!triple || (peek2(lx) == quote && peek_at(lx, lx->pos + 2) == quote))) {
+            body_end = lx->pos;
+            lx->pos += triple ? 3 : 1;
+            break;
+        }
+        if (is_line_break(c)) {
+            eat_line_break(lx);
+        } else if (c == '\\' && peek2(lx) != -1) {
+            /* An escape; a brace after a backslash still opens or closes a
+             * field, and \N{NAME}'s braces are its own. */
+            lx->pos++;
+            if (eat_line_break(lx)) continue;
+            if (!raw && peek(lx) == 'N' && peek2(lx) == '{') {
+                while (peek(lx) != -1 && peek(lx) != '}' && peek(lx) != quote && !is_line_break(peek(lx))) lx->pos++;
+                if (peek(lx) == '}') lx->pos++;
+            } else if (peek(lx) != '{' && peek(lx) != '}') {
+                lx->pos += (uint32_t)utf8_char_bytes(lx->src + lx->pos, lx->size - lx->pos);
+            }
+        } else if ((c == '{' || c == '}') && peek2(lx) == c) {
+            lx->pos += 2;
+        } else if (c == '{' && !broken) {
+            /* after a broken field the rest is read as text, to the quote
+             * that ends the f-string, so that what follows lexes as written */
+            uint32_t open = lx->pos, line_start = lx->line_start;
+            int line = lx->line;
+            broken = !lex_replacement_field(lx, begin, triple, 0, &fields);
+            if (broken) {
+                lx->pos = open + 1;
+                lx->line = line;
+                lx->line_start = line_start;
+            }
+        } else if (c == '}' && !broken) {
+            error_at(lx, lx->pos, lx->pos + 1, "f-string: single '}' is not allowed");
+            broken = true;
+            lx->pos++;
+        } else {
+            lx->pos += (uint32_t)utf8_char_bytes(lx->src + lx->pos, lx->size - lx->pos);
+        }
+    }
+    int last_line = lx->line;
+    uint32_t last_line_start = lx->line_start;
+    lx->line = first_line;
+    lx->line_start = first_line_start;
+    Token *t = push_token(lx, TK_FSTRING, begin, lx->pos);
+    lx->line = last_line;
+    lx->line_start = last_line_start;
+    t->v.s.data = arena_strndup(lx->arena, lx->src + body, body_end - body);
+    t->v.s.len = body_end - body;
+    t->v.s.fields = ARENA_ARRAY(lx->arena, TokenArray, fields.count ? fields.count : 1);
+    if (fields.count) memcpy(t->v.s.fields, fields.items, sizeof(TokenArray) * (size_t)fields.count);
+    t->v.s.field_count = fields.count;
+    free(fields.items);
 }
 
 /* A string prefix is up to two of r, b, u, f in either case (not every
@@ -554,7 +801,8 @@ static bool lex_string_prefix(Lexer *lx) {
     if ((uni && (raw || bytes || fstr)) || (bytes && fstr)) return false;
     uint32_t begin = lx->pos;
     lx->pos = p;
-    lex_string_body(lx, begin, raw, bytes, fstr ? TK_FSTRING : TK_STRING);
+    if (fstr) lex_fstring_body(lx, begin, raw);
+    else lex_string_body(lx, begin, raw, bytes, TK_STRING);
     return true;
 }
 
@@ -592,9 +840,9 @@ static int unicode_letter_at(const Lexer *lx, uint32_t off) {
     return n && is_unicode_letter(cp) ? n : 0;
 }
 
-/* NAME, or a keyword. Python allows non-ASCII identifiers; pykc refuses
- * them (kernel names become PTX symbols, which are ASCII) but reads the
- * whole name as one, so that the parser goes on without a second error. */
+/* NAME, or a keyword. Python allows non-ASCII identifiers, and so does
+ * host code; a kernel refuses them (its names become PTX symbols, which are
+ * ASCII): the token says so, for the parser. */
 static void lex_name(Lexer *lx) {
     uint32_t begin = lx->pos;
     bool non_ascii = false;
@@ -611,12 +859,11 @@ static void lex_name(Lexer *lx) {
     }
     size_t len = lx->pos - begin;
     TokenKind kind = TK_NAME;
-    if (non_ascii) error_at(lx, begin, lx->pos, "non-ASCII identifiers are not supported");
     for (size_t i = 0; i < sizeof keywords / sizeof keywords[0] && !non_ascii; i++)
         if (keywords[i].len == len && keywords[i].word[0] == lx->src[begin] &&
             memcmp(keywords[i].word, lx->src + begin, len) == 0)
             kind = keywords[i].kind;
-    push_token(lx, kind, begin, lx->pos);
+    push_token(lx, kind, begin, lx->pos)->non_ascii = non_ascii;
 }
 
 /* Operators, longest first within each leading character. */

@@ -17,24 +17,36 @@ static const char usage_text[] =
     "Compiles a Numba CUDA kernel module (.pyk) to PTX and a YAML launch manifest.\n"
     "\n"
     "options:\n"
-    "  -o FILE              output file (x.ptx also writes x.yaml)\n"
+    "  -o FILE              output file: -o x.ptx writes x.ptx and its manifest x.yaml;\n"
+    "                       with several --arch, x.sm_75.ptx, x.sm_90.ptx ... and x.yaml\n"
     "  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
     "  --target NAME        what to compile for: nvptx (CUDA GPUs, the default)\n"
-    "  --arch sm_XX         target architecture, repeatable (default sm_75)\n"
-    "  --emit KIND          ptx (default), llvm, cubin, manifest, header or c\n"
+    "  --arch sm_XX         target architecture, repeatable (default sm_75); sm_90a,\n"
+    "                       sm_100f: that GPU, that family\n"
+    "  --emit KIND          ptx (default), llvm, cubin, manifest, header or c;\n"
+    "                       --emit manifest -o k.yaml writes only the manifest, naming\n"
+    "                       the k.ptx (or k.sm_XX.ptx) that --emit ptx -o k.ptx writes\n"
     "  -g, --lineinfo       debug information, or line tables only\n"
     "  --fastmath           fast floating-point math, as @cuda.jit(fastmath=True)\n"
+    "  --sig 'NAME(T, ...)' types for kernel NAME, which has no annotations, in Numba's\n"
+    "                       syntax (float32[::1], int64); repeatable, each one a\n"
+    "                       specialisation (entry NAME, then NAME__<digest>)\n"
     "  -DNAME=VALUE         override the module constant NAME\n"
     "  -I DIR               search DIR for imported .pyk modules\n"
-    "  -M, -MD, -MF FILE    write make dependencies (instead of, beside, into FILE)\n"
+    "  -M, -MD, -MF FILE    write make dependencies (instead of, beside, into FILE): a\n"
+    "                       rule whose targets are exactly the files written\n"
     "  -Werror              treat warnings as errors\n"
     "  -Wignored-options    warn of cuda.jit options that do nothing here (cache, lto)\n"
     "  -ferror-limit=N      stop after N errors (default 20, 0 for no limit)\n"
     "  -fsyntax-only        check the input, write nothing\n"
+    "  -v                   list the host code skipped (module-level statements and\n"
+    "                       functions that are not kernels, device functions,\n"
+    "                       imports or constants), one line each\n"
     "  --libdevice PATH     libdevice bitcode for math functions\n"
     "  --dump-ast           print the syntax tree\n"
     "  --dump-types         print each function's signature and locals' types\n"
-    "  --version            print the version\n"
+    "  --version            print the version, LLVM's, the default target and arch, and\n"
+    "                       the libdevice a compilation would use\n"
     "  --help               print this help\n";
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -85,6 +97,13 @@ static int parse_define(Options *o, const char *v) {
     return 0;
 }
 
+static void add_sig(Options *o, const char *sig) {
+    const char **grown = realloc(o->sigs, sizeof(char *) * (size_t)(o->sig_count + 1));
+    if (!grown) ice("out of memory reading --sig");
+    o->sigs = grown;
+    o->sigs[o->sig_count++] = sig;
+}
+
 static int add_include(Options *o, const char *dir) {
     const char **grown = realloc(o->include_dirs, sizeof(char *) * (size_t)(o->include_count + 1));
     if (!grown) ice("out of memory reading -I");
@@ -99,7 +118,8 @@ static int parse_flag(Options *o, const char *arg) {
         {"--fastmath", offsetof(Options, fastmath)}, {"-Werror", offsetof(Options, werror)},
         {"--dump-ast", offsetof(Options, dump_ast)}, {"--dump-types", offsetof(Options, dump_types)},
         {"-fsyntax-only", offsetof(Options, syntax_only)}, {"-M", offsetof(Options, dep_only)},
-        {"-MD", offsetof(Options, dep_file)},  {"-Wignored-options", offsetof(Options, warn_ignored_options)},
+        {"-MD", offsetof(Options, dep_file)},  {"-v", offsetof(Options, verbose)},
+        {"-Wignored-options", offsetof(Options, warn_ignored_options)},
         {"-Wextra", offsetof(Options, warn_ignored_options)}, {"-W", offsetof(Options, warn_ignored_options)},
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
@@ -135,6 +155,9 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "-D")) {
         if (!(v = VALUE("-D"))) return EXIT_USAGE + 1;
         if (parse_define(o, v)) return EXIT_USAGE + 1;
+    } else if (is_option(arg, "--sig")) {
+        if (!(v = VALUE("--sig"))) return EXIT_USAGE + 1;
+        add_sig(o, v);
     } else if (is_option(arg, "-I")) {
         if (!(v = VALUE("-I"))) return EXIT_USAGE + 1;
         add_include(o, v);
@@ -172,6 +195,7 @@ int options_parse(Options *o, int argc, char **argv) {
     memset(o, 0, sizeof *o);
     o->opt_level = 3;
     o->error_limit = 20;
+    bool version = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -179,8 +203,8 @@ int options_parse(Options *o, int argc, char **argv) {
             return -1;
         }
         if (strcmp(arg, "--version") == 0) {
-            printf("pykc %s\n", PYKC_VERSION);
-            return -1;
+            version = true;
+            continue;
         }
         if (parse_flag(o, arg)) continue;
         int r = parse_valued(o, argc, argv, &i);
@@ -189,6 +213,11 @@ int options_parse(Options *o, int argc, char **argv) {
         if (arg[0] == '-' && arg[1] != '\0') return usage_error("unknown option '%s'", arg);
         if (o->input) return usage_error("more than one input file ('%s')", arg);
         o->input = arg;
+    }
+    if (version) { /* after the other options: --target and --libdevice change what it says */
+        printf("pykc %s\n", PYKC_VERSION);
+        target_describe(o->target ? o->target : target_find(NULL), stdout, o->libdevice);
+        return -1;
     }
     if (!o->input) return usage_error("%s", "no input file");
     if (!o->target) o->target = target_find(NULL);
@@ -200,9 +229,10 @@ void options_free(Options *o) {
     for (int i = 0; i < o->define_count; i++) free((void *)o->defines[i].name);
     free(o->defines);
     free(o->include_dirs);
+    free(o->sigs);
 }
 
-/* out.ptx -> out.yaml; with several archs, out.sm_90.ptx beside it. */
+/* out.ptx -> out.yaml; with an arch, out.sm_90.ptx. */
 static char *sibling(const char *path, const char *arch, const char *ext) {
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
@@ -218,10 +248,59 @@ static const char *base_name(const char *path) {
     return slash ? slash + 1 : path;
 }
 
+/* The files a run writes, as the manifest and -MD name them (malloc'd,
+ * NULL where there is none). `-o x.ptx` writes x.ptx and the manifest
+ * x.yaml; with several --arch, x.sm_75.ptx, x.sm_90.ptx ... and x.yaml.
+ * --emit manifest writes only the manifest, at -o, and names in it the PTX
+ * that --emit ptx would write beside it (k.yaml describes k.ptx). Without
+ * -o the code goes to stdout and no manifest is written; the manifest of
+ * --emit manifest and the rule of -M name the input's stem (x.pyk: x.ptx). */
+typedef struct OutputNames {
+    char *code[PYKC_MAX_ARCHS];      /* each arch's code file ("-": stdout) */
+    char *described[PYKC_MAX_ARCHS]; /* the file each manifest target names */
+    char *manifest;                  /* "-": stdout */
+} OutputNames;
+
+static const char *code_extension(EmitKind emit) {
+    return emit == EMIT_CUBIN ? "cubin" : emit == EMIT_LLVM ? "ll" : "ptx";
+}
+
+/* Fills *n for o; false, with a usage message, where the names clash. */
+static bool name_outputs(const Options *o, OutputNames *n) {
+    memset(n, 0, sizeof *n);
+    bool to_stdout = !o->output || !strcmp(o->output, "-");
+    char *stem_name = sibling(base_name(o->input), NULL, code_extension(o->emit));
+    const char *out = to_stdout ? "-" : o->output;
+    const char *named = o->emit == EMIT_MANIFEST ? (to_stdout ? stem_name : o->output) : out;
+    for (int i = 0; i < o->arch_count; i++) {
+        const char *ext = code_extension(o->emit == EMIT_MANIFEST ? EMIT_PTX : o->emit);
+        const char *arch = o->arch_count > 1 ? o->archs[i] : NULL;
+        n->described[i] = !strcmp(named, "-") ? strdup("-") : arch || o->emit == EMIT_MANIFEST ? sibling(named, arch, ext) : strdup(named);
+        if (!n->described[i]) ice("out of memory");
+        if (o->emit != EMIT_MANIFEST) n->code[i] = strdup(n->described[i]);
+    }
+    if (o->emit == EMIT_MANIFEST) n->manifest = strdup(out);
+    else if (o->emit != EMIT_LLVM && !to_stdout) n->manifest = sibling(out, NULL, "yaml");
+    free(stem_name);
+    for (int i = 0; n->manifest && i < o->arch_count; i++)
+        if (strcmp(n->manifest, "-") && !strcmp(n->manifest, n->described[i])) {
+            usage_error("--emit manifest -o %s: the manifest would name itself as the PTX it describes (write it to a .yaml file)",
+                        o->output);
+            return false;
+        }
+    return true;
+}
+
+static void free_names(OutputNames *n) {
+    for (int i = 0; i < PYKC_MAX_ARCHS; i++) free(n->code[i]), free(n->described[i]);
+    free(n->manifest);
+}
+
 /* The back half of the pipeline for one arch: IR, libraries, passes, then
  * PTX (or IR, or a cubin) among the outputs, and what the manifest says of
  * it in *t. */
-static bool compile_arch(Unit *u, const Options *o, int arch, Outputs *outs, ManifestTarget *t) {
+static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, int arch, Outputs *outs,
+                         ManifestTarget *t) {
     TargetConfig cfg = {.target = o->target, .arch = o->archs[arch], .opt_level = o->opt_level,
                         .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice};
     Code code = {0};
@@ -230,32 +309,19 @@ static bool compile_arch(Unit *u, const Options *o, int arch, Outputs *outs, Man
     ok = ok && target_optimize(ir, u->diag);                     /* optimise */
     ok = ok && target_emit(ir, o->emit, &code, u->diag);         /* emit PTX, a cubin or IR */
     ir_module_free(ir);
-    const char *out = o->output ? o->output : "-";
-    bool cubin = o->emit == EMIT_CUBIN;
-    char *path = o->arch_count > 1 && strcmp(out, "-") ? sibling(out, cfg.arch, cubin ? "cubin" : "ptx") : strdup(out);
-    if (ok && o->emit != EMIT_MANIFEST) ok = output_add(outs, path, code.bytes, code.len);
+    if (ok && names->code[arch]) ok = output_add(outs, names->code[arch], code.bytes, code.len);
     if (ok) {
         char digest[25];
         digest_fnv1a64(code.bytes, code.len, digest);
-        *t = (ManifestTarget){cfg.arch, arena_strdup(u->arena, code.version), cubin ? "cubin" : "ptx",
-                              arena_strdup(u->arena, base_name(path)), arena_strdup(u->arena, digest)};
+        *t = (ManifestTarget){cfg.arch, arena_strdup(u->arena, code.version), o->emit == EMIT_CUBIN ? "cubin" : "ptx",
+                              arena_strdup(u->arena, base_name(names->described[arch])), arena_strdup(u->arena, digest)};
     }
     free(code.bytes);
-    free(path);
     return ok;
 }
 
-/* Where the manifest goes, malloc'd: NULL when none is written (IR, or
- * PTX on stdout), "-" for stdout. */
-static char *manifest_path(const Options *o) {
-    const char *out = o->output ? o->output : "-";
-    if (o->emit == EMIT_MANIFEST) return strdup(out);
-    if (o->emit == EMIT_LLVM || !strcmp(out, "-")) return NULL;
-    return sibling(out, NULL, "yaml");
-}
-
 /* Each arch's code, then the manifest, the last output. */
-static bool generate(Unit *u, const Options *o, Outputs *outs) {
+static bool generate(Unit *u, const Options *o, const OutputNames *names, Outputs *outs) {
     if (o->emit == EMIT_HEADER || o->emit == EMIT_C) {
         diag_plain(u->diag, DIAG_ERROR, "--emit %s is not implemented yet", o->emit == EMIT_HEADER ? "header" : "c");
         return false;
@@ -267,42 +333,66 @@ static bool generate(Unit *u, const Options *o, Outputs *outs) {
     Manifest m = {.source_path = base_name(o->input), .source_digest = digest, .targets = targets,
                   .target_count = o->arch_count};
     bool ok = true;
-    for (int i = 0; i < o->arch_count && ok; i++) ok = compile_arch(u, o, i, outs, &targets[i]);
-    char *path = manifest_path(o);
-    if (ok && path) {
+    for (int i = 0; i < o->arch_count && ok; i++) ok = compile_arch(u, o, names, i, outs, &targets[i]);
+    if (ok && names->manifest) {
         abi_describe_module(u, &m);
         size_t len;
         char *yaml = manifest_render(&m, &len, u->diag);
-        ok = yaml && output_add(outs, path, yaml, len);
+        ok = yaml && output_add(outs, names->manifest, yaml, len);
         free(yaml);
     }
-    free(path);
     return ok;
 }
 
-/* -M, -MD: a make rule naming what the outputs depend on. */
+/* -M, -MD: a make rule whose targets are exactly the files the run writes
+ * (named after the input where they go to stdout), and what they depend on. */
 static bool write_deps(const Unit *u, const Options *o, Outputs *outs) {
-    const char *out = o->output ? o->output : "-";
-    char *yaml = sibling(out, NULL, "yaml");
+    Options named = *o;
+    char *stem = NULL;
+    if (!o->output || !strcmp(o->output, "-"))
+        named.output = stem = sibling(base_name(o->input), NULL, o->emit == EMIT_MANIFEST ? "yaml" : code_extension(o->emit));
+    OutputNames names;
+    if (!name_outputs(&named, &names)) ice("output names not checked before");
     char *owned = NULL;
-    const char *path = o->dep_output ? o->dep_output : o->dep_only ? "-" : (owned = sibling(out, NULL, "d"));
+    const char *path = o->dep_output ? o->dep_output : o->dep_only ? "-" : (owned = sibling(named.output, NULL, "d"));
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) ice("out of memory writing dependencies");
-    fprintf(f, "%s %s: %s", out, yaml, o->input);
+    const char *sep = "";
+    for (int i = 0; i < o->arch_count; i++, sep = " ")
+        if (names.code[i]) fprintf(f, "%s%s", sep, names.code[i]);
+    if (names.manifest) fprintf(f, "%s%s", sep, names.manifest);
+    fprintf(f, ": %s", o->input);
     for (int i = 0; i < u->dep_count; i++) fprintf(f, " \\\n  %s", u->deps[i]);
     fputc('\n', f);
     for (int i = 0; i < u->dep_count; i++) fprintf(f, "\n%s:\n", u->deps[i]);
     fclose(f);
     bool ok = output_add(outs, path, text, len);
     free(text);
-    free(yaml);
     free(owned);
+    free(stem);
+    free_names(&names);
     return ok;
 }
 
+/* -v: a line for each piece of host code skipped. */
+static void print_skipped(const Unit *u) {
+    for (int i = 0; i < u->skipped_count; i++) {
+        const Skipped *k = &u->skipped[i];
+        int line, col;
+        diag_line_col(u->diag, k->where.file, k->where.begin, &line, &col);
+        fprintf(stderr, "%s:%d:%d: note: skipped host code: %s\n", diag_file(u->diag, k->where.file)->path, line, col,
+                k->what);
+    }
+}
+
 static int compile(const Options *o) {
+    OutputNames names;
+    if (!name_outputs(o, &names)) {
+        free_names(&names);
+        return EXIT_USAGE;
+    }
     Diag diag;
     diag_init(&diag, stderr);
     diag.error_limit = o->error_limit;
@@ -312,6 +402,7 @@ static int compile(const Options *o) {
     if (file < 0) {
         fprintf(stderr, "pykc: error: cannot read '%s': %s\n", o->input, why);
         diag_free(&diag);
+        free_names(&names);
         return EXIT_INPUT_ERROR;
     }
     Arena arena = {0};
@@ -321,16 +412,18 @@ static int compile(const Options *o) {
     if (o->dump_ast && diag.error_count == 0) ast_dump(stdout, &diag, module);
     bool front_only = o->dump_ast || o->dump_types || o->syntax_only;
     if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);         /* names, types */
+    if (o->verbose) print_skipped(&unit);
     if (o->dump_types && diag.error_count == 0) sema_dump_types(stdout, &unit);
     Outputs outs;
     outputs_init(&outs, &diag);
     if (diag.error_count == 0 && (o->dep_only || o->dep_file)) write_deps(&unit, o, &outs);
-    if (diag.error_count == 0 && !front_only && !o->dep_only) generate(&unit, o, &outs); /* code, manifest */
+    if (diag.error_count == 0 && !front_only && !o->dep_only) generate(&unit, o, &names, &outs); /* code, manifest */
     if (diag.error_count == 0) outputs_commit(&outs);                      /* rename into place */
     outputs_discard(&outs);
-    int status = diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
+    int status = unit.usage_error ? EXIT_USAGE : diag.error_count ? EXIT_INPUT_ERROR : EXIT_OK;
     arena_release(&arena);
     diag_free(&diag);
+    free_names(&names);
     return status;
 }
 

@@ -15,23 +15,12 @@
  */
 #include "pykc.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <yaml.h>
 
 #define MANIFEST_FORMAT 1
-
-void digest_fnv1a64(const void *data, size_t len, char out[25]) {
-    const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3u;
-    }
-    snprintf(out, 25, "fnv1a64:%016" PRIx64, h);
-}
 
 /* ---- events ----------------------------------------------------------- */
 

@@ -56,7 +56,8 @@ extern char **environ;
  * .version as old as it can be, so the PTX loads on the oldest driver that
  * knows the arch, whatever default a given LLVM picks. `llvm` is the first
  * LLVM whose NVPTX back end knows the arch. sm_101 is absent: CUDA 13
- * renamed it sm_110. */
+ * renamed it sm_110. The family archs (sm_100f: any sm_10x, PTX ISA 8.8)
+ * came with LLVM 21. */
 typedef struct ArchInfo {
     const char *name;
     int ptx;
@@ -68,7 +69,8 @@ static const ArchInfo arch_table[] = {
     {"sm_89", 78, 19},   {"sm_90", 78, 19},   {"sm_90a", 80, 19},  {"sm_100", 86, 20},
     {"sm_100a", 86, 20}, {"sm_120", 87, 20},  {"sm_120a", 87, 20}, {"sm_103", 88, 21},
     {"sm_103a", 88, 21}, {"sm_121", 88, 21},  {"sm_121a", 88, 21}, {"sm_110", 90, 22},
-    {"sm_110a", 90, 22},
+    {"sm_110a", 90, 22}, {"sm_100f", 88, 21}, {"sm_103f", 88, 21}, {"sm_120f", 88, 21},
+    {"sm_121f", 88, 21}, {"sm_110f", 90, 22},
 };
 
 static const ArchInfo *arch_info(const char *arch) {
@@ -80,7 +82,11 @@ static const ArchInfo *arch_info(const char *arch) {
 static bool nvptx_check_arch(const char *arch, Diag *d) {
     const ArchInfo *a = arch_info(arch);
     if (!a) {
-        diag_plain(d, DIAG_ERROR, "unsupported architecture '%s' (sm_75 to sm_120a)", arch);
+        diag_plain(d, DIAG_ERROR, "unsupported architecture '%s'", arch);
+        char known[512] = "";
+        for (size_t i = 0; i < sizeof arch_table / sizeof arch_table[0]; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? " " : "", arch_table[i].name);
+        diag_plain(d, DIAG_NOTE, "pykc knows %s", known);
         return false;
     }
     if (a->llvm > LLVM_VERSION_MAJOR) {
@@ -247,25 +253,34 @@ static bool is_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Finds libdevice.10.bc into path: --libdevice alone if given (a path the
- * user names is never silently replaced), else $CUDA_HOME, /usr/local/cuda.
- * On failure reports what was searched. */
-static bool find_libdevice(const TargetConfig *cfg, const char *caller, char *path, size_t size, Diag *d) {
-    if (cfg->libdevice) {
-        snprintf(path, size, "%s", cfg->libdevice);
-        if (is_file(path)) return true;
-        diag_plain(d, DIAG_ERROR, "libdevice not found at '%s' (given with --libdevice)", path);
-        return false;
+/* Where libdevice.10.bc is, into path: --libdevice alone if given (a path
+ * the user names is never silently replaced), else $CUDA_HOME, then
+ * /usr/local/cuda; false if not there. *from_env: the $CUDA_HOME candidate,
+ * or "" when CUDA_HOME is not set. */
+static bool search_libdevice(const char *given, char *path, size_t size, char from_env[4096]) {
+    from_env[0] = '\0';
+    if (given) {
+        snprintf(path, size, "%s", given);
+        return is_file(path);
     }
     const char *home = getenv("CUDA_HOME");
-    char from_env[4096] = "";
     if (home && *home) {
-        snprintf(from_env, sizeof from_env, "%s%s", home, LIBDEVICE_SUBPATH);
+        snprintf(from_env, 4096, "%s%s", home, LIBDEVICE_SUBPATH);
         snprintf(path, size, "%s", from_env);
         if (is_file(path)) return true;
     }
     snprintf(path, size, "%s%s", DEFAULT_CUDA_HOME, LIBDEVICE_SUBPATH);
-    if (is_file(path)) return true;
+    return is_file(path);
+}
+
+/* Finds libdevice into path; on failure reports what was searched. */
+static bool find_libdevice(const TargetConfig *cfg, const char *caller, char *path, size_t size, Diag *d) {
+    char from_env[4096];
+    if (search_libdevice(cfg->libdevice, path, size, from_env)) return true;
+    if (cfg->libdevice) {
+        diag_plain(d, DIAG_ERROR, "libdevice not found at '%s' (given with --libdevice)", path);
+        return false;
+    }
     diag_plain(d, DIAG_ERROR, "the module calls %s, a libdevice math function, but libdevice.10.bc was not found", caller);
     diag_plain(d, DIAG_NOTE, "searched %s and %s%s", from_env[0] ? from_env : "$CUDA_HOME (not set)",
                DEFAULT_CUDA_HOME, LIBDEVICE_SUBPATH);
@@ -1084,10 +1099,24 @@ static void nvptx_mark_kernel(CodeGen *g, const FuncInfo *f, LLVMValueRef fn) {
         annotate(g, fn, "maxclusterrank", l->max_cluster_blocks);
 }
 
+/* --version: the triple, and the libdevice a compilation would link. */
+static void nvptx_describe(FILE *out, const char *libdevice) {
+    fprintf(out, "triple: %s\n", TRIPLE);
+    char path[4096], from_env[4096];
+    if (search_libdevice(libdevice, path, sizeof path, from_env))
+        fprintf(out, "libdevice: %s\n", path);
+    else if (libdevice)
+        fprintf(out, "libdevice: none: '%s' (given with --libdevice) is not a file\n", libdevice);
+    else
+        fprintf(out, "libdevice: none found (searched %s and %s%s)\n", from_env[0] ? from_env : "$CUDA_HOME (not set)",
+                DEFAULT_CUDA_HOME, LIBDEVICE_SUBPATH);
+}
+
 const Target target_nvptx = {
     .name = "nvptx",
     .default_arch = "sm_75",
     .check_arch = nvptx_check_arch,
+    .describe = nvptx_describe,
     .prepare = nvptx_prepare,
     .link = nvptx_link,
     .optimize = nvptx_optimize,

@@ -161,6 +161,9 @@ void diag_note(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list ap);
 /* An error that concerns no place in a source file. */
 void diag_plain(Diag *d, DiagLevel level, const char *fmt, ...) PYKC_PRINTF(3, 4);
+/* The FNV-1a 64 digest of data, "fnv1a64:" and 16 lowercase hex digits,
+ * into out (25 bytes): the manifest's digests, --sig's entry names. */
+void digest_fnv1a64(const void *data, size_t len, char out[25]);
 /* An internal compiler error: a bug in pykc, never in the input. */
 PYKC_NORETURN void ice(const char *fmt, ...) PYKC_PRINTF(1, 2);
 
@@ -230,21 +233,33 @@ typedef enum {
     TK_COUNT
 } TokenKind;
 
+typedef struct TokenArray TokenArray;
+
 typedef struct Token {
     TokenKind kind;
     uint32_t off, len;      /* bytes of the token in the source */
     int line, col;          /* 1-based; col counts characters */
+    bool non_ascii;         /* TK_NAME: it has non-ASCII letters, which
+                               Python allows and kernels do not */
     union {
         struct { uint64_t value; bool overflow; } i;  /* TK_INT */
         double f;                                      /* TK_FLOAT, TK_IMAG */
-        struct { const char *data; size_t len; bool bytes; } s; /* TK_STRING */
+        struct {                                       /* TK_STRING, TK_FSTRING */
+            const char *data; size_t len; bool bytes;
+            uint32_t named_escape;  /* 1 + the offset of a \N{...} escape,
+                                       whose value pykc does not know; 0 */
+            TokenArray *fields;     /* TK_FSTRING: the expression of each
+                                       replacement field (those of format
+                                       specs too), lexed, in order */
+            int field_count;
+        } s;
     } v;
 } Token;
 
-typedef struct TokenArray {
+struct TokenArray {
     Token *tokens;
     int count;
-} TokenArray;
+};
 
 /* Tokenizes a whole file into the arena; lexical errors go to diag, held
  * (diag_hold) for parse_module to print in order with its own, and the token
@@ -268,6 +283,8 @@ const char *token_kind_name(TokenKind k);
     X(ND_FOR, "For") X(ND_BREAK, "Break") X(ND_CONTINUE, "Continue")           \
     X(ND_RETURN, "Return") X(ND_PASS, "Pass") X(ND_ASSERT, "Assert")           \
     X(ND_RAISE, "Raise") X(ND_EXPR_STMT, "Expr")                               \
+    /* host code, parsed only to be skipped (see Node.name) */                 \
+    X(ND_HOST, "Host") X(ND_HOST_EXPR, "HostExpr")                             \
     /* expressions */                                                          \
     X(ND_NAME, "Name") X(ND_INT, "Int") X(ND_FLOAT, "Float")                   \
     X(ND_IMAG, "Imag") X(ND_STR, "Str") X(ND_BOOL, "Bool")                     \
@@ -332,14 +349,18 @@ struct Node {
     Sym *sym;                   /* set by sema on names and definitions */
 
     const char *name;           /* Name, Attribute attr, FunctionDef, Param,
-                                   Keyword, Alias (imported name), Import* module */
+                                   Keyword, Alias (imported name), Import* module;
+                                   Host, HostExpr: what it is ("function 'main'",
+                                   "assignment"; "*" for a starred expression) */
     const char *asname;         /* Alias: `as` name (or NULL) */
     Op op;                      /* BinOp, UnaryOp, BoolOp, AugAssign */
 
     Node *lhs, *rhs;            /* BinOp; Assign/AugAssign/AnnAssign target
                                    and value; Attribute/Subscript value and
                                    index; Keyword value (rhs); ImportFrom
-                                   module, as a Name (lhs) */
+                                   module, as a Name (lhs); Host: the
+                                   statement as parsed where there is one (a
+                                   host function's FunctionDef), else NULL */
     Node *cond;                 /* If/While/IfExp/Assert test; For target */
     Node *iter;                 /* For iterable */
     Node *then, *els;           /* IfExp branches; Assert msg (then) */
@@ -352,7 +373,9 @@ struct Node {
     Node **items; int item_len;     /* Tuple/List elements, Call positional
                                        args, BoolOp and Compare operands,
                                        FunctionDef params, Import* aliases,
-                                       Assign targets, Return value (0/1) */
+                                       Assign targets, Return value (0/1);
+                                       Host: the module names it binds (Names);
+                                       HostExpr: its parts */
     Node **kwargs; int kwarg_len;   /* Call keywords */
     Node **decorators; int decorator_len; /* FunctionDef */
     Op *ops;                        /* Compare: item_len - 1 operators */
@@ -413,7 +436,12 @@ void ast_dump(FILE *out, const Diag *d, const Node *n);
  * which bounds the recursion of every pass after the parser. */
 #define PYKC_MAX_EXPR_HEIGHT 1000
 
+/* A whole file: host code skipped (Host nodes), kernels and device
+ * functions read in the kernel language, errors reported. */
 Node *parse_module(Arena *a, Diag *d, int file, const TokenArray *toks);
+/* One expression of the kernel language (a signature string, a -D value, a
+ * --sig), or NULL after errors. */
+Node *parse_expression(Arena *a, Diag *d, int file, const TokenArray *toks);
 
 /* ---- types.c ----------------------------------------------------------- */
 
@@ -699,7 +727,10 @@ const char *own_module_source(const char *name);
 /* Canonical path of `import X` for a module pykc knows, else NULL. */
 const char *entity_module_path(const char *import_name);
 
-typedef enum { SYM_LOCAL, SYM_PARAM, SYM_CONST, SYM_FUNC, SYM_ENTITY, SYM_MODULE } SymKind;
+/* HOST: a module name that host code binds (an assignment, a function
+ * without @cuda.jit, an import of a module kernels cannot use): reading it
+ * from a kernel is an error that says so. */
+typedef enum { SYM_LOCAL, SYM_PARAM, SYM_CONST, SYM_FUNC, SYM_ENTITY, SYM_MODULE, SYM_HOST } SymKind;
 
 typedef struct ConstValue ConstValue;
 struct ConstValue {
@@ -713,6 +744,7 @@ struct ConstValue {
     void *data;              /* array constant: ty->dtype elements, C order */
     long *shape;             /* array constant: ty->ndim extents */
     const char *name;        /* array constant: its module-level name */
+    Span at;                 /* array constant: its assignment */
 };
 
 typedef struct FuncInfo FuncInfo;
@@ -737,6 +769,18 @@ struct Sym {
     Span assigned;           /* LOCAL: what is assigned to it, where a
                                 merge that does not unify is reported */
     ConstValue *value;       /* CONST */
+    Node *pending;           /* CONST not read yet: the assignment whose value
+                                it is, evaluated when a kernel first reads it */
+    int unpacked;            /* CONST pending: 1 + its place in a tuple of
+                                targets (W, H = 16, 8), else 0 */
+    struct Scope *home;      /* CONST pending: the module it is evaluated in */
+    int order;               /* a module name: its place among the module's
+                                bindings (1, 2, ...), which a constant's value
+                                sees only those before */
+    Sym *shadowed;           /* a module name: the binding it replaced */
+    const Node *host;        /* HOST: the Host statement that binds it, or */
+    const char *why;         /* HOST: the import's error, said where it is
+                                read (def: the import) */
     FuncInfo *func;          /* FUNC */
     struct Scope *members;   /* MODULE: an imported .pyk module's names */
     const Entity *entity;    /* ENTITY */
@@ -780,6 +824,10 @@ struct FuncInfo {
     FuncInfo *generic;       /* a specialisation: the function it copies */
     FuncInfo **specs;        /* a device function: its specialisations */
     int spec_count;
+    Node **sigs;             /* a kernel without types: the --sig given for
+                                it, each a Call (NAME(types...)) */
+    int sig_count;
+    Node *sig;               /* a kernel's specialisation: its --sig */
     long shared_static;      /* bytes of static shared arrays */
     bool shared_dynamic;
     struct CfgBlock **blocks; /* ssa.c: the body's blocks, entry first */
@@ -790,6 +838,12 @@ struct FuncInfo {
                                 body for unit strides, and for any */
     void *cg_strided[2];
 };
+
+/* Host code that pykc skipped, as -v lists it: where, and what it was. */
+typedef struct Skipped {
+    Span where;
+    const char *what;
+} Skipped;
 
 typedef struct Unit {
     Arena *arena;
@@ -802,6 +856,9 @@ typedef struct Unit {
     int array_count;
     const char **deps;       /* the .pyk files imported, for -M */
     int dep_count;
+    Skipped *skipped;        /* host code skipped, in the order met */
+    int skipped_count, skipped_cap;
+    bool usage_error;        /* an error of the command line (a --sig): exit 2 */
 } Unit;
 
 /* What the typing rules of builtins.c may ask of sema. */
@@ -902,6 +959,24 @@ typedef struct CfgBlock {
 typedef ConstValue *(*GlobalConstFn)(void *ctx, const char *name);
 void ssa_build(Arena *a, const Diag *d, FuncInfo *f, GlobalConstFn global_const, void *ctx);
 
+/* ---- usage.c ----------------------------------------------------------- */
+
+/* What a kernel's body says of one parameter, for the fix-its of a kernel
+ * without types: an array of ndim dimensions (why: how the body uses it)
+ * or a scalar, and a dtype to suggest, "e.g.". */
+typedef struct ParamUsage {
+    bool array;
+    int ndim;
+    const char *why;         /* "indexed with several subscripts", ... */
+    bool floaty;             /* its values combine with floats */
+    bool index;              /* used as an index or a range bound */
+    bool combined;           /* used in arithmetic or stored */
+    const char *dtype;       /* "float32" or "int64" */
+} ParamUsage;
+
+/* Fills out[i] for each parameter of def, from its body's syntax. */
+void infer_param_usage(Arena *a, const Node *def, ParamUsage *out);
+
 /* ---- target.c: the back half of the pipeline ------------------------- */
 
 typedef enum { EMIT_PTX, EMIT_LLVM, EMIT_CUBIN, EMIT_MANIFEST, EMIT_HEADER, EMIT_C } EmitKind;
@@ -932,6 +1007,9 @@ const Target *target_find(const char *name);
 const char *target_default_arch(const Target *t);
 /* Whether the target knows arch; a usage message on d if not. */
 bool target_check_arch(const Target *t, const char *arch, Diag *d);
+/* --version's lines after pykc's own: LLVM's version, the target and its
+ * default arch, and what it would use (libdevice: --libdevice or NULL). */
+void target_describe(const Target *t, FILE *out, const char *libdevice);
 /* An empty module for cfg (triple and data layout set), or NULL. */
 IrModule *ir_module_new(const TargetConfig *cfg, const char *name, Diag *d);
 void ir_module_free(IrModule *m);
@@ -1019,8 +1097,6 @@ struct Manifest {
     int const_count;
 };
 
-/* "fnv1a64:" and 16 lowercase hex digits into out (25 bytes). */
-void digest_fnv1a64(const void *data, size_t len, char out[25]);
 /* The manifest as YAML text (malloc'd, *len bytes), written with libyaml;
  * NULL, with a diagnostic, if libyaml fails. */
 char *manifest_render(const Manifest *m, size_t *len, Diag *d);
@@ -1068,6 +1144,7 @@ struct Options {
     bool debug_info, lineinfo, fastmath, werror;
     bool warn_ignored_options; /* -Wignored-options, -Wextra, -W */
     bool dump_ast, dump_types, syntax_only;
+    bool verbose;                   /* -v: say what host code was skipped */
     bool dep_only, dep_file;        /* -M, -MD */
     const char *dep_output;         /* -MF */
     const char *libdevice;
@@ -1075,6 +1152,8 @@ struct Options {
     int include_count;
     Define *defines;
     int define_count;
+    const char **sigs;              /* --sig 'NAME(type, ...)', in order */
+    int sig_count;
     int error_limit;
 };
 

@@ -29,6 +29,7 @@ typedef struct Scope {
     int count, cap;
     int *slots;          /* index into syms + 1; 0 is empty */
     int slot_cap;        /* a power of two, at least twice count */
+    int binds;           /* a module's: bindings made so far (Sym.order) */
 } Scope;
 
 struct Sema {
@@ -48,6 +49,10 @@ struct Sema {
     struct Reported **reported; /* errors said so far, shared by imports */
     bool imported;       /* typing a module that another one imports */
     Vec *modules;        /* every .pyk module loaded, shared by imports */
+    int before;          /* evaluating a module constant: module names are
+                            those bound before it (Sym.order), as Python
+                            runs the module; 0 otherwise */
+    const Node *star_import; /* a `from M import *`, which binds nothing */
 };
 
 /* A .pyk module loaded by an import, kept so that each loads once. */
@@ -154,9 +159,19 @@ static Sym *new_sym(Sema *s, SymKind kind, const char *name, Span def) {
 /* A local's SSA version (ssa.c), or a parameter, which is its first. */
 static bool is_version(const Sym *sym) { return sym && (sym->kind == SYM_LOCAL || sym->kind == SYM_PARAM); }
 
+static Sym *resolve(Sema *s, Sym *sym);
+
+/* A module name as code reads it: the binding in force (for a constant's
+ * value, the one before it), its value evaluated if it was pending. */
+static Sym *global_sym(Sema *s, const char *name) {
+    Sym *sym = scope_find(s->globals, name);
+    while (sym && s->before && sym->order >= s->before) sym = sym->shadowed;
+    return resolve(s, sym);
+}
+
 static Sym *lookup(Sema *s, const char *name) {
     Sym *sym = s->locals ? scope_find(s->locals, name) : NULL;
-    return sym ? sym : scope_find(s->globals, name);
+    return sym ? sym : global_sym(s, name);
 }
 
 /* Levenshtein distance, for "did you mean". */
@@ -204,8 +219,33 @@ static const char *suggest(Sema *s, const char *name) {
 static void note_undefined(Sema *s, Node *n) {
     if (s->quiet || s->diag->stop) return; /* suggestions cost edit distances */
     const char *hint = suggest(s, n->name);
+    int errors = s->diag->error_count;
     if (hint) sema_error(s, n->span, "undefined name '%s'; did you mean '%s'?", n->name, hint);
     else sema_error(s, n->span, "undefined name '%s'", n->name);
+    if (s->star_import && s->diag->error_count != errors)
+        diag_note(s->diag, s->star_import->span, "'from %s import *' binds no names in pykc: import the names kernels use",
+                  s->star_import->name ? s->star_import->name : ".");
+}
+
+/* A kernel reads a name that host code binds: an error that says so, once
+ * a name, with a note where it is bound. */
+static void note_host_name(Sema *s, Node *n, Sym *sym) {
+    if (s->quiet || s->diag->stop) return;
+    int errors = s->diag->error_count;
+    if (sym->why) { /* an import that kernels cannot use: its own error, where it is */
+        sema_error(s, sym->def, "%s", sym->why);
+        if (s->diag->error_count != errors) diag_note(s->diag, n->span, "a kernel uses '%s' here", n->name);
+        return;
+    }
+    bool function = sym->host && sym->host->lhs && sym->host->lhs->kind == ND_FUNCDEF;
+    if (function) sema_error(s, n->span, "'%s' is a host function: kernels call only device functions", n->name);
+    else sema_error(s, n->span, "'%s' is a host value: kernels read only module constants and their arguments", n->name);
+    if (s->diag->error_count == errors) return;
+    if (function)
+        diag_note(s->diag, sym->def, "'%s' is defined here without @cuda.jit; @cuda.jit(device=True) makes it a device function",
+                  n->name);
+    else
+        diag_note(s->diag, sym->def, "'%s' is set here, by host code (%s) that pykc skips", n->name, sym->host->name);
 }
 
 /* ---- compile-time constants ---------------------------------------------------- */
@@ -388,6 +428,8 @@ static ConstValue *fold(Sema *s, Node *n) {
     case ND_BOOL: c = new_const(s, &ty_bool); c->v.b = n->v.b; c->v.i = n->v.b; return c;
     case ND_NAME: {
         Sym *sym = lookup(s, n->name);
+        if (sym && sym->kind == SYM_HOST && !sym->why)
+            s->fold_error = arena_printf(s->arena, "'%s' is set by host code (%s)", n->name, sym->host->name);
         return sym && sym->kind == SYM_CONST && sym->value->ty->kind != TY_ARRAY ? sym->value : NULL;
     }
     case ND_UNARY: {
@@ -691,6 +733,10 @@ static Type *type_name_ref(Sema *s, Node *n) {
         e = entity_lookup(path);
         if (e) return type_entity(s->arena, e);
         note_undefined(s, n);
+        return &ty_error;
+    }
+    if (sym->kind == SYM_HOST) {
+        note_host_name(s, n, sym);
         return &ty_error;
     }
     n->sym = sym;
@@ -1351,6 +1397,18 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
 static FuncInfo *type_function(Sema *s, FuncInfo *f);
 static FuncInfo *declare_function(Sema *s, Node *def);
 
+/* What a specialisation keeps of the decorator its function was read
+ * with. */
+static void copy_decorations(FuncInfo *sp, const FuncInfo *f) {
+    sp->fastmath = f->fastmath;
+    sp->debug = f->debug;
+    sp->lineinfo = f->lineinfo;
+    sp->unoptimized = f->unoptimized;
+    sp->forceinline = f->forceinline;
+    sp->limits = f->limits;
+    sp->inline_mode = f->inline_mode;
+}
+
 /* Numba compiles a device function without a signature for the argument
  * types of each call, ignoring its annotations: find or make the copy for
  * the types args (literals stripped). */
@@ -1367,12 +1425,7 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
     sp->globals = f->globals;
     sp->imported = f->imported;
     sp->is_kernel = false;
-    sp->fastmath = f->fastmath;
-    sp->debug = f->debug;
-    sp->lineinfo = f->lineinfo;
-    sp->unoptimized = f->unoptimized;
-    sp->forceinline = f->forceinline;
-    sp->inline_mode = f->inline_mode;
+    copy_decorations(sp, f);
     for (int i = 0; i < f->param_count; i++) sp->params[i]->ty = args[i];
     FuncInfo **grown = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
     if (f->spec_count) memcpy(grown, f->specs, sizeof(FuncInfo *) * (size_t)f->spec_count);
@@ -1973,7 +2026,7 @@ static void type_block(Sema *s, Node **body, int n) {
  * typing (ssa.c). */
 static ConstValue *global_constant(void *ctx, const char *name) {
     Sema *s = ctx;
-    Sym *sym = scope_find(s->globals, name);
+    Sym *sym = global_sym(s, name);
     return sym && sym->kind == SYM_CONST ? sym->value : NULL;
 }
 
@@ -2047,15 +2100,24 @@ static bool literal_contents(Sema *s, Node *str, Span *contents) {
     return true;
 }
 
+static bool is_blank(const char *text, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (!strchr(" \t\f\r\n", text[i])) return false;
+    return true;
+}
+
 static bool apply_signature(Sema *s, FuncInfo *f, Node *str) {
+    if (is_blank(str->v.s.data, str->v.s.len)) {
+        sema_error(s, str->span, "a signature is written \"rettype(argtype, ...)\"");
+        return false;
+    }
     Span contents = str->span;
     bool exact = literal_contents(s, str, &contents);
     int file = diag_add_embedded(s->diag, str->v.s.data, str->v.s.len, contents, exact);
     int errors = s->diag->error_count;
     TokenArray toks = lex_file(s->arena, s->diag, file);
-    Node *m = parse_module(s->arena, s->diag, file, &toks);
+    Node *call = parse_expression(s->arena, s->diag, file, &toks);
     if (s->diag->error_count != errors) return false;
-    Node *call = m->body_len == 1 && m->body[0]->kind == ND_EXPR_STMT ? m->body[0]->rhs : NULL;
     if (!call || call->kind != ND_CALL || call->kwarg_len) {
         sema_error(s, str->span, "a signature is written \"rettype(argtype, ...)\"");
         return false;
@@ -2272,7 +2334,62 @@ static FuncInfo *declare_function(Sema *s, Node *def) {
     return f;
 }
 
+/* Where a function's name is written: after `def` and blanks. */
+static Span def_name_span(Sema *s, const Node *def) {
+    const char *text = diag_file(s->diag, def->span.file)->text;
+    uint32_t at = def->span.begin + 3;
+    while (text[at] == ' ' || text[at] == '\t' || text[at] == '\\' || text[at] == '\n' || text[at] == '\r') at++;
+    return (Span){def->span.file, at, at + (uint32_t)strlen(def->name)};
+}
+
+/* How to write the type a usage suggests: float32[:, :] or int64. */
+static const char *suggested_type(Sema *s, const ParamUsage *u) {
+    if (!u->array) return u->dtype;
+    char dims[3 * PYKC_MAX_NDIM] = "";
+    for (int d = 0; d < u->ndim && d < PYKC_MAX_NDIM; d++) strcat(dims, d ? ", :" : ":");
+    return arena_printf(s->arena, "%s[%s]", u->dtype, dims);
+}
+
+/* A kernel parameter without a type: the error, and a note with what the
+ * kernel's uses of it suggest. */
+static void note_untyped_parameter(Sema *s, FuncInfo *f, int i, const ParamUsage *u) {
+    Node *p = f->def->items[i];
+    int errors = s->diag->error_count;
+    sema_error(s, p->span, "parameter '%s' of kernel '%s' needs a type", p->name, f->def->name);
+    if (s->diag->error_count == errors || s->diag->stop) return;
+    const char *type = suggested_type(s, u);
+    if (u->array)
+        diag_note(s->diag, p->span, "the kernel uses it as a %d-d array (%s): annotate it, e.g. '%s: %s'", u->ndim, u->why,
+                  p->name, type);
+    else
+        diag_note(s->diag, p->span, "the kernel uses it as a scalar (%s): annotate it, e.g. '%s: %s'",
+                  u->index ? "an index or a bound" : u->combined ? "never indexed or measured" : "unused", p->name, type);
+}
+
+/* After a kernel's untyped parameters: the import their suggested dtypes
+ * need, where the module lacks it, and the --sig that types them all. */
+static void note_untyped_kernel(Sema *s, FuncInfo *f, const ParamUsage *usage, bool annotated) {
+    if (s->diag->stop) return;
+    char missing[64] = "";
+    for (int i = 0; i < f->param_count; i++) {
+        if (f->def->items[i]->annotation || strstr(missing, usage[i].dtype)) continue;
+        Sym *sym = scope_find(s->globals, usage[i].dtype);
+        if (!sym || sym->kind != SYM_ENTITY || !sym->ty || sym->ty->kind != TY_DTYPE)
+            snprintf(missing + strlen(missing), sizeof missing - strlen(missing), "%s%s", missing[0] ? ", " : "", usage[i].dtype);
+    }
+    Span name = def_name_span(s, f->def);
+    if (missing[0]) diag_note(s->diag, name, "annotations that name %s need 'from numba import %s'", missing, missing);
+    if (annotated) return; /* --sig is for kernels without annotations */
+    char sig[512] = "";
+    for (int i = 0; i < f->param_count; i++)
+        snprintf(sig + strlen(sig), sizeof sig - strlen(sig), "%s%s", i ? ", " : "", suggested_type(s, &usage[i]));
+    diag_note(s->diag, name, "or give the types when compiling: --sig '%s(%s)'", f->def->name, sig);
+}
+
 static void type_parameters(Sema *s, FuncInfo *f) {
+    ParamUsage *usage = NULL;
+    bool annotated = false;
+    for (int i = 0; i < f->param_count; i++) annotated = annotated || f->def->items[i]->annotation;
     for (int i = 0; i < f->param_count; i++) {
         Node *p = f->def->items[i];
         if (p->rhs) sema_error(s, p->rhs->span, "default parameter values are not supported yet");
@@ -2287,8 +2404,11 @@ static void type_parameters(Sema *s, FuncInfo *f) {
             f->typed = true;
             f->abstract = true;
         } else if (!f->params[i]->ty) {
-            sema_error(s, p->span, "parameter '%s' of %s '%s' needs a type: annotate it (%s: float32[:]) or give a signature",
-                       p->name, f->is_kernel ? "kernel" : "device function", f->def->name, p->name);
+            if (!usage) {
+                usage = ARENA_ARRAY(s->arena, ParamUsage, f->param_count);
+                infer_param_usage(s->arena, f->def, usage);
+            }
+            note_untyped_parameter(s, f, i, &usage[i]);
             f->params[i]->ty = &ty_error;
         }
         if (f->params[i]->ty && f->params[i]->ty->kind != TY_ERROR && !is_value(f->params[i]->ty))
@@ -2297,6 +2417,7 @@ static void type_parameters(Sema *s, FuncInfo *f) {
             sema_error(s, p->annotation ? p->annotation->span : p->span, "kernel parameter '%s' cannot be a record: "
                        "pass an array of records (rec_t[:]) and index it", p->name);
     }
+    if (usage) note_untyped_kernel(s, f, usage, annotated);
     if (f->def->annotation) {
         Type *r = annotation_type(s, f->def->annotation);
         if (f->is_kernel && r != &ty_none && r->kind != TY_ERROR)
@@ -2311,14 +2432,35 @@ static void type_parameters(Sema *s, FuncInfo *f) {
 
 /* ---- module level ------------------------------------------------------------------ */
 
+/* Binds name in the module, after its other bindings (a constant's value
+ * sees only those before it). */
 static void bind_global(Sema *s, const char *name, Sym *sym) {
-    if (strcmp(sym->name, name) != 0) { /* bound under another name: an alias */
+    if (strcmp(sym->name, name) != 0 || sym->order) { /* bound again, or under another name: an alias */
         Sym *alias = ARENA_NEW(s->arena, Sym);
         *alias = *sym;
         alias->name = name;
         sym = alias;
     }
+    sym->shadowed = scope_find(s->globals, name);
+    sym->order = ++s->globals->binds;
     scope_add(s, s->globals, sym);
+}
+
+/* -v: host code skipped at `where`. */
+static void note_skipped(Sema *s, Span where, const char *what) {
+    Unit *u = s->unit;
+    ARENA_GROW(s->arena, u->skipped, u->skipped_count, u->skipped_cap, 16);
+    u->skipped[u->skipped_count++] = (Skipped){where, what};
+}
+
+/* A module name that host code binds: an import kernels cannot use (why:
+ * its error) or a Host statement. */
+static void bind_host(Sema *s, const char *name, Span at, const Node *host, const char *why) {
+    Sym *sym = new_sym(s, SYM_HOST, name, at);
+    sym->ty = &ty_error;
+    sym->host = host;
+    sym->why = why;
+    bind_global(s, name, sym);
 }
 
 static void bind_entity(Sema *s, const char *name, const Entity *e, Span at) {
@@ -2457,8 +2599,22 @@ Type *sema_call_own(Sema *s, Node *call, const char *module, const char *name, T
     return type_callee(s, call, f);
 }
 
+/* Why an import that is neither a module pykc knows nor a .pyk file
+ * cannot serve kernels, said if a kernel reads a name it binds. */
+static const char *unknown_module(Sema *s, const char *dotted) {
+    return arena_printf(s->arena, "cannot import '%s': no %s.pyk beside the input or in the -I directories, and pykc knows numba, numba.cuda, math, cmath, numpy and operator",
+                        dotted, dotted);
+}
+
 static void import_module(Sema *s, Node *alias) {
     const char *path = entity_module_path(alias->name);
+    if (!path && !find_module_file(s, alias->name)) { /* time, matplotlib.pyplot: the host's */
+        const char *dot = strchr(alias->name, '.');
+        const char *name = alias->asname ? alias->asname : dot ? arena_strndup(s->arena, alias->name, (size_t)(dot - alias->name)) : alias->name;
+        bind_host(s, name, alias->span, NULL, unknown_module(s, alias->name));
+        note_skipped(s, alias->span, arena_printf(s->arena, "import of '%s' (not a module kernels can use)", alias->name));
+        return;
+    }
     if (!path) {
         Scope *members = load_module(s, alias->name, alias->span);
         if (!members) return;
@@ -2483,10 +2639,13 @@ static void import_module(Sema *s, Node *alias) {
 static void import_from_module(Sema *s, Node *n) {
     Scope *members = load_module(s, n->name, n->lhs->span);
     if (!members) return;
+    Scope *importer = s->globals;
     for (int i = 0; i < n->item_len; i++) {
         Node *a = n->items[i];
-        Sym *sym = scope_find(members, a->name);
-        if (!sym || (sym->kind != SYM_FUNC && sym->kind != SYM_CONST)) {
+        s->globals = members; /* a constant's value is evaluated in its module */
+        Sym *sym = resolve(s, scope_find(members, a->name));
+        s->globals = importer;
+        if (!sym || (sym->kind != SYM_FUNC && sym->kind != SYM_CONST && sym->kind != SYM_HOST)) {
             sema_error(s, a->span, "module '%s' has no device function or constant '%s'", n->name, a->name);
             continue;
         }
@@ -2494,32 +2653,39 @@ static void import_from_module(Sema *s, Node *n) {
     }
 }
 
+/* from M import a, b: names pykc knows (numba, math, numpy ...) or of a
+ * .pyk module; any other import is the host's, an error only if a kernel
+ * reads what it binds. */
 static void import_from(Sema *s, Node *n) {
     const char *mod = n->name ? entity_module_path(n->name) : NULL;
-    if (!mod && n->name && n->level == 0 && !n->star) {
+    if (!mod && n->name && n->level == 0 && !n->star && find_module_file(s, n->name)) {
         import_from_module(s, n);
         return;
     }
-    if (!mod) {
-        sema_error(s, n->lhs ? n->lhs->span : n->span, "cannot import from '%s': pykc knows numba, numba.cuda, math, cmath, numpy and operator",
-                   n->name ? n->name : ".");
-        return;
-    }
     if (n->star) {
-        sema_error(s, n->span, "'from %s import *' is not supported: import the names you use", n->name);
+        s->star_import = n;
+        note_skipped(s, n->span, arena_printf(s->arena, "'from %s import *' (import the names kernels use)", n->name ? n->name : "."));
         return;
     }
+    /* an unknown module's error is said once, at its name */
+    const char *why = mod ? NULL
+                      : n->name && n->level == 0 ? unknown_module(s, n->name)
+                      : arena_printf(s->arena, "cannot import from '%.*s%s': pykc knows numba, numba.cuda, math, cmath, numpy and operator",
+                                     n->level, "..........", n->name ? n->name : "");
     for (int i = 0; i < n->item_len; i++) {
         Node *a = n->items[i];
         /* numba.types.float32 and numba.cuda.types.float16 are numba.float32 and numba.float16 */
-        bool alias = !strcmp(mod, "numba.types") || !strcmp(mod, "numba.cuda.types");
-        const Entity *e = entity_lookup(arena_printf(s->arena, "%s.%s", mod, a->name));
+        bool alias = mod && (!strcmp(mod, "numba.types") || !strcmp(mod, "numba.cuda.types"));
+        const Entity *e = mod ? entity_lookup(arena_printf(s->arena, "%s.%s", mod, a->name)) : NULL;
         if (!e && alias) e = entity_lookup(arena_printf(s->arena, "numba.%s", a->name));
-        if (!e) {
-            sema_error(s, a->span, "'%s' has no name '%s' that kernels can use", n->name, a->name);
+        if (e) {
+            bind_entity(s, a->asname ? a->asname : a->name, e, a->span);
             continue;
         }
-        bind_entity(s, a->asname ? a->asname : a->name, e, a->span);
+        bind_host(s, a->asname ? a->asname : a->name, why ? (n->lhs ? n->lhs->span : n->span) : a->span, NULL,
+                  why ? why : arena_printf(s->arena, "'%s' has no name '%s' that kernels can use", n->name, a->name));
+        note_skipped(s, a->span, arena_printf(s->arena, "import of '%s' from '%s' (not a name kernels can use)", a->name,
+                                              n->name ? n->name : "."));
     }
 }
 
@@ -2532,13 +2698,17 @@ static const Define *find_define(const Options *o, const char *name) {
 /* -DNAME=VALUE replaces the value of module constant NAME; NULL when the
  * value is refused, once: a syntax error where the value is, else here. */
 static ConstValue *override_value(Sema *s, const Define *d, Span at) {
+    if (is_blank(d->value, strlen(d->value))) {
+        sema_error(s, at, "-D%s=%s: the value must be a constant expression", d->name, d->value);
+        return NULL;
+    }
     int errors = s->diag->error_count;
     int file = diag_add_source(s->diag, arena_printf(s->arena, "<-D%s>", d->name), d->value, strlen(d->value));
     TokenArray toks = lex_file(s->arena, s->diag, file);
-    Node *m = parse_module(s->arena, s->diag, file, &toks);
+    Node *value = parse_expression(s->arena, s->diag, file, &toks);
     if (s->diag->error_count != errors) return NULL;
     s->fold_error = NULL;
-    ConstValue *c = m->body_len == 1 && m->body[0]->kind == ND_EXPR_STMT ? fold(s, m->body[0]->rhs) : NULL;
+    ConstValue *c = value ? fold(s, value) : NULL;
     const char *why = c && c->too_big ? "integer constant too large for uint64"
                       : c ? NULL : s->fold_error ? s->fold_error : "the value must be a constant expression";
     if (why) sema_error(s, at, "-D%s=%s: %s", d->name, d->value, why);
@@ -2669,80 +2839,162 @@ static ConstValue *fold_numpy_array(Sema *s, Node *n) {
     return c;
 }
 
-/* A module name whose value was refused: its uses stay silent. */
-static void bind_silent_error(Sema *s, Node *target) {
-    Sym *sym = new_sym(s, SYM_ENTITY, target->name, target->span);
-    sym->ty = &ty_error;
-    bind_global(s, target->name, sym);
+/* Adds an array constant to the unit's, which stay in source order
+ * whenever each is first read. */
+static void add_array_constant(Sema *s, ConstValue *c) {
+    Unit *u = s->unit;
+    ConstValue **grown = ARENA_ARRAY(s->arena, ConstValue *, u->array_count + 1);
+    int k = 0;
+    for (int i = 0; i < u->array_count; i++) {
+        Span other = u->arrays[i]->at;
+        if (k == i && (other.file > c->at.file || (other.file == c->at.file && other.begin > c->at.begin))) grown[k++] = c;
+        grown[k++] = u->arrays[i];
+    }
+    if (k == u->array_count) grown[k++] = c;
+    u->array_count = k;
+    u->arrays = grown;
 }
 
-static void define_constant(Sema *s, Node *n) {
-    Node *target = n->item_len == 1 ? n->items[0] : NULL;
-    if (!target || target->kind != ND_NAME) {
-        sema_error(s, n->span, "module-level assignments must bind one name to a constant");
-        return;
+/* A module constant's value, evaluated when something first reads it (sym
+ * pending): a -D override, or the value assigned, folded; a NumPy array
+ * constant; or an alias of a Numba name (f32 = numba.float32). sym becomes
+ * what it holds, or after an error one whose uses stay silent. The value
+ * sees the module names bound before the assignment, as when Python runs
+ * the module. */
+static void evaluate_constant(Sema *s, Sym *sym) {
+    Node *n = sym->pending, *value = n->rhs;
+    int unpacked = sym->unpacked;
+    sym->pending = NULL;
+    sym->kind = SYM_ENTITY; /* an error, until the value is known */
+    sym->ty = &ty_error;
+    Sema outer = *s;
+    s->globals = sym->home;
+    s->locals = NULL;
+    s->fn = NULL;
+    s->quiet = false;
+    s->in_signature = false;
+    s->loop_depth = 0;
+    s->before = sym->order;
+    const Define *d = find_define(s->unit->opts, sym->name);
+    ConstValue *c = d ? override_value(s, d, n->span) : NULL;
+    bool overridden = c != NULL;
+    int count = unpacked ? n->items[0]->item_len : 0;
+    if (!c && unpacked && value->kind == ND_TUPLE && value->item_len == count) {
+        value = value->items[unpacked - 1]; /* W, H = 16, 8: each its own */
+        unpacked = 0;
     }
-    if (n->rhs->kind == ND_LIST) {
-        sema_error(s, n->rhs->span, "module-level values must be compile-time constants (ints, floats, bools, tuples of them)");
-        bind_silent_error(s, target);
-        return;
+    if (!c && value->kind == ND_LIST) {
+        sema_error(s, value->span, "module-level values must be compile-time constants (ints, floats, bools, tuples of them)");
+        goto done;
     }
-    s->fold_error = NULL;
-    ConstValue *c = fold(s, n->rhs);
-    if (!c && s->fold_error) {
-        sema_error(s, n->rhs->span, "%s in the value of module constant '%s'", s->fold_error, target->name);
-        bind_silent_error(s, target);
-        return;
-    }
-    if (!c && n->rhs->kind == ND_CALL) {
-        int errors = s->diag->error_count;
-        c = fold_numpy_array(s, n->rhs);
-        if (!c && s->diag->error_count != errors) return;
-        if (c) {
-            c->name = target->name;
-            Unit *u = s->unit;
-            ConstValue **grown = ARENA_ARRAY(s->arena, ConstValue *, u->array_count + 1);
-            if (u->array_count) memcpy(grown, u->arrays, sizeof(ConstValue *) * (size_t)u->array_count);
-            grown[u->array_count++] = c;
-            u->arrays = grown;
+    if (!c) {
+        s->fold_error = NULL;
+        c = fold(s, value);
+        if (!c && s->fold_error) {
+            sema_error(s, value->span, "%s in the value of module constant '%s'", s->fold_error, sym->name);
+            goto done;
         }
     }
-    const Define *d = find_define(s->unit->opts, target->name);
-    ConstValue *overridden = d ? override_value(s, d, n->span) : NULL;
-    if (overridden) c = overridden; /* else said once: the source's value stands, so uses stay silent */
+    if (!c && value->kind == ND_CALL) {
+        int errors = s->diag->error_count;
+        c = fold_numpy_array(s, value);
+        if (!c && s->diag->error_count != errors) goto done;
+        if (c) {
+            c->name = sym->name;
+            c->at = n->span;
+            add_array_constant(s, c);
+        }
+    }
     if (!c) {
-        Type *t = type_expr(s, n->rhs);
+        Type *t = type_expr(s, value);
         if (t->kind == TY_ENTITY || t->kind == TY_DTYPE) { /* an alias: f32 = numba.float32 */
-            Sym *sym = new_sym(s, SYM_ENTITY, target->name, target->span);
             sym->ty = t;
             sym->entity = t->kind == TY_ENTITY ? t->entity : NULL;
-            bind_global(s, target->name, sym);
-            return;
+        } else if (t->kind != TY_ERROR) {
+            sema_error(s, value->span, "module-level values must be compile-time constants (ints, floats, bools, tuples of them)");
         }
-        if (t->kind != TY_ERROR)
-            sema_error(s, n->rhs->span, "module-level values must be compile-time constants (ints, floats, bools, tuples of them)");
-        bind_silent_error(s, target);
-        return;
+        goto done;
     }
-    Sym *sym = new_sym(s, SYM_CONST, target->name, target->span);
+    if (unpacked && !overridden) {
+        if (c->ty->kind != TY_TUPLE || c->elem_count != count) {
+            sema_error(s, value->span, "the value of '%s' unpacks into %d names but is not a tuple of %d", sym->name, count, count);
+            goto done;
+        }
+        c = c->elems[unpacked - 1];
+    }
+    sym->kind = SYM_CONST;
     sym->value = c;
     sym->ty = c->ty;
+done:
+    *s = outer;
+}
+
+static Sym *resolve(Sema *s, Sym *sym) {
+    if (sym && sym->pending) evaluate_constant(s, sym);
+    return sym;
+}
+
+/* NAME = value (or A = B = value, or NAME: T = value): each name a module
+ * constant, evaluated only if something reads it. */
+static void declare_name(Sema *s, Node *n, Node *target, int unpacked) {
+    Sym *sym = new_sym(s, SYM_CONST, target->name, target->span);
+    sym->pending = n;
+    sym->unpacked = unpacked;
+    sym->home = s->globals;
     target->sym = sym;
     bind_global(s, target->name, sym);
 }
 
-static bool is_main_guard(const Node *n) {
-    return n->kind == ND_IF && n->cond->kind == ND_COMPARE && n->cond->item_len == 2 &&
-           n->cond->items[0]->kind == ND_NAME && strcmp(n->cond->items[0]->name, "__name__") == 0;
+/* NAME = value, A = B = value, W, H = 16, 8, NAME: T = value, NAME += value:
+ * each name a module constant, evaluated only if something reads it. */
+static void declare_constant(Sema *s, Node *n) {
+    if (n->kind == ND_AUGASSIGN) { /* N += 1 is N = N + 1, N the binding before */
+        Node *value = node_new(s->arena, ND_BINOP, n->span);
+        value->op = n->op;
+        value->lhs = node_clone(s->arena, n->lhs);
+        value->rhs = n->rhs;
+        Node *assign = node_new(s->arena, ND_ASSIGN, n->span);
+        assign->items = ARENA_ARRAY(s->arena, Node *, 1);
+        assign->items[0] = n->lhs;
+        assign->item_len = 1;
+        assign->rhs = value;
+        n = assign;
+    }
+    if (n->kind == ND_ANNASSIGN) {
+        declare_name(s, n, n->lhs, 0);
+        return;
+    }
+    for (int i = 0; i < n->item_len; i++) {
+        Node *t = n->items[i];
+        if (t->kind == ND_NAME) declare_name(s, n, t, 0);
+        else
+            for (int k = 0; k < t->item_len; k++) declare_name(s, n, t->items[k], k + 1);
+    }
+}
+
+/* Host code: its names are the host's; -v says what was skipped. */
+static void declare_host(Sema *s, Node *n) {
+    const char *what = n->name;
+    if (!strcmp(what, "assignment") && n->item_len) {
+        char names[200] = "";
+        for (int i = 0; i < n->item_len; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", n->items[i]->name);
+        what = arena_printf(s->arena, "assignment to %s", names);
+    }
+    note_skipped(s, n->span, what);
+    for (int i = 0; i < n->item_len; i++) bind_host(s, n->items[i]->name, n->items[i]->span, n, NULL);
 }
 
 static void check_defines_exist(Sema *s) {
     const Options *o = s->unit->opts;
     for (int i = 0; o && i < o->define_count; i++) {
         Sym *sym = scope_find(s->globals, o->defines[i].name);
-        if (!sym || sym->kind != SYM_CONST)
-            diag_plain(s->diag, DIAG_ERROR, "-D%s: '%s' is not a module constant of %s", o->defines[i].name,
-                       o->defines[i].name, o->input);
+        if (sym && (sym->pending || sym->kind == SYM_CONST)) {
+            resolve(s, sym); /* the value given is checked, read or not */
+            continue;
+        }
+        diag_plain(s->diag, DIAG_ERROR, "-D%s: '%s' is not a module constant of %s", o->defines[i].name,
+                   o->defines[i].name, o->input);
     }
 }
 
@@ -2752,27 +3004,217 @@ static void module_statement(Sema *s, Node *n, Vec *funcs) {
         for (int i = 0; i < n->item_len; i++) import_module(s, n->items[i]);
         return;
     case ND_IMPORT_FROM: import_from(s, n); return;
-    case ND_ASSIGN: define_constant(s, n); return;
+    case ND_ASSIGN: case ND_ANNASSIGN: case ND_AUGASSIGN: declare_constant(s, n); return;
     case ND_FUNCDEF: {
         FuncInfo *f = declare_function(s, n);
         bind_global(s, n->name, f->sym);
         vec_push(s->arena, funcs, f);
         return;
     }
-    case ND_EXPR_STMT:
-        if (n->rhs->kind == ND_STR) return; /* docstring */
-        break;
-    case ND_IF:
-        if (is_main_guard(n)) return; /* host code for running under Python */
-        break;
-    case ND_PASS: return;
-    default: break;
+    case ND_HOST: declare_host(s, n); return;
+    case ND_EXPR_STMT: case ND_PASS: return; /* a docstring */
+    default: ice("a %s at module level", node_kind_name(n->kind));
     }
-    sema_error(s, n->span, "only imports, constants and functions may appear at module level");
+}
+
+/* -v: the module's constants that nothing read, skipped as host code is. */
+static void note_unread_constants(Sema *s, const Node *module) {
+    for (int i = 0; i < module->body_len; i++) {
+        const Node *n = module->body[i];
+        if (n->kind != ND_ASSIGN && n->kind != ND_ANNASSIGN && n->kind != ND_AUGASSIGN) continue;
+        Vec names_read = {0};
+        if (n->kind == ND_ASSIGN)
+            for (int k = 0; k < n->item_len; k++) {
+                Node *t = n->items[k];
+                if (t->kind == ND_NAME) vec_push(s->arena, &names_read, t);
+                for (int j = 0; t->kind == ND_TUPLE && j < t->item_len; j++) vec_push(s->arena, &names_read, t->items[j]);
+            }
+        else
+            vec_push(s->arena, &names_read, n->lhs);
+        char names[200] = "";
+        bool unread = true;
+        for (int k = 0; k < names_read.len && unread; k++) {
+            Node *t = names_read.items[k];
+            unread = t->sym && t->sym->pending;
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", t->name);
+        }
+        if (unread) note_skipped(s, n->span, arena_printf(s->arena, "assignment to %s (no kernel reads it)", names));
+    }
+}
+
+static int by_place(const void *a, const void *b) {
+    const Skipped *x = a, *y = b;
+    if (x->where.file != y->where.file) return x->where.file < y->where.file ? -1 : 1;
+    return x->where.begin < y->where.begin ? -1 : x->where.begin > y->where.begin;
 }
 
 static void declare_module(Sema *s, Node *module, Vec *funcs) {
     for (int i = 0; i < module->body_len; i++) module_statement(s, module->body[i], funcs);
+}
+
+/* ---- --sig: a kernel's types from the command line --------------------------------- */
+
+/* An error of a --sig, the command line's: pykc then exits with status 2. */
+static void sig_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
+static void sig_error(Sema *s, Span where, const char *fmt, ...) {
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    sema_error(s, where, "%s", text);
+    s->unit->usage_error = true;
+}
+
+/* The module's kernel nearest to name, for "did you mean". */
+static const char *nearest_kernel(Sema *s, const char *name) {
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; i < s->unit->func_count; i++) {
+        FuncInfo *f = s->unit->funcs[i];
+        if (f->imported || f->generic) continue;
+        int d = edit_distance(name, f->def->name);
+        if (d < best_d) best_d = d, best = f->def->name;
+    }
+    return best;
+}
+
+/* Reads each --sig, NAME(type, ...), and gives it to the function NAME of
+ * the input, which its decorators will say is a kernel (prepare_function). */
+static void read_signatures(Sema *s) {
+    const Options *o = s->unit->opts;
+    for (int i = 0; o && i < o->sig_count; i++) {
+        int errors = s->diag->error_count;
+        int file = diag_add_source(s->diag, "<--sig>", o->sigs[i], strlen(o->sigs[i]));
+        TokenArray toks = lex_file(s->arena, s->diag, file);
+        Node *call = parse_expression(s->arena, s->diag, file, &toks);
+        if (s->diag->error_count != errors) {
+            s->unit->usage_error = true;
+            continue;
+        }
+        if (call->kind != ND_CALL || call->func->kind != ND_NAME || call->kwarg_len) {
+            sig_error(s, call->span, "a --sig is written NAME(type, ...), as in --sig 'vadd(float32[::1], float32[::1], int64)'");
+            continue;
+        }
+        Sym *sym = scope_find(s->globals, call->func->name);
+        if (!sym || sym->kind != SYM_FUNC || sym->func->imported) {
+            const char *hint = nearest_kernel(s, call->func->name);
+            bool host = sym && sym->kind == SYM_HOST && sym->host && sym->host->lhs && sym->host->lhs->kind == ND_FUNCDEF;
+            sig_error(s, call->func->span, "--sig names '%s', %s%s%s%s", call->func->name,
+                      host ? "a function without @cuda.jit, not a kernel" : "which is no kernel of ",
+                      host ? "" : o->input, hint ? "; did you mean " : "", hint ? arena_printf(s->arena, "'%s'?", hint) : "");
+            continue;
+        }
+        FuncInfo *f = sym->func;
+        Node **grown = ARENA_ARRAY(s->arena, Node *, f->sig_count + 1);
+        if (f->sig_count) memcpy(grown, f->sigs, sizeof(Node *) * (size_t)f->sig_count);
+        grown[f->sig_count++] = call;
+        f->sigs = grown;
+    }
+}
+
+/* Adds sp to the unit's functions after those at index `after`. */
+static void insert_function(Unit *u, Arena *a, int after, FuncInfo *sp) {
+    FuncInfo **funcs = ARENA_ARRAY(a, FuncInfo *, u->func_count + 1);
+    memcpy(funcs, u->funcs, sizeof(FuncInfo *) * (size_t)(after + 1));
+    funcs[after + 1] = sp;
+    memcpy(funcs + after + 2, u->funcs + after + 1, sizeof(FuncInfo *) * (size_t)(u->func_count - after - 1));
+    u->func_count++;
+    u->funcs = funcs;
+}
+
+/* Kernel f's specialisation for the types of its index-th --sig: a copy
+ * typed with them, whose entry is NAME for the first, NAME__<digest of the
+ * types> for the others (the manifest's name stays NAME). */
+static void specialise_kernel(Sema *s, FuncInfo *f, int index) {
+    Node *sig = f->sigs[index];
+    if (sig->item_len != f->param_count) {
+        char names[256] = "";
+        for (int i = 0; i < f->param_count; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", f->params[i]->name);
+        sig_error(s, sig->span, "--sig gives %d type%s, but kernel '%s' takes %d parameter%s (%s)", sig->item_len,
+                  sig->item_len == 1 ? "" : "s", f->def->name, f->param_count, f->param_count == 1 ? "" : "s", names);
+        return;
+    }
+    Type **types = ARENA_ARRAY(s->arena, Type *, f->param_count ? f->param_count : 1);
+    int errors = s->diag->error_count;
+    s->in_signature = true;
+    for (int i = 0; i < sig->item_len; i++) {
+        types[i] = annotation_type(s, sig->items[i]);
+        if (types[i]->kind != TY_ERROR && !is_value(types[i]))
+            sema_error(s, sig->items[i]->span, "a parameter cannot be %s", sema_type_name(s, types[i]));
+    }
+    s->in_signature = false;
+    if (s->diag->error_count != errors) {
+        s->unit->usage_error = true;
+        return;
+    }
+    char text[512] = "";
+    for (int i = 0; i < f->param_count; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? ", " : "", type_name(s->arena, types[i]));
+    for (int k = 0; k < f->spec_count; k++) {
+        bool same = true;
+        for (int i = 0; i < f->param_count && same; i++) same = type_equal(f->specs[k]->params[i]->ty, types[i]);
+        if (same) {
+            sig_error(s, sig->span, "this --sig gives kernel '%s' the types of an earlier one (%s)", f->def->name, text);
+            return;
+        }
+    }
+    char digest[25];
+    digest_fnv1a64(text, strlen(text), digest);
+    FuncInfo *sp = declare_function(s, node_clone(s->arena, f->def));
+    const char *entry = f->spec_count == 0 ? f->def->name : arena_printf(s->arena, "%s__%.8s", f->def->name, digest + 8);
+    Sym *clash = scope_find(s->globals, entry);
+    if (f->spec_count && clash) {
+        sig_error(s, sig->span, "the entry name '%s' for this --sig is the name of another function of the module", entry);
+        return;
+    }
+    sp->def->name = sp->sym->name = entry;
+    sp->prepared = true; /* its decorators were read on f */
+    sp->generic = f;
+    sp->sig = sig;
+    sp->globals = f->globals;
+    sp->is_kernel = true;
+    copy_decorations(sp, f);
+    sp->ret = &ty_none;
+    for (int i = 0; i < f->param_count; i++) sp->params[i]->ty = types[i];
+    FuncInfo **specs = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
+    if (f->spec_count) memcpy(specs, f->specs, sizeof(FuncInfo *) * (size_t)f->spec_count);
+    specs[f->spec_count++] = sp;
+    f->specs = specs;
+    Unit *u = s->unit;
+    int at = 0;
+    while (at < u->func_count && u->funcs[at] != f) at++;
+    insert_function(u, s->arena, at + f->spec_count - 1, sp);
+}
+
+/* A kernel given --sig: if it has no types of its own, one specialisation
+ * a --sig; the kernel itself, typeless, is none. False if --sig does not
+ * apply (then said why). */
+static bool apply_signatures(Sema *s, FuncInfo *f) {
+    if (!f->is_kernel) {
+        sig_error(s, f->sigs[0]->func->span, "--sig names '%s', a device function: it is typed for the arguments of each call",
+                  f->def->name);
+        return false;
+    }
+    const char *why = f->has_signature ? "its @cuda.jit signature" : NULL;
+    for (int i = 0; i < f->param_count && !why; i++)
+        if (f->def->items[i]->annotation) why = arena_printf(s->arena, "the annotation of '%s'", f->params[i]->name);
+    if (why) {
+        int errors = s->diag->error_count;
+        sig_error(s, f->sigs[0]->func->span, "--sig names kernel '%s', which has types already (%s); --sig is for kernels without them",
+                  f->def->name, why);
+        if (s->diag->error_count != errors) diag_note(s->diag, f->def->span, "'%s' is defined here", f->def->name);
+        return false;
+    }
+    for (int i = 0; i < f->param_count; i++)
+        if (f->def->items[i]->rhs) sema_error(s, f->def->items[i]->rhs->span, "default parameter values are not supported yet");
+    f->abstract = true; /* its specialisations are the kernels */
+    f->typed = true;
+    f->ret = &ty_none;
+    for (int i = 0; i < f->param_count; i++) f->params[i]->ty = &ty_error;
+    for (int i = 0; i < f->sig_count; i++) specialise_kernel(s, f, i);
+    return true;
 }
 
 /* Reads f's decorators and parameter types, at module level, once: just
@@ -2794,7 +3236,7 @@ static void prepare_function(Sema *s, FuncInfo *f) {
         /* a decorator that is not cuda.jit was reported as such */
         if (!f->def->decorator_len) sema_error(s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
         f->abstract = true;
-    } else {
+    } else if (!f->sig_count || !apply_signatures(s, f)) {
         type_parameters(s, f);
     }
     *s = outer;
@@ -2823,14 +3265,21 @@ bool sema_module(Unit *u) {
     declare_module(&s, u->module, &funcs);
     check_defines_exist(&s);
     prepare_functions(&s, (FuncInfo **)funcs.items, funcs.len, false);
+    read_signatures(&s);
     int kernels = 0;
     for (int i = 0; i < u->func_count; i++) {
-        prepare_function(&s, u->funcs[i]);
-        type_function(&s, u->funcs[i]);
-        kernels += u->funcs[i]->is_kernel && !u->funcs[i]->imported;
+        FuncInfo *f = u->funcs[i];
+        prepare_function(&s, f);
+        int before = u->diag->error_count;
+        type_function(&s, f);
+        if (f->sig && u->diag->error_count != before && !u->diag->stop)
+            diag_note(u->diag, f->sig->span, "kernel '%s' is typed for this --sig", f->generic->def->name);
+        kernels += f->is_kernel && !f->imported;
     }
     if (kernels == 0 && u->diag->error_count == errors)
         diag_warning(u->diag, (Span){u->module->span.file, 0, 0}, "module defines no kernel");
+    note_unread_constants(&s, u->module);
+    if (u->skipped_count > 1) qsort(u->skipped, (size_t)u->skipped_count, sizeof *u->skipped, by_place);
     diag_release_all(u->diag);
     return u->diag->error_count == errors;
 }
@@ -2844,7 +3293,7 @@ static int by_name(const void *a, const void *b) {
 void sema_dump_types(FILE *out, const Unit *u) {
     for (int i = 0; i < u->func_count; i++) {
         FuncInfo *f = u->funcs[i];
-        if (f->generic || f->abstract || f->imported) continue;
+        if ((f->generic && !f->is_kernel) || f->abstract || f->imported) continue; /* a kernel's --sig copies: each */
         fprintf(out, "%s -> %s%s\n", f->def->name, type_name(u->arena, f->ret ? f->ret : &ty_none),
                 f->is_kernel ? "" : "  [device]");
         int n = f->local_count + f->param_count;

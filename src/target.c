@@ -28,6 +28,14 @@ const char *target_default_arch(const Target *t) { return t->default_arch; }
 
 bool target_check_arch(const Target *t, const char *arch, Diag *d) { return t->check_arch(arch, d); }
 
+void target_describe(const Target *t, FILE *out, const char *libdevice) {
+    unsigned major, minor, patch;
+    LLVMGetVersion(&major, &minor, &patch);
+    fprintf(out, "LLVM %u.%u.%u\n", major, minor, patch);
+    fprintf(out, "target: %s%s, default arch %s\n", t->name, t == targets[0] ? " (the default)" : "", t->default_arch);
+    t->describe(out, libdevice);
+}
+
 IrModule *ir_module_new(const TargetConfig *cfg, const char *name, Diag *d) {
     IrModule *m = calloc(1, sizeof *m);
     if (!m) ice("out of memory making a module");

@@ -16,6 +16,18 @@ bindir = lit_config.params.get("llvm_bindir")
 if not pykc or not bindir:
     lit_config.fatal("run through `make test-lit`: pykc and llvm_bindir are lit parameters")
 config.substitutions.append(("%pykc", pykc))
+# The LLVM that pykc was built with decides which archs it knows: tests of
+# the newer ones say `REQUIRES: llvm-21` (LLVM 21 or newer) or
+# `UNSUPPORTED: llvm-21`, read from `pykc --version`.
+import re
+import subprocess
+try:
+    version = subprocess.run([pykc, "--version"], capture_output=True, text=True).stdout
+    llvm_major = int(re.search(r"^LLVM (\d+)", version, re.M).group(1))
+except (OSError, AttributeError):
+    lit_config.fatal(f"{pykc} --version names no LLVM")
+for v in range(19, llvm_major + 1):
+    config.available_features.add(f"llvm-{v}")
 # lit's builtin `not` counts a crash (death by a signal) as a failure and so
 # as success; LLVM's `not` binary does not: `%not %pykc` passes only when
 # pykc exits with an error status of its own.

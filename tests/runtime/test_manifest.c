@@ -205,9 +205,9 @@ static const struct {
     {HEAD KERNEL(P_ARRAY, PTX_X) "    shared_dynamic: maybe\n", PYKRT_ERROR_MANIFEST,
      "'shared_dynamic' must be true or false, not 'maybe'"},
     {HEAD KERNEL(P_ARRAY, PTX_X) "    shared_static: -4\n", PYKRT_ERROR_MANIFEST, "'shared_static' is -4"},
-    {HEAD "kernels:\n  - {name: k, entry: a, params: [], ptx_params: []}\n"
-          "  - {name: k, entry: b, params: [], ptx_params: []}\n",
-     PYKRT_ERROR_MANIFEST, "two kernels named 'k'"},
+    {HEAD "kernels:\n  - {name: a, entry: k, params: [], ptx_params: []}\n"
+          "  - {name: b, entry: k, params: [], ptx_params: []}\n",
+     PYKRT_ERROR_MANIFEST, "two kernels with the entry 'k'"},
     {HEAD "kernels:\n  - {name: a, entry: a, params: &p [], ptx_params: []}\n"
           "  - {name: b, entry: b, params: *p, ptx_params: []}\n",
      PYKRT_ERROR_MANIFEST, "t.yaml:5:33: YAML anchors and aliases are not supported"},

@@ -64,6 +64,55 @@ static void test_load_vadd(void)
     ASSERT_OK(pykrt_module_unload(m));
 }
 
+/* Several entries of one name, a kernel's --sig specialisations (pykc
+ * fixtures/specs.pyk): pykrt_kernel_get gives the first, and
+ * pykrt_kernel_get_for_args the one whose parameters take the arguments,
+ * a C-layout one before an A-layout one where both do. */
+static void test_kernel_for_args(void)
+{
+    pykrt_module *m;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("specs.yaml"), &m));
+    pykrt_kernel *first, *k;
+    pykrt_kernel_info ki;
+    ASSERT_OK(pykrt_kernel_get(m, "scale", &first));
+    ASSERT_OK(pykrt_kernel_describe(first, &ki));
+    ASSERT_STR("scale", ki.entry);
+
+    pykrt_array c32 = {.data = 0x1000, .dtype = PYKRT_FLOAT32, .ndim = 1, .shape = {8}, .strides = {4}};
+    pykrt_array strided32 = {.data = 0x1000, .dtype = PYKRT_FLOAT32, .ndim = 1, .shape = {8}, .strides = {8}};
+    pykrt_array c64 = {.data = 0x1000, .dtype = PYKRT_FLOAT64, .ndim = 1, .shape = {8}, .strides = {8}};
+    pykrt_array i32 = {.data = 0x1000, .dtype = PYKRT_INT32, .ndim = 1, .shape = {8}, .strides = {4}};
+    float f = 2;
+    double d = 2;
+    pykrt_arg args[2] = {pykrt_arg_array(&c32), pykrt_arg_float32(f)};
+    ASSERT_OK(pykrt_kernel_get_for_args(m, "scale", args, 2, &k));
+    ASSERT(k == first);
+    args[0] = pykrt_arg_array(&strided32);
+    ASSERT_OK(pykrt_kernel_get_for_args(m, "scale", args, 2, &k));
+    ASSERT_OK(pykrt_kernel_describe(k, &ki));
+    ASSERT_STR("scale", ki.name);
+    ASSERT_CONTAINS(ki.entry, "scale__");
+    pykrt_launch_config cfg = {{1, 1, 1}, {32, 1, 1}, 0, NULL};
+    ASSERT_OK(pykrt_launch(k, &cfg, args, 2));
+    pykrt_arg wide[2] = {pykrt_arg_array(&c64), pykrt_arg_float64(d)};
+    pykrt_kernel *k64;
+    ASSERT_OK(pykrt_kernel_get_for_args(m, "scale", wide, 2, &k64));
+    ASSERT(k64 != k && k64 != first);
+    ASSERT_OK(pykrt_launch(k64, &cfg, wide, 2));
+
+    /* None fits: each entry says what it takes. */
+    args[0] = pykrt_arg_array(&i32);
+    k = (pykrt_kernel *)1;
+    ASSERT_ERR(PYKRT_ERROR_NOT_FOUND, pykrt_kernel_get_for_args(m, "scale", args, 2, &k),
+               "no kernel 'scale' takes these 2 arguments; it has scale(float32[::1], float32), scale(float64[:], "
+               "float64), scale(float32[:], float32)");
+    ASSERT(k == NULL);
+    ASSERT_ERR(PYKRT_ERROR_NOT_FOUND, pykrt_kernel_get_for_args(m, "scale", args, 1, &k), "takes these 1 arguments");
+    ASSERT_ERR(PYKRT_ERROR_NOT_FOUND, pykrt_kernel_get_for_args(m, "scal", args, 2, &k), "no kernel 'scal'");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_kernel_get_for_args(m, "scale", NULL, 2, &k), "args is NULL");
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
 static void test_kernel_not_found(void)
 {
     pykrt_module *m;
@@ -423,6 +472,7 @@ static void test_module_load_driver_error(void)
 const t_case module_tests[] = {
     T(test_load_vadd),
     T(test_kernel_not_found),
+    T(test_kernel_for_args),
     T(test_arch_choice),
     T(test_arch_variants),
     T(test_load_memory),

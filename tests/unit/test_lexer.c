@@ -118,7 +118,7 @@ static void test_strings(void) {
     ASSERT(l->t.tokens[2].line == 1 && l->t.tokens[4].line == 3 && l->t.tokens[4].col == 7);
     done(l);
 
-    const char *bad[] = {"'abc", "'''abc", "'\\xZZ'", "b'\xc3\xa9'", "'\\N{DASH}'", "'\xff'", "\"a\nb\""};
+    const char *bad[] = {"'abc", "'''abc", "'\\xZZ'", "b'\xc3\xa9'", "'\\N{DASH'", "'\xff'", "\"a\nb\""};
     int errors[] = {1, 1, 1, 1, 1, 1, 2};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         l = lex_str(bad[i]);
@@ -251,10 +251,11 @@ static void test_errors(void) {
     l = lex_str("x = 1 \\");
     ASSERT(l->diag.error_count == 1);
     done(l);
-    /* A non-ASCII name is one error and one NAME; a non-ASCII symbol is an
-     * invalid character. */
+    /* A non-ASCII name is one NAME, marked (host code may use it, a kernel
+     * not); a non-ASCII symbol is an invalid character. */
     l = lex_str("caf\xc3\xa9 = 1 \xc3\x97 2\n");
-    ASSERT(l->diag.error_count == 2 && strcmp(kinds(l), "N = I ERR I NL EOF") == 0);
+    ASSERT(l->diag.error_count == 1 && strcmp(kinds(l), "N = I ERR I NL EOF") == 0);
+    ASSERT(l->t.tokens[0].non_ascii && !l->t.tokens[2].non_ascii);
     done(l);
     /* Invalid UTF-8 in a comment. */
     l = lex_str("x = 1  # \xff\n");
@@ -272,6 +273,32 @@ static void test_errors(void) {
     done(l);
 }
 
+/* f-strings as Python 3.12 reads them: each field's expression lexed into
+ * tokens of its own, nested quotes and specs included; a broken field is
+ * one error. */
+static void test_fstrings(void) {
+    Lexed *l = lex_str("f'{a + 1}{{x}} {b!r:>{w}} {c=}' + f\"{d[\"k\"]}\"\n");
+    ASSERT(l->diag.error_count == 0);
+    ASSERT_STR("f-string + f-string NL EOF", kinds(l));
+    const Token *t = &l->t.tokens[0];
+    ASSERT(t->v.s.field_count == 4);
+    ASSERT(t->v.s.fields[0].count == 5 && t->v.s.fields[0].tokens[1].kind == TK_PLUS); /* a + 1 NEWLINE EOF */
+    ASSERT(t->v.s.fields[1].tokens[0].kind == TK_NAME && t->v.s.fields[1].tokens[1].kind == TK_NEWLINE);
+    ASSERT(t->v.s.fields[2].tokens[0].col == 23); /* w, in the spec */
+    ASSERT(l->t.tokens[2].v.s.field_count == 1 && l->t.tokens[2].v.s.fields[0].tokens[2].kind == TK_STRING);
+    done(l);
+    /* A field over lines of a triple-quoted f-string keeps its lines. */
+    l = lex_str("f'''{\n  x}'''\n");
+    ASSERT(l->diag.error_count == 0 && l->t.tokens[0].v.s.fields[0].tokens[0].line == 2);
+    done(l);
+    const char *bad[] = {"f'{x'\n", "f'{}'\n", "f'}'\n", "f'{x!z}'\n", "f'{a)}'\n", "f'''{x'''\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        l = lex_str(bad[i]);
+        ASSERT(l->diag.error_count == 1);
+        done(l);
+    }
+}
+
 void test_lexer(void) {
     sink = fopen("/dev/null", "w");
     test_numbers();
@@ -280,5 +307,6 @@ void test_lexer(void) {
     test_lines();
     test_operators();
     test_errors();
+    test_fstrings();
     fclose(sink);
 }

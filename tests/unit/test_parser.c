@@ -258,9 +258,11 @@ static void test_statements(void) {
     ASSERT(k->body[3]->op == OP_ADD && k->body[4]->op == OP_SUB);
     done(p);
 
-    /* Chained assignment: every target, in order. */
+    /* Chained assignment: every target, in order (host code at module
+     * level, as it assigns more than names: the Host node keeps it). */
     p = parse_str("a = b[0] = c.d = 1\n");
-    ASSERT(p->module->body[0]->item_len == 3 && p->module->body[0]->items[2]->kind == ND_ATTR);
+    Node *chain = p->module->body[0]->lhs;
+    ASSERT(p->module->body[0]->kind == ND_HOST && chain->item_len == 3 && chain->items[2]->kind == ND_ATTR);
     done(p);
 }
 
@@ -290,8 +292,8 @@ static void test_recovery(void) {
                           "for i in range(3)\n"
                           "    break\n"
                           "w = 3\n");
-    ASSERT(p->diag.error_count == 4);
-    ASSERT(p->module->body_len == 2);
+    ASSERT(p->diag.error_count == 3); /* the comprehension is host code's */
+    ASSERT(p->module->body_len == 3);
     done(p);
 
     /* The error limit ends the parse. */
@@ -304,6 +306,55 @@ static void test_recovery(void) {
     /* A lexical error makes one message, not a second from the parser. */
     p = parse_str("x = 1 $ 2\ny = (\n");
     ASSERT(p->diag.error_count == 2);
+    done(p);
+}
+
+/* Host code: each top-level statement outside the kernel language is one
+ * Host node saying what it was, over the module names it binds; imports,
+ * constants and @cuda.jit functions (as the imports name cuda.jit) stay. */
+static void test_host_code(void) {
+    Parsed *p = parse_str("import numba as nb\n"
+                          "from numba.cuda import jit as j\n"
+                          "N = 4\n"
+                          "W, H = 16, 8\n"
+                          "@nb.cuda.jit\n"
+                          "def k1(a):\n"
+                          "    a[0] = N\n"
+                          "@j(device=True)\n"
+                          "def d(x):\n"
+                          "    return x\n"
+                          "@nb.jit\n"
+                          "def cpu(x):\n"
+                          "    return [y for y in x]\n"
+                          "data = {i: f'{i!r}' for i in range(N)}\n"
+                          "k1[1, 32](data)\n"
+                          "if __name__ == '__main__':\n"
+                          "    with open('f') as fh:\n"
+                          "        res = fh.read()\n"
+                          "class C:\n"
+                          "    def m(self, *a, **k): return lambda: (yield)\n");
+    ASSERT(p->diag.error_count == 0);
+    Node **b = p->module->body;
+    ASSERT(p->module->body_len == 11 && b[10]->kind == ND_HOST);
+    ASSERT(b[0]->kind == ND_IMPORT && b[1]->kind == ND_IMPORT_FROM && b[2]->kind == ND_ASSIGN && b[3]->kind == ND_ASSIGN);
+    ASSERT(b[4]->kind == ND_FUNCDEF && b[5]->kind == ND_FUNCDEF);
+    ASSERT(b[6]->kind == ND_HOST && !strcmp(b[6]->name, "function 'cpu'") && b[6]->lhs->kind == ND_FUNCDEF);
+    ASSERT(b[7]->kind == ND_HOST && !strcmp(b[7]->name, "assignment") && b[7]->item_len == 1);
+    ASSERT(b[8]->kind == ND_HOST && !strcmp(b[8]->name, "launch of k1") && b[8]->item_len == 0);
+    ASSERT(b[9]->kind == ND_HOST && b[9]->item_len == 2 && !strcmp(b[9]->items[1]->name, "res"));
+    done(p);
+    /* In a kernel the same constructs are refused, each at its place. */
+    p = parse_str("from numba import cuda\n"
+                  "@cuda.jit\n"
+                  "def k(a):\n"
+                  "    b = [x for x in a]\n"
+                  "    c = f'{a}'\n"
+                  "    d = lambda: 0\n");
+    ASSERT(p->diag.error_count == 3);
+    done(p);
+    /* Real syntax errors in host code are still errors. */
+    p = parse_str("print(f'{x!z}')\ndef f(:\n    pass\nx = [1, 2\n");
+    ASSERT(p->diag.error_count == 3);
     done(p);
 }
 
@@ -344,6 +395,7 @@ void test_parser(void) {
     test_statements();
     test_spans();
     test_recovery();
+    test_host_code();
     test_limits();
     fclose(sink);
 }
