@@ -827,7 +827,8 @@ struct FuncInfo {
     Node **sigs;             /* a kernel without types: the --sig given for
                                 it, each a Call (NAME(types...)) */
     int sig_count;
-    Node *sig;               /* a kernel's specialisation: its --sig */
+    bool sigs_from_decorator; /* sigs: @cuda.jit([...]), not --sig */
+    Node *sig;               /* a kernel's specialisation: its signature */
     long shared_static;      /* bytes of static shared arrays */
     bool shared_dynamic;
     struct CfgBlock **blocks; /* ssa.c: the body's blocks, entry first */

@@ -2106,37 +2106,56 @@ static bool is_blank(const char *text, size_t len) {
     return true;
 }
 
-static bool apply_signature(Sema *s, FuncInfo *f, Node *str) {
-    if (is_blank(str->v.s.data, str->v.s.len)) {
-        sema_error(s, str->span, "a signature is written \"rettype(argtype, ...)\"");
-        return false;
+/* A signature as numba-cuda takes one: a string, "void(float32[:])" or
+ * "(float32[:],)", parsed as the Python expression it is, or that
+ * expression written in the decorator (a signature object). The result is
+ * a Call of the return type (func NULL where only argument types are
+ * given); NULL after an error. */
+static Node *signature_call(Sema *s, Node *sig) {
+    Node *e = sig;
+    if (sig->kind == ND_STR) {
+        if (is_blank(sig->v.s.data, sig->v.s.len)) {
+            sema_error(s, sig->span, "a signature is written \"rettype(argtype, ...)\"");
+            return NULL;
+        }
+        Span contents = sig->span;
+        bool exact = literal_contents(s, sig, &contents);
+        int file = diag_add_embedded(s->diag, sig->v.s.data, sig->v.s.len, contents, exact);
+        int errors = s->diag->error_count;
+        TokenArray toks = lex_file(s->arena, s->diag, file);
+        e = parse_expression(s->arena, s->diag, file, &toks);
+        if (s->diag->error_count != errors) return NULL;
     }
-    Span contents = str->span;
-    bool exact = literal_contents(s, str, &contents);
-    int file = diag_add_embedded(s->diag, str->v.s.data, str->v.s.len, contents, exact);
-    int errors = s->diag->error_count;
-    TokenArray toks = lex_file(s->arena, s->diag, file);
-    Node *call = parse_expression(s->arena, s->diag, file, &toks);
-    if (s->diag->error_count != errors) return false;
-    if (!call || call->kind != ND_CALL || call->kwarg_len) {
-        sema_error(s, str->span, "a signature is written \"rettype(argtype, ...)\"");
-        return false;
+    if (e && e->kind == ND_TUPLE) {
+        Node *call = node_new(s->arena, ND_CALL, e->span);
+        call->items = e->items;
+        call->item_len = e->item_len;
+        return call;
     }
+    if (!e || e->kind != ND_CALL || e->kwarg_len) {
+        sema_error(s, sig->span, "a signature is written \"rettype(argtype, ...)\"");
+        return NULL;
+    }
+    return e;
+}
+
+/* f typed by the signature written as `written`, read as call. */
+static bool apply_signature(Sema *s, FuncInfo *f, Node *call, const Node *written) {
     if (call->item_len != f->param_count) {
-        sema_error(s, str->span, "the signature has %d argument type%s but '%s' takes %d", call->item_len,
+        sema_error(s, written->span, "the signature has %d argument type%s but '%s' takes %d", call->item_len,
                    call->item_len == 1 ? "" : "s", f->def->name, f->param_count);
         return false;
     }
     f->has_signature = true;
     s->in_signature = true;
-    Type *ret = annotation_type(s, call->func);
+    Type *ret = call->func ? annotation_type(s, call->func) : NULL;
     for (int i = 0; i < call->item_len; i++) f->params[i]->ty = annotation_type(s, call->items[i]);
     s->in_signature = false;
     if (!f->is_kernel) {
         f->ret = ret;
-        f->ret_declared = true;
-    } else if (ret != &ty_none && ret->kind != TY_ERROR) {
-        sema_error(s, str->span, "a kernel's signature must return void");
+        f->ret_declared = ret != NULL;
+    } else if (ret && ret != &ty_none && ret->kind != TY_ERROR) {
+        sema_error(s, written->span, "a kernel's signature must return void");
     }
     return true;
 }
@@ -2285,11 +2304,41 @@ static void apply_jit_option(Sema *s, FuncInfo *f, Node *kw) {
     sema_error(s, kw->span, "unknown cuda.jit option '%s'", kw->name);
 }
 
+/* The signatures of a decorator: one types the function; a kernel with
+ * several is compiled once for each, as for several --sig (a device
+ * function takes the first: pykc types it for each call's arguments). */
+static void apply_decorator_signatures(Sema *s, FuncInfo *f, Node **sigs, int count) {
+    Node **calls = ARENA_ARRAY(s->arena, Node *, count ? count : 1);
+    int ok = 0;
+    for (int i = 0; i < count; i++)
+        if ((calls[ok] = signature_call(s, sigs[i]))) ok++;
+    if (ok != count || !count) {
+        if (ok != count) /* said once, at the signature */
+            for (int i = 0; i < f->param_count; i++) f->params[i]->ty = &ty_error;
+        return;
+    }
+    if (f->sig_count || count == 1 || !f->is_kernel) { /* --sig then refuses a kernel with types */
+        if (!apply_signature(s, f, calls[0], sigs[0]))
+            for (int i = 0; i < f->param_count; i++) f->params[i]->ty = &ty_error;
+        return;
+    }
+    s->in_signature = true;
+    for (int i = 0; i < count; i++) {
+        Type *ret = calls[i]->func ? annotation_type(s, calls[i]->func) : &ty_none;
+        if (ret != &ty_none && ret->kind != TY_ERROR) sema_error(s, sigs[i]->span, "a kernel's signature must return void");
+    }
+    s->in_signature = false;
+    f->sigs = calls;
+    f->sig_count = count;
+    f->sigs_from_decorator = true;
+}
+
 /* @cuda.jit, @cuda.jit(...options), @cuda.jit("sig", ...): true if the
  * function is compiled for the GPU. */
 static bool apply_decorators(Sema *s, FuncInfo *f) {
     bool jit = false;
-    Node *sig = NULL;
+    Node **sigs = NULL;
+    int count = 0, cap = 0;
     for (int i = 0; i < f->def->decorator_len; i++) {
         Node *d = f->def->decorators[i];
         if (!is_cuda_jit(s, d)) {
@@ -2301,13 +2350,18 @@ static bool apply_decorators(Sema *s, FuncInfo *f) {
         for (int k = 0; k < d->kwarg_len; k++) apply_jit_option(s, f, d->kwargs[k]);
         for (int k = 0; k < d->item_len; k++) {
             Node *a = d->items[k];
-            if (a->kind == ND_LIST && a->item_len > 0) a = a->items[0]; /* a list of signatures: the first */
-            if (a->kind == ND_STR && k == 0) sig = a;
-            else sema_error(s, a->span, "cuda.jit takes a signature string as its only positional argument");
+            if (k > 0) {
+                sema_error(s, a->span, "cuda.jit takes one positional argument: a signature, or a list of them");
+                continue;
+            }
+            Node **each = a->kind == ND_LIST ? a->items : &d->items[k];
+            for (int j = 0; j < (a->kind == ND_LIST ? a->item_len : 1); j++) {
+                ARENA_GROW(s->arena, sigs, count, cap, 4);
+                sigs[count++] = each[j];
+            }
         }
     }
-    if (sig && !apply_signature(s, f, sig))
-        for (int i = 0; i < f->param_count; i++) f->params[i]->ty = &ty_error; /* said once, at the signature */
+    apply_decorator_signatures(s, f, sigs, count);
     return jit;
 }
 
@@ -2395,7 +2449,7 @@ static void type_parameters(Sema *s, FuncInfo *f) {
         if (p->rhs) sema_error(s, p->rhs->span, "default parameter values are not supported yet");
         if (p->annotation) {
             Type *t = annotation_type(s, p->annotation);
-            if (f->params[i]->ty && !type_equal(f->params[i]->ty, t) && t->kind != TY_ERROR)
+            if (f->params[i]->ty && f->params[i]->ty->kind != TY_ERROR && !type_equal(f->params[i]->ty, t) && t->kind != TY_ERROR)
                 sema_error(s, p->annotation->span, "parameter '%s' is annotated %s but the signature says %s", p->name,
                            sema_type_name(s, t), sema_type_name(s, f->params[i]->ty));
             f->params[i]->ty = t;
@@ -3054,17 +3108,21 @@ static void declare_module(Sema *s, Node *module, Vec *funcs) {
 
 /* ---- --sig: a kernel's types from the command line --------------------------------- */
 
-/* An error of a --sig, the command line's: pykc then exits with status 2. */
-static void sig_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
-static void sig_error(Sema *s, Span where, const char *fmt, ...) {
+/* An error of a --sig, the command line's: pykc then exits with status 2;
+ * of a decorator's signature, the input's. */
+static void sig_error(Sema *s, const FuncInfo *f, Span where, const char *fmt, ...) PYKC_PRINTF(4, 5);
+static void sig_error(Sema *s, const FuncInfo *f, Span where, const char *fmt, ...) {
     char text[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     sema_error(s, where, "%s", text);
-    s->unit->usage_error = true;
+    if (!f || !f->sigs_from_decorator) s->unit->usage_error = true;
 }
+
+/* What the signatures of f are called in messages. */
+static const char *sig_source(const FuncInfo *f) { return f->sigs_from_decorator ? "the signature" : "--sig"; }
 
 /* The module's kernel nearest to name, for "did you mean". */
 static const char *nearest_kernel(Sema *s, const char *name) {
@@ -3093,14 +3151,14 @@ static void read_signatures(Sema *s) {
             continue;
         }
         if (call->kind != ND_CALL || call->func->kind != ND_NAME || call->kwarg_len) {
-            sig_error(s, call->span, "a --sig is written NAME(type, ...), as in --sig 'vadd(float32[::1], float32[::1], int64)'");
+            sig_error(s, NULL, call->span, "a --sig is written NAME(type, ...), as in --sig 'vadd(float32[::1], float32[::1], int64)'");
             continue;
         }
         Sym *sym = scope_find(s->globals, call->func->name);
         if (!sym || sym->kind != SYM_FUNC || sym->func->imported) {
             const char *hint = nearest_kernel(s, call->func->name);
             bool host = sym && sym->kind == SYM_HOST && sym->host && sym->host->lhs && sym->host->lhs->kind == ND_FUNCDEF;
-            sig_error(s, call->func->span, "--sig names '%s', %s%s%s%s", call->func->name,
+            sig_error(s, NULL, call->func->span, "--sig names '%s', %s%s%s%s", call->func->name,
                       host ? "a function without @cuda.jit, not a kernel" : "which is no kernel of ",
                       host ? "" : o->input, hint ? "; did you mean " : "", hint ? arena_printf(s->arena, "'%s'?", hint) : "");
             continue;
@@ -3132,8 +3190,9 @@ static void specialise_kernel(Sema *s, FuncInfo *f, int index) {
         char names[256] = "";
         for (int i = 0; i < f->param_count; i++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", f->params[i]->name);
-        sig_error(s, sig->span, "--sig gives %d type%s, but kernel '%s' takes %d parameter%s (%s)", sig->item_len,
-                  sig->item_len == 1 ? "" : "s", f->def->name, f->param_count, f->param_count == 1 ? "" : "s", names);
+        sig_error(s, f, sig->span, "%s gives %d type%s, but kernel '%s' takes %d parameter%s (%s)", sig_source(f),
+                  sig->item_len, sig->item_len == 1 ? "" : "s", f->def->name, f->param_count, f->param_count == 1 ? "" : "s",
+                  names);
         return;
     }
     Type **types = ARENA_ARRAY(s->arena, Type *, f->param_count ? f->param_count : 1);
@@ -3146,7 +3205,7 @@ static void specialise_kernel(Sema *s, FuncInfo *f, int index) {
     }
     s->in_signature = false;
     if (s->diag->error_count != errors) {
-        s->unit->usage_error = true;
+        s->unit->usage_error = !f->sigs_from_decorator;
         return;
     }
     char text[512] = "";
@@ -3155,8 +3214,9 @@ static void specialise_kernel(Sema *s, FuncInfo *f, int index) {
     for (int k = 0; k < f->spec_count; k++) {
         bool same = true;
         for (int i = 0; i < f->param_count && same; i++) same = type_equal(f->specs[k]->params[i]->ty, types[i]);
+        if (same && f->sigs_from_decorator) return; /* numba-cuda compiles it once */
         if (same) {
-            sig_error(s, sig->span, "this --sig gives kernel '%s' the types of an earlier one (%s)", f->def->name, text);
+            sig_error(s, f, sig->span, "this --sig gives kernel '%s' the types of an earlier one (%s)", f->def->name, text);
             return;
         }
     }
@@ -3166,7 +3226,8 @@ static void specialise_kernel(Sema *s, FuncInfo *f, int index) {
     const char *entry = f->spec_count == 0 ? f->def->name : arena_printf(s->arena, "%s__%.8s", f->def->name, digest + 8);
     Sym *clash = scope_find(s->globals, entry);
     if (f->spec_count && clash) {
-        sig_error(s, sig->span, "the entry name '%s' for this --sig is the name of another function of the module", entry);
+        sig_error(s, f, sig->span, "the entry name '%s' for this %s is the name of another function of the module", entry,
+                  f->sigs_from_decorator ? "signature" : "--sig");
         return;
     }
     sp->def->name = sp->sym->name = entry;
@@ -3193,16 +3254,16 @@ static void specialise_kernel(Sema *s, FuncInfo *f, int index) {
  * apply (then said why). */
 static bool apply_signatures(Sema *s, FuncInfo *f) {
     if (!f->is_kernel) {
-        sig_error(s, f->sigs[0]->func->span, "--sig names '%s', a device function: it is typed for the arguments of each call",
+        sig_error(s, f, f->sigs[0]->func->span, "--sig names '%s', a device function: it is typed for the arguments of each call",
                   f->def->name);
         return false;
     }
     const char *why = f->has_signature ? "its @cuda.jit signature" : NULL;
-    for (int i = 0; i < f->param_count && !why; i++)
+    for (int i = 0; i < f->param_count && !why && !f->sigs_from_decorator; i++) /* numba's signatures win */
         if (f->def->items[i]->annotation) why = arena_printf(s->arena, "the annotation of '%s'", f->params[i]->name);
     if (why) {
         int errors = s->diag->error_count;
-        sig_error(s, f->sigs[0]->func->span, "--sig names kernel '%s', which has types already (%s); --sig is for kernels without them",
+        sig_error(s, f, f->sigs[0]->func->span, "--sig names kernel '%s', which has types already (%s); --sig is for kernels without them",
                   f->def->name, why);
         if (s->diag->error_count != errors) diag_note(s->diag, f->def->span, "'%s' is defined here", f->def->name);
         return false;
@@ -3273,7 +3334,8 @@ bool sema_module(Unit *u) {
         int before = u->diag->error_count;
         type_function(&s, f);
         if (f->sig && u->diag->error_count != before && !u->diag->stop)
-            diag_note(u->diag, f->sig->span, "kernel '%s' is typed for this --sig", f->generic->def->name);
+            diag_note(u->diag, f->sig->span, "kernel '%s' is typed for this %s", f->generic->def->name,
+                      f->generic->sigs_from_decorator ? "signature" : "--sig");
         kernels += f->is_kernel && !f->imported;
     }
     if (kernels == 0 && u->diag->error_count == errors)
