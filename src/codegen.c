@@ -87,6 +87,7 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
         return LLVMStructTypeInContext(g->ctx, fields, 2, false);
     }
     case TY_GRID_GROUP: return i64(g); /* the grid workspace's address */
+    case TY_ENUM: return llvm_type(g, t->dtype); /* numba-cuda's EnumModel: the value */
     case TY_NONE: return LLVMVoidTypeInContext(g->ctx);
     default: return i8(g);
     }
@@ -147,6 +148,7 @@ static LLVMValueRef convert_optional(CodeGen *g, LLVMValueRef v, const Type *fro
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to) {
     if (type_equal(from, to) || to->kind == TY_ERROR) return v;
     if (from->kind == TY_OPTIONAL || to->kind == TY_OPTIONAL) return convert_optional(g, v, from, to);
+    if (from->kind == TY_ENUM) return convert(g, v, from->dtype, to); /* an IntEnum member's value */
     LLVMBuilderRef b = g->b;
     LLVMTypeRef dst = llvm_type(g, to);
     if (to->kind == TY_BOOL) return to_bool(g, v, from);
@@ -706,6 +708,7 @@ static LLVMValueRef compare_tuples(CodeGen *g, Op op, LLVMValueRef a, LLVMValueR
 }
 
 static LLVMValueRef compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
+    if (t->kind == TY_ENUM) t = t->dtype; /* enum members compare by value */
     if (t->kind == TY_FLOAT) {
         LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE : op == OP_LT ? LLVMRealOLT
                             : op == OP_LE ? LLVMRealOLE : op == OP_GT ? LLVMRealOGT : LLVMRealOGE;
@@ -755,6 +758,7 @@ static LLVMValueRef const_array(CodeGen *g, Sym *sym) {
 
 /* A scalar or tuple module constant as an LLVM constant of type t. */
 static LLVMValueRef const_value(CodeGen *g, const ConstValue *c, const Type *t) {
+    if (t->kind == TY_ENUM) t = t->dtype; /* a member is its value */
     if (t->kind == TY_TUPLE) {
         LLVMValueRef *elems = CG_ARRAY(g, LLVMValueRef, c->elem_count);
         for (int i = 0; i < c->elem_count; i++) elems[i] = const_value(g, c->elems[i], t->elems[i]);
@@ -878,6 +882,7 @@ static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
     case TY_ARRAY: return array_attribute(g, n, base);
     case TY_COMPLEX: return complex_parts(g, base, n->attr == ATTR_IMAG);
     case TY_VECTOR: return extract(g, base, (unsigned)(n->attr - ATTR_X), n->name);
+    case TY_TUPLE: return extract(g, base, (unsigned)n->dims[0], n->name); /* a named tuple's field */
     default: return n->attr == ATTR_IMAG ? LLVMConstNull(llvm_type(g, n->ty)) : base; /* a real's .real, .imag */
     }
 }
@@ -976,6 +981,7 @@ static LLVMValueRef gen_view(CodeGen *g, Node *n) {
 }
 
 static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
+    if (n->sym && n->sym->kind == SYM_CONST) return gen_name(g, n); /* Color["RED"] */
     if (n->lhs->ty->kind == TY_ARRAY && n->ty->kind == TY_ARRAY) return gen_view(g, n);
     if (n->lhs->ty->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) {
         LLVMValueRef t = gen_expr(g, n->lhs), out = LLVMGetUndef(llvm_type(g, n->ty));
@@ -1051,6 +1057,7 @@ static LLVMValueRef identity(CodeGen *g, Op op, LLVMValueRef a, const Type *ta, 
         LLVMValueRef valid = extract(g, a, 1, "");
         return op == OP_ISNOT ? valid : LLVMBuildNot(g->b, valid, "");
     }
+    if (ta->kind == TY_ENUM && type_equal(ta, tb)) return compare(g, op == OP_IS ? OP_EQ : OP_NE, a, b, ta);
     bool same = type_equal(ta, tb) && ta->kind == TY_NONE;
     return LLVMConstInt(i1(g), same == (op == OP_IS), false);
 }
@@ -1829,7 +1836,21 @@ static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
     }
 }
 
+/* Point(x, y=...): the arguments evaluated as written, each into its
+ * field (a keyword's in n->dims). */
+static LLVMValueRef gen_named_tuple(CodeGen *g, Node *n) {
+    LLVMValueRef t = LLVMGetUndef(llvm_type(g, n->ty));
+    for (int i = 0; i < n->item_len; i++) t = LLVMBuildInsertValue(g->b, t, arg_cast(g, n, i), (unsigned)i, "");
+    for (int k = 0; k < n->kwarg_len; k++) {
+        Node *v = n->kwargs[k]->rhs;
+        LLVMValueRef x = convert(g, gen_expr(g, v), v->ty, n->ty->elems[n->dims[k]]);
+        t = LLVMBuildInsertValue(g->b, t, x, (unsigned)n->dims[k], "");
+    }
+    return t;
+}
+
 static LLVMValueRef gen_call(CodeGen *g, Node *n) {
+    if (n->func->ty->kind == TY_CLASS) return gen_named_tuple(g, n);
     if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
     if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
     return gen_entity_call(g, n, n->entity);

@@ -1087,6 +1087,60 @@ static Node *parse_funcdef(Parser *p, Vec *decorators) {
     return n;
 }
 
+/* What a class body may hold: the members of an Enum or IntEnum
+ * (NAME = test), the fields of a NamedTuple (NAME: test [= test]), a
+ * docstring, pass. NULL if stmt is one of them, else what it is. */
+static const char *class_member_problem(const Node *stmt) {
+    switch (stmt->kind) {
+    case ND_ASSIGN: return stmt->item_len == 1 && stmt->items[0]->kind == ND_NAME ? NULL : "an assignment to anything but one name";
+    case ND_ANNASSIGN: return stmt->lhs->kind == ND_NAME ? NULL : "an annotated assignment to anything but a name";
+    case ND_EXPR_STMT: return stmt->rhs->kind == ND_STR ? NULL : "an expression statement";
+    case ND_PASS: return NULL;
+    case ND_FUNCDEF: return "a method";
+    default: return "this statement";
+    }
+}
+
+/* A class body's statements, each checked: one that is not a member is
+ * reported and dropped, and the class stays, so its uses are typed. */
+static void check_class_body(Parser *p, Vec *body) {
+    int kept = 0;
+    for (int i = 0; i < body->len; i++) {
+        Node *stmt = body->items[i];
+        const char *problem = class_member_problem(stmt);
+        if (!problem) {
+            body->items[kept++] = stmt;
+            continue;
+        }
+        diag_error(p->diag, stmt->span, "%s is not supported in a class body: a class in a .pyk module is an Enum or "
+                   "IntEnum of `NAME = constant` members, or a NamedTuple of `NAME: type` fields", problem);
+    }
+    body->len = kept;
+}
+
+/* classdef: 'class' NAME ['(' [arglist] ')'] ':' suite, at module level */
+static Node *parse_classdef(Parser *p) {
+    const Token *kw = next(p);
+    if (p->func_depth > 0) unsupported(p, tok_span(p, kw), "class definitions inside functions are");
+    Node *n = new_node(p, ND_CLASSDEF, tok_span(p, kw));
+    Span name_span;
+    n->name = expect_name(p, "after 'class'", &name_span);
+    n->span = span_join(n->span, name_span);
+    if (at(p, TK_LPAREN)) {
+        Node *bases = parse_call(p, n);
+        n->items = bases->items;
+        n->item_len = bases->item_len;
+        n->kwargs = bases->kwargs;
+        n->kwarg_len = bases->kwarg_len;
+    }
+    Vec body = {0};
+    parse_suite(p, &body, "class definition", line_of_token(kw));
+    check_class_body(p, &body);
+    n->body = finish_list(&body, &n->body_len);
+    extend_to_last(n, n->body, n->body_len);
+    return n;
+}
+
 /* decorated: ('@' test NEWLINE)+ funcdef */
 static Node *parse_decorated(Parser *p) {
     Vec decorators = {0};
@@ -1095,7 +1149,7 @@ static Node *parse_decorated(Parser *p) {
         if (!at(p, TK_NEWLINE)) syntax_error(p, here(p), "expected end of line after decorator, found %s", describe(p, peek(p)));
         next(p);
     }
-    if (at(p, TK_CLASS)) unsupported(p, here(p), "class definitions are");
+    if (at(p, TK_CLASS)) unsupported(p, here(p), "decorated classes are");
     if (at(p, TK_ASYNC)) unsupported(p, here(p), "async functions are");
     if (!at(p, TK_DEF)) syntax_error(p, here(p), "expected a function definition after decorators, found %s", describe(p, peek(p)));
     return parse_funcdef(p, &decorators);
@@ -1136,7 +1190,7 @@ static void parse_statement(Parser *p, Vec *out) {
     case TK_FOR: vec_push(p->arena, out, parse_for(p)); return;
     case TK_DEF: vec_push(p->arena, out, parse_funcdef(p, &none)); return;
     case TK_AT: vec_push(p->arena, out, parse_decorated(p)); return;
-    case TK_CLASS: unsupported(p, span, "class definitions are");
+    case TK_CLASS: vec_push(p->arena, out, parse_classdef(p)); return;
     case TK_TRY: unsupported(p, span, "try statements are");
     case TK_WITH: unsupported(p, span, "with statements are");
     case TK_ASYNC: unsupported(p, span, peek_kind_at(p, 1) == TK_DEF ? "async functions are" : "async statements are");

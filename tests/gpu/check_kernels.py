@@ -716,6 +716,40 @@ def _(rng):
                tol={1: Tol(rtol=1e-14)})
 
 
+@case("enums", "enum_ops")
+def _(rng):
+    n = 120
+    x = rng.integers(-10, 10, n).astype(np.int32)
+    o = np.zeros((n, 6), np.int64)
+    for i in range(n):
+        v = int(x[i])
+        op = {1: 2, 2: 3}.get(v % 3, 1)
+        w = 7 if v > 0 else 2
+        o[i] = [{1: v + 5, 2: v * 5, 3: v - 5}[op], op * 10 + (op != 3) + 2 * (op == 1),
+                w * v + w - 2, 2 * w + 1, w, (w == 7) + 2 * (w < 7) + 8 * (w > 3)]
+    return Run(blocks(n, 64), 64, [x, np.zeros_like(o)], {1: o})
+
+
+@case("namedtuples", "particles")
+def _(rng):
+    n = 100
+    pos, vel = rng.standard_normal(n), rng.standard_normal(n)
+    p = pos.copy()
+    for _ in range(3):
+        p = p + vel * 0.5
+    o = np.stack([p, vel * 2.0, 0.0 + p + vel + 2.0, p - vel + 2.0], axis=1)
+    return Run(blocks(n, 64), 64, [pos, vel, np.zeros_like(o)], {2: o})
+
+
+@case("namedtuples", "boxes")
+def _(rng):
+    n = 90
+    x = rng.integers(-100, 100, n).astype(np.int64)
+    i = np.arange(n, dtype=np.int64)
+    o = np.stack([np.full(n, 6), x + 2 + (i + 3) * 100, np.full(n, 14)], axis=1).astype(np.int64)
+    return Run(blocks(n, 64), 64, [x, np.zeros_like(o)], {1: o})
+
+
 @case("operator_functions", "int_ops")
 def _(rng):
     n = 200
