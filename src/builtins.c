@@ -514,6 +514,8 @@ static Type *type_sum(Sema *s, Node *call, const Entity *e) {
     return acc;
 }
 
+/* len(): int64; of a tuple that a parameter holds, as the function was
+ * called, the constant its length is (rewrite_semantic_constants). */
 static Type *type_len(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 1, 1)) return &ty_error;
     Type *t = arg_type(call, 0);
@@ -521,6 +523,9 @@ static Type *type_len(Sema *s, Node *call, const Entity *e) {
         sema_error(s, call->items[0]->span, "len() of %s is not supported", sema_type_name(s, t));
         return &ty_error;
     }
+    Node *arg = call->items[0];
+    if (t->kind == TY_TUPLE && arg->kind == ND_NAME && arg->sym && arg->sym->kind == SYM_PARAM)
+        return type_literal_int(sema_arena(s), t->elem_count, false);
     return &ty_int64;
 }
 
@@ -1024,6 +1029,10 @@ static const Entity entities[] = {
     MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"), MODULE("numba.cuda.libdevice"),
     MODULE("numba.cuda.cg"), MODULE("cmath"), MODULE("operator"),
     MODULE("enum"), MODULE("collections"), MODULE("typing"),
+
+    /* numba.types' tuple types, in annotations and signatures */
+    {"numba.UniTuple", ENT_TUPLE_TYPE, NULL, NULL, 0, NULL, LW_NONE, TUPLE_TYPE_UNI, NULL},
+    {"numba.Tuple", ENT_TUPLE_TYPE, NULL, NULL, 0, NULL, LW_NONE, TUPLE_TYPE_HETEROGENEOUS, NULL},
 
     /* what a module-level class derives from, or is made by (sema's define_class) */
     {"enum.Enum", ENT_CLASS, NULL, NULL, 0, NULL, LW_NONE, CLASS_ENUM, NULL},

@@ -2392,6 +2392,12 @@ static LLVMValueRef abi_unpack(CodeGen *g, const Type *t, LLVMValueRef fn, unsig
         LLVMValueRef re = LLVMGetParam(fn, (*next)++), im = LLVMGetParam(fn, (*next)++);
         return complex_make(g, llvm_type(g, t), re, im);
     }
+    if (t->kind == TY_TUPLE) {
+        LLVMValueRef v = LLVMGetUndef(llvm_type(g, t));
+        for (int i = 0; i < t->elem_count; i++)
+            v = LLVMBuildInsertValue(g->b, v, abi_unpack(g, t->elems[i], fn, next), (unsigned)i, "");
+        return v;
+    }
     LLVMValueRef v = LLVMGetParam(fn, (*next)++);
     return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(i8(g), 0, false), "") : v;
 }

@@ -147,12 +147,19 @@ static void write_targets(Writer *w, const Manifest *m) {
     end_seq(w);
 }
 
-/* {name, kind, dtype, ndim, layout, access}: ndim and layout for arrays. */
+/* {name, kind, dtype, ndim, layout, members, access}: ndim and layout for
+ * arrays, members for tuples. */
 static void write_param(Writer *w, const ManifestParam *p) {
     begin_map(w, true);
     key_str(w, "name", p->name);
-    key_str(w, "kind", p->is_array ? "array" : "scalar");
+    key_str(w, "kind", p->members ? "tuple" : p->is_array ? "array" : "scalar");
     key_str(w, "dtype", p->dtype);
+    if (p->members) {
+        key(w, "members");
+        begin_seq(w, true);
+        for (int i = 0; i < p->member_count; i++) put_str(w, p->members[i]);
+        end_seq(w);
+    }
     if (p->is_array) {
         char layout[2] = {p->layout, '\0'};
         key_int(w, "ndim", p->ndim);

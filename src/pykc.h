@@ -440,6 +440,9 @@ typedef enum {
     TY_CLASS,    /* a class of the module used as a value (Color, Point): cls */
 } TypeKind;
 
+/* numba.types' tuple types as an annotation writes them. */
+typedef enum { TUPLE_TYPE_UNI, TUPLE_TYPE_HETEROGENEOUS } TupleTypeKind;
+
 /* What a class of the module is: what it derives from, or what made it. */
 typedef enum { CLASS_ENUM, CLASS_INT_ENUM, CLASS_NAMED_TUPLE } ClassKind;
 
@@ -653,6 +656,8 @@ typedef enum {
                            (enum.Enum, typing.NamedTuple): op, a ClassKind */
     ENT_CLASS_FACTORY,  /* what makes a class where a module-level assignment
                            calls it (collections.namedtuple): op, a ClassKind */
+    ENT_TUPLE_TYPE,     /* numba.types.UniTuple, numba.types.Tuple, called in
+                           an annotation or signature: op, a TupleTypeKind */
 } EntityKind;
 
 typedef struct Sema Sema;
@@ -955,17 +960,22 @@ void outputs_discard(Outputs *o);
 typedef struct ManifestParam {
     const char *name;
     bool is_array;
-    const char *dtype;         /* Numba's name: float32, int64, bool, ... */
+    const char *dtype;         /* Numba's name: float32, int64, bool, ...;
+                                  a tuple's: UniTuple(float32 x 3) */
     int ndim;
     char layout;               /* 'A', 'C' or 'F' */
     const char *access;        /* "read", "write", "readwrite" */
+    const char **members;      /* a tuple: the dtype of each of its scalars,
+                                  nested tuples flattened in order; else NULL */
+    int member_count;
 } ManifestParam;
 
 typedef struct ManifestPtxParam {
     const char *type;          /* u8 u16 u32 u64 f32 f64 */
     int size, align;
     int param;                 /* index into the source parameters */
-    const char *part;          /* value, data, shape[i], strides[i], real, imag */
+    const char *part;          /* value, data, shape[i], strides[i], real,
+                                  imag; a tuple's [j], [j].real, [j].imag */
 } ManifestPtxParam;
 
 typedef struct ManifestKernel {
@@ -1024,6 +1034,8 @@ typedef enum { PART_VALUE, PART_DATA, PART_SHAPE, PART_STRIDES, PART_REAL, PART_
 typedef struct AbiPart {
     AbiPartKind kind;
     int axis;                  /* SHAPE, STRIDES: which */
+    int member;                /* of a tuple: which of its scalars, nested
+                                  tuples flattened in order; else -1 */
     const Type *type;          /* the scalar it holds; DATA: NULL, a pointer
                                   to global memory */
     int size;                  /* bytes */
@@ -1032,6 +1044,9 @@ typedef struct AbiPart {
 /* How many parts a source parameter of type t is passed as, and part i. */
 int abi_part_count(const Type *t);
 AbiPart abi_part(const Type *t, int i);
+/* Whether a kernel can take a parameter of type t: a tuple only of
+ * scalars and tuples of them. */
+bool abi_passable(const Type *t);
 /* The module's kernels and constants as the manifest lists them. */
 void abi_describe_module(Unit *u, Manifest *m);
 

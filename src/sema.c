@@ -580,7 +580,44 @@ static Type *array_annotation(Sema *s, Node *ann, Type *elem) {
     return type_array(s->arena, elem, ndim, layout);
 }
 
-/* A parameter, return or local annotation: a scalar type or an array. */
+static Type *annotation_type(Sema *s, Node *ann);
+
+/* The tuple type callee names: in a signature string one of numba.types'
+ * names, else what the module imported. */
+static const Entity *tuple_type_entity(Sema *s, Node *callee) {
+    const Entity *e = NULL;
+    if (s->in_signature && callee->kind == ND_NAME) e = entity_lookup(arena_printf(s->arena, "numba.%s", callee->name));
+    else if (!s->in_signature) e = entity_of(s, callee);
+    return e && e->kind == ENT_TUPLE_TYPE ? e : NULL;
+}
+
+/* UniTuple(T, n) and Tuple((T1, T2, ...)), as numba.types makes them. */
+static Type *tuple_annotation(Sema *s, Node *ann) {
+    const Entity *e = tuple_type_entity(s, ann->func);
+    bool uni = e && e->op == TUPLE_TYPE_UNI;
+    Node *list = e && !uni && ann->item_len == 1 ? ann->items[0] : NULL;
+    if (!e || ann->kwarg_len || (uni && ann->item_len != 2) || (!uni && (!list || (list->kind != ND_TUPLE && list->kind != ND_LIST)))) {
+        sema_error(s, ann->span, "a tuple type is written UniTuple(T, n) or Tuple((T1, T2, ...)), with numba.types' names");
+        return &ty_error;
+    }
+    int64_t n = 0;
+    if (uni) {
+        Type *elem = annotation_type(s, ann->items[0]);
+        if (elem->kind == TY_ERROR || !sema_const_int(s, ann->items[1], "a UniTuple's length", &n)) return &ty_error;
+        if (n < 0 || n > INT32_MAX) {
+            sema_error(s, ann->items[1]->span, "a UniTuple's length must be 0 or more");
+            return &ty_error;
+        }
+        return type_unituple(s->arena, elem, (int)n);
+    }
+    Type **elems = ARENA_ARRAY(s->arena, Type *, list->item_len + 1);
+    for (int i = 0; i < list->item_len; i++)
+        if ((elems[i] = annotation_type(s, list->items[i]))->kind == TY_ERROR) return &ty_error;
+    return type_tuple(s->arena, elems, list->item_len);
+}
+
+/* A parameter, return or local annotation: a scalar type, an array or a
+ * tuple of them. */
 static Type *annotation_type(Sema *s, Node *ann) {
     if (ann->kind == ND_STR) {
         Type *t = type_by_name(ann->v.s.data);
@@ -588,6 +625,7 @@ static Type *annotation_type(Sema *s, Node *ann) {
     }
     if (ann->kind == ND_NONE) return &ty_none;
     if (ann->kind == ND_NAME && s->in_signature) return signature_name(s, ann);
+    if (ann->kind == ND_CALL) return tuple_annotation(s, ann);
     if (ann->kind == ND_SUBSCRIPT) {
         Type *elem = sema_dtype_arg(s, ann->lhs, "an array's element type");
         return elem->kind == TY_ERROR ? elem : array_annotation(s, ann, elem);
@@ -2232,6 +2270,9 @@ static void type_parameters(Sema *s, FuncInfo *f) {
         }
         if (f->params[i]->ty && f->params[i]->ty->kind != TY_ERROR && !is_value(f->params[i]->ty))
             sema_error(s, p->span, "parameter '%s' cannot be %s", p->name, sema_type_name(s, f->params[i]->ty));
+        else if (f->params[i]->ty && f->is_kernel && !abi_passable(f->params[i]->ty))
+            sema_error(s, p->span, "kernel parameter '%s' is %s: a kernel takes tuples of scalars (and of tuples of "
+                       "them); pass an array as a parameter of its own", p->name, sema_type_name(s, f->params[i]->ty));
     }
     if (f->def->annotation) {
         Type *r = annotation_type(s, f->def->annotation);

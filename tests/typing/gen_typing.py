@@ -908,6 +908,21 @@ def theme_namedtuples():
                  prelude=NAMEDTUPLE_PRELUDE)
 
 
+def theme_tupleparams():
+    funcs = [
+        Func("tuple_params", [("t", "UniTuple(float32, 3)"), ("u", "Tuple((int32, float64))"),
+                              ("v", "Tuple((int16, UniTuple(int64, 2)))"), ("o", "float64[:]")], [
+            assign("r_index", "t[0] + t[2]"), ("b", "b, c = u"), assign("r_sum", "u[0] + u[1]"),
+            assign("r_nested", "v[1][0] * v[0]"), assign("r_len", "len(t)"), assign("r_iter_max", "max(t)"),
+            assign("r_var_index", "t[v[0]]"),
+        ]),
+        Func("tuple_sig", [("t", None), ("o", None)], [assign("r_first", "t[0] * 2")],
+             sig="void(UniTuple(float32, 2), float64[:])"),
+    ]
+    return Theme("tupleparams", "tuples as kernel parameters, annotated with numba.types' UniTuple and Tuple or "
+                 "given by an eager signature.", funcs, imports="from numba.types import Tuple, UniTuple\n")
+
+
 def unify_pair(a, b):
     # x takes a's value, then (on a branch) b's: the merged x, and r, are a ⊔ b.
     return Func(f"unify_{a}_{b}", [("a", a), ("b", b), ("c", "boolean")], [
@@ -1116,7 +1131,7 @@ def theme_eager():
 THEMES = [theme_arith, theme_division, theme_compare, theme_bitwise, theme_unary, theme_mixed,
           theme_literals, theme_builtins, theme_math, theme_cmath, theme_cuda, theme_arrays,
           theme_complex, theme_tuples, theme_tupleops, theme_operator, theme_ufuncs, theme_slicestore, theme_enums,
-          theme_namedtuples, theme_unify, theme_annotated, theme_augassign,
+          theme_namedtuples, theme_tupleparams, theme_unify, theme_annotated, theme_augassign,
           theme_condexpr, theme_device, theme_calls, theme_eager]
 
 # ---------------------------------------------------------------------------------------------
