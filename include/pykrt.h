@@ -429,7 +429,9 @@ PYKRT_API pykrt_status pykrt_kernel_get(pykrt_module *module, const char *name, 
 /* The index-th kernel of the module, in manifest order. */
 PYKRT_API pykrt_status pykrt_kernel_at(pykrt_module *module, size_t index, pykrt_kernel **out);
 
-typedef enum pykrt_kind { PYKRT_KIND_SCALAR = 1, PYKRT_KIND_ARRAY = 2 } pykrt_kind;
+/* A tuple parameter (UniTuple(float32, 3), Tuple((int32, float64))) takes
+ * its scalars, nested tuples flattened in order, as Numba passes them. */
+typedef enum pykrt_kind { PYKRT_KIND_SCALAR = 1, PYKRT_KIND_ARRAY = 2, PYKRT_KIND_TUPLE = 3 } pykrt_kind;
 
 typedef enum pykrt_access { PYKRT_ACCESS_READ = 1, PYKRT_ACCESS_WRITE = 2, PYKRT_ACCESS_READWRITE = 3 } pykrt_access;
 
@@ -451,15 +453,21 @@ PYKRT_API pykrt_status pykrt_kernel_describe(const pykrt_kernel *kernel, pykrt_k
 typedef struct pykrt_param_info {
     const char *name;
     pykrt_kind kind;
-    pykrt_dtype dtype;
+    pykrt_dtype dtype;   /* PYKRT_DTYPE_INVALID for a tuple */
     int ndim;            /* arrays only */
     pykrt_layout layout; /* arrays only */
     pykrt_access access;
     const pykrt_record *record; /* PYKRT_RECORD: the layout, living as long as the module */
+    size_t nmembers;     /* tuples only: its scalars */
 } pykrt_param_info;
 
 /* The index-th source parameter of the kernel. */
 PYKRT_API pykrt_status pykrt_kernel_param(const pykrt_kernel *kernel, size_t index, pykrt_param_info *out);
+
+/* The member-th scalar of the index-th source parameter, a tuple: a
+ * scalar parameter named NAME[member]. */
+PYKRT_API pykrt_status pykrt_kernel_param_member(const pykrt_kernel *kernel, size_t index, size_t member,
+                                                 pykrt_param_info *out);
 
 /* The CUfunction, for code that calls the driver itself. */
 PYKRT_API pykrt_status pykrt_kernel_handle(const pykrt_kernel *kernel, void **cufunction);
@@ -475,13 +483,17 @@ PYKRT_API pykrt_status pykrt_constant_get(pykrt_module *module, const char *name
 /* Launching                                                           */
 /* ------------------------------------------------------------------ */
 
-/* One launch argument: a scalar (its value's bytes, of its dtype) or an
- * array (a pointer to a descriptor, read during the launch call only).
- * Make them with the pykrt_arg_* functions below. */
+/* One launch argument: a scalar (its value's bytes, of its dtype), an
+ * array (a pointer to a descriptor) or a tuple (a pointer to its members,
+ * scalar arguments, one a scalar of the tuple); what is pointed to is read
+ * during the launch call only. Make them with the pykrt_arg_* functions
+ * below. */
 typedef struct pykrt_arg {
     pykrt_kind kind;
     pykrt_dtype dtype; /* of the scalar */
     const pykrt_array *array;
+    const struct pykrt_arg *members; /* of the tuple */
+    size_t nmembers;
     union {
         unsigned char bytes[16]; /* little-endian value; complex: real then imag */
         uint64_t align_;
@@ -511,9 +523,10 @@ typedef struct pykrt_launch_config {
 } pykrt_launch_config;
 
 /* Launches `kernel` after checking the arguments against the manifest
- * (count; scalar or array; dtype, a record's layout field by field, where
- * PYKRT_XOROSHIRO128P is the record of pykrt_xoroshiro128p_record; ndim;
- * layout: a C-layout parameter refuses
+ * (count; scalar, array or tuple; dtype, a record's layout field by field,
+ * where PYKRT_XOROSHIRO128P is the record of pykrt_xoroshiro128p_record;
+ * ndim; a tuple's member count and each member's dtype; layout: a C-layout
+ * parameter refuses
  * an array that is not C-contiguous, F likewise) and each array for itself
  * (no negative shape; a data pointer other than 0 when it has elements;
  * the bytes its shape and strides reach, computed without overflow, within
@@ -527,7 +540,8 @@ PYKRT_API pykrt_status pykrt_launch(pykrt_kernel *kernel, const pykrt_launch_con
 /* The same without the checks of arguments and launch shape, for hot loops
  * whose arguments were checked once. Wrong arguments are undefined
  * behaviour on the device; the host side still refuses args NULL with a
- * count, too few arguments and a NULL array descriptor. */
+ * count, too few arguments, a NULL array descriptor and a tuple with too
+ * few members. */
 PYKRT_API pykrt_status pykrt_launch_unchecked(pykrt_kernel *kernel, const pykrt_launch_config *config,
                                               const pykrt_arg *args, size_t nargs);
 
@@ -549,6 +563,19 @@ static inline pykrt_arg pykrt_arg_array(const pykrt_array *array)
     a.kind = PYKRT_KIND_ARRAY;
     a.dtype = array ? array->dtype : PYKRT_DTYPE_INVALID;
     a.array = array;
+    return a;
+}
+
+/* A tuple: `members` scalar arguments, nested tuples flattened in order
+ * (pykrt_kernel_param_member says each one's dtype). */
+static inline pykrt_arg pykrt_arg_tuple(const pykrt_arg *members, size_t nmembers)
+{
+    pykrt_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = PYKRT_KIND_TUPLE;
+    a.dtype = PYKRT_DTYPE_INVALID;
+    a.members = members;
+    a.nmembers = nmembers;
     return a;
 }
 

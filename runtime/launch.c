@@ -44,7 +44,26 @@ static pykrt_status bad_launch(const pykrt_kernel *k, const char *what, const ch
 
 static const char *kind_name(pykrt_kind kind)
 {
-    return kind == PYKRT_KIND_ARRAY ? "an array" : kind == PYKRT_KIND_SCALAR ? "a scalar" : "an unset pykrt_arg";
+    return kind == PYKRT_KIND_ARRAY    ? "an array"
+           : kind == PYKRT_KIND_SCALAR ? "a scalar"
+           : kind == PYKRT_KIND_TUPLE  ? "a tuple"
+                                       : "an unset pykrt_arg";
+}
+
+/* A tuple's members: as many as the parameter's, each a scalar of its dtype. */
+static pykrt_status check_tuple_arg(const pykrt_kernel *k, size_t i, const pk_param *p, const pykrt_arg *a)
+{
+    if (!a->members || a->nmembers != p->nmembers)
+        return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected a tuple of %zu members, got %zu%s", i,
+                          p->name, p->nmembers, a->members ? a->nmembers : 0, a->members ? "" : " (members is NULL)");
+    for (size_t j = 0; j < p->nmembers; j++) {
+        const pykrt_arg *m = &a->members[j];
+        if (m->kind != PYKRT_KIND_SCALAR || m->dtype != p->members[j].dtype)
+            return bad_launch(k, "pykrt_launch", "argument %zu (%s): member %zu: expected %s, got %s%s", i, p->name, j,
+                              pykrt_dtype_name(p->members[j].dtype),
+                              m->kind == PYKRT_KIND_SCALAR ? pykrt_dtype_name(m->dtype) : kind_name(m->kind), "");
+    }
+    return PYKRT_SUCCESS;
 }
 
 /* "(4, 3)": a shape or strides tuple for messages. */
@@ -123,11 +142,11 @@ static pykrt_status check_args(const pykrt_kernel *k, const pykrt_arg *args, siz
         if (p->kind == PYKRT_KIND_SCALAR && a->dtype != p->dtype)
             return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected %s, got %s", i, p->name,
                               pykrt_dtype_name(p->dtype), pykrt_dtype_name(a->dtype));
-        if (p->kind == PYKRT_KIND_ARRAY) {
-            pykrt_status st = check_array_arg(k, i, p, a->array);
-            if (st != PYKRT_SUCCESS)
-                return st;
-        }
+        pykrt_status st = p->kind == PYKRT_KIND_ARRAY   ? check_array_arg(k, i, p, a->array)
+                          : p->kind == PYKRT_KIND_TUPLE ? check_tuple_arg(k, i, p, a)
+                                                        : PYKRT_SUCCESS;
+        if (st != PYKRT_SUCCESS)
+            return st;
     }
     return PYKRT_SUCCESS;
 }
@@ -203,6 +222,12 @@ static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, cons
     for (size_t i = 0; i < d->nptx; i++) {
         const pk_slot *slot = &k->slots[i];
         const pykrt_arg *a = &args[slot->param];
+        if (PK_UNLIKELY(slot->tuple)) {
+            if (!a->members || slot->member >= a->nmembers)
+                return bad_launch(k, what, "argument %u (%s): a tuple without its member %u", slot->param,
+                                  d->params[slot->param].name, slot->member);
+            a = &a->members[slot->member];
+        }
         const char *base = slot->array ? (const char *)a->array : (const char *)a;
         if (PK_UNLIKELY(!base))
             return bad_launch(k, what, "argument %u (%s): the array descriptor is NULL", slot->param,

@@ -498,18 +498,60 @@ static pykrt_status read_record(reader *r, yaml_node_t *owner, const char *where
 
 /* ---- kernels ---- */
 
+/* A tuple's members: the dtype of each of its scalars, each a scalar
+ * parameter of its own named NAME[j]. */
+static pykrt_status read_members(reader *r, yaml_node_t *map, const char *where, pk_param *p)
+{
+    yaml_node_item_t *items;
+    pykrt_status st = get_seq(r, map, "members", true, where, &items, &p->nmembers);
+    if (st != PYKRT_SUCCESS)
+        return st;
+    if (p->nmembers == 0)
+        return bad(r, map, where, "a tuple parameter without members");
+    if ((st = alloc_array(r, p->nmembers, sizeof(pk_param), (void **)&p->members)) != PYKRT_SUCCESS)
+        return st;
+    for (size_t j = 0; j < p->nmembers; j++) {
+        yaml_node_t *n = node_at(r, items[j]);
+        pk_param *m = &p->members[j];
+        if (n->type != YAML_SCALAR_NODE)
+            return bad(r, n, where, "members[%zu] must be a dtype", j);
+        m->dtype = pk_dtype_from_name((const char *)n->data.scalar.value);
+        if (m->dtype == PYKRT_DTYPE_INVALID || m->dtype == PYKRT_XOROSHIRO128P)
+            return bad(r, n, where, "members[%zu]: unknown scalar dtype '%.40s'", j, (const char *)n->data.scalar.value);
+        char name[160];
+        snprintf(name, sizeof name, "%s[%zu]", p->name, j);
+        char *copy = alloc(r->m, strlen(name) + 1);
+        if (!copy)
+            return no_memory(r);
+        m->name = strcpy(copy, name);
+        m->kind = PYKRT_KIND_SCALAR;
+        m->access = PYKRT_ACCESS_READ;
+    }
+    return PYKRT_SUCCESS;
+}
+
 static pykrt_status read_param(reader *r, yaml_node_t *map, const char *where, pk_param *p)
 {
-    static const char *const kinds[] = {"scalar", "array", NULL};
+    static const char *const kinds[] = {"scalar", "array", "tuple", NULL};
     static const char *const layouts[] = {"A", "C", "F", NULL};
     static const char *const access[] = {"read", "write", "readwrite", NULL};
     int kind = 0, layout = 0, acc = -1;
     int64_t ndim = 0;
+    const char *tuple_name;
     pykrt_status st;
     if ((st = get_string(r, map, "name", true, where, &p->name)) != PYKRT_SUCCESS ||
         (st = get_choice(r, map, "kind", true, kinds, where, &kind)) != PYKRT_SUCCESS ||
-        (st = get_dtype(r, map, where, &p->dtype)) != PYKRT_SUCCESS ||
         (st = get_choice(r, map, "access", false, access, where, &acc)) != PYKRT_SUCCESS)
+        return st;
+    if (kind == 2) { /* a tuple: its dtype is Numba's name of it, its members say what it holds */
+        p->kind = PYKRT_KIND_TUPLE;
+        p->dtype = PYKRT_DTYPE_INVALID;
+        p->access = PYKRT_ACCESS_READ;
+        if ((st = get_string(r, map, "dtype", true, where, &tuple_name)) != PYKRT_SUCCESS)
+            return st;
+        return read_members(r, map, where, p);
+    }
+    if ((st = get_dtype(r, map, where, &p->dtype)) != PYKRT_SUCCESS)
         return st;
     p->kind = kind == 1 ? PYKRT_KIND_ARRAY : PYKRT_KIND_SCALAR;
     p->access = acc < 0 ? (kind == 1 ? PYKRT_ACCESS_READWRITE : PYKRT_ACCESS_READ) : (pykrt_access)(acc + 1);
@@ -544,6 +586,27 @@ static bool parse_indexed(const char *s, const char *prefix, uint32_t *index)
         return false;
     *index = (uint32_t)(s[n + 1] - '0');
     return true;
+}
+
+static bool parse_part(const char *s, pk_part *part, uint32_t *dim);
+
+/* A tuple's part: "[j]", "[j].real" or "[j].imag", j its member. */
+static bool parse_member_part(const char *s, pk_part *part, uint32_t *member)
+{
+    char *end;
+    if (s[0] != '[' || s[1] < '0' || s[1] > '9')
+        return false;
+    errno = 0;
+    unsigned long j = strtoul(s + 1, &end, 10);
+    if (errno || *end != ']' || j > UINT32_MAX)
+        return false;
+    *member = (uint32_t)j;
+    uint32_t dim;
+    if (end[1] == '\0') {
+        *part = PK_PART_VALUE;
+        return true;
+    }
+    return end[1] == '.' && parse_part(end + 2, part, &dim) && (*part == PK_PART_REAL || *part == PK_PART_IMAG);
 }
 
 static bool parse_part(const char *s, pk_part *part, uint32_t *dim)
@@ -637,9 +700,15 @@ static pykrt_status read_ptx_param(reader *r, yaml_node_t *map, const char *wher
         return bad(r, n, where, "align %lld is not a power of two", (long long)align);
     }
     field(r, map, "part", true, where, &n);
-    if (!parse_part(part, &x->part, &x->dim))
-        return bad(r, n, where, "unknown part '%.40s'", part);
-    const char *problem = part_problem(&k->params[x->param], x->part, x->dim, x->size);
+    const pk_param *p = &k->params[x->param];
+    bool tuple = p->kind == PYKRT_KIND_TUPLE;
+    x->member = 0;
+    if (tuple ? !parse_member_part(part, &x->part, &x->member) : !parse_part(part, &x->part, &x->dim))
+        return bad(r, n, where, "unknown part '%.40s'%s", part, tuple ? " of a tuple ([j], [j].real or [j].imag)" : "");
+    if (tuple && x->member >= p->nmembers)
+        return bad(r, n, where, "part '%s' of parameter %u (%s): the tuple has %zu members", part, x->param, p->name,
+                   p->nmembers);
+    const char *problem = part_problem(tuple ? &p->members[x->member] : p, x->part, x->dim, x->size);
     if (problem)
         return bad(r, n, where, "part '%s' of parameter %u (%s): %s", part, x->param, k->params[x->param].name,
                    problem);
@@ -715,32 +784,62 @@ static void part_name(const pk_param *p, uint32_t bit, char *buf, size_t size)
 /* The launch path passes one pointer per ptx_params entry, and the kernel
  * reads every parameter it declares: a part given twice or not at all
  * means arguments in the wrong places or a slot never set. */
+/* Each parameter is one unit of parts, a tuple one a member: the unit of
+ * parameter p, member m is first[p] + m. */
+static size_t *first_units(const pk_kernel *k, size_t *total)
+{
+    size_t *first = malloc((k->nparams + 1) * sizeof *first);
+    if (!first)
+        return NULL;
+    *total = 0;
+    for (size_t p = 0; p < k->nparams; p++) {
+        first[p] = *total;
+        *total += k->params[p].kind == PYKRT_KIND_TUPLE ? k->params[p].nmembers : 1;
+    }
+    first[k->nparams] = *total;
+    return first;
+}
+
+/* The unit's own description: the parameter, or the tuple's member. */
+static const pk_param *unit_param(const pk_kernel *k, size_t p, size_t m)
+{
+    return k->params[p].kind == PYKRT_KIND_TUPLE ? &k->params[p].members[m] : &k->params[p];
+}
+
 static pykrt_status check_parts(reader *r, yaml_node_t *map, yaml_node_item_t *items, const char *where,
                                 const pk_kernel *k)
 {
-    uint32_t *have = calloc(k->nparams ? k->nparams : 1, sizeof *have);
-    if (!have)
+    size_t total;
+    size_t *first = first_units(k, &total);
+    uint32_t *have = first ? calloc(total ? total : 1, sizeof *have) : NULL;
+    if (!have) {
+        free(first);
         return no_memory(r);
+    }
     pykrt_status st = PYKRT_SUCCESS;
     char part[32];
     for (size_t i = 0; i < k->nptx && st == PYKRT_SUCCESS; i++) {
         const pk_ptx_param *x = &k->ptx[i];
         uint32_t bit = part_bit(x->part, x->dim);
-        if (have[x->param] & bit) {
-            part_name(&k->params[x->param], bit, part, sizeof part);
+        const pk_param *u = unit_param(k, x->param, x->member);
+        if (have[first[x->param] + x->member] & bit) {
+            part_name(u, bit, part, sizeof part);
             st = bad(r, node_at(r, items[i]), where, "ptx_params[%zu] gives part '%s' of parameter %u (%s) again", i,
-                     part, x->param, k->params[x->param].name);
+                     part, x->param, u->name);
         }
-        have[x->param] |= bit;
+        have[first[x->param] + x->member] |= bit;
     }
-    for (size_t p = 0; p < k->nparams && st == PYKRT_SUCCESS; p++) {
-        uint32_t missing = parts_of(&k->params[p]) & ~have[p];
-        if (missing) {
-            part_name(&k->params[p], missing & -missing, part, sizeof part);
-            st = bad(r, map, where, "ptx_params lack part '%s' of parameter %zu (%s)", part, p, k->params[p].name);
+    for (size_t p = 0; p < k->nparams && st == PYKRT_SUCCESS; p++)
+        for (size_t m = 0; first[p] + m < first[p + 1] && st == PYKRT_SUCCESS; m++) {
+            const pk_param *u = unit_param(k, p, m);
+            uint32_t missing = parts_of(u) & ~have[first[p] + m];
+            if (missing) {
+                part_name(u, missing & -missing, part, sizeof part);
+                st = bad(r, map, where, "ptx_params lack part '%s' of parameter %zu (%s)", part, p, u->name);
+            }
         }
-    }
     free(have);
+    free(first);
     return st;
 }
 

@@ -98,6 +98,9 @@ static pykrt_status jit(pykrt_module *m, const void *image)
 
 static uint32_t slot_offset(const pk_kernel *d, const pk_ptx_param *x)
 {
+    const pk_param *p = &d->params[x->param];
+    if (p->kind == PYKRT_KIND_TUPLE)
+        p = &p->members[x->member];
     switch (x->part) {
     case PK_PART_DATA:
         return (uint32_t)offsetof(pykrt_array, data);
@@ -106,7 +109,7 @@ static uint32_t slot_offset(const pk_kernel *d, const pk_ptx_param *x)
     case PK_PART_STRIDES:
         return (uint32_t)(offsetof(pykrt_array, strides) + x->dim * sizeof(int64_t));
     case PK_PART_IMAG:
-        return (uint32_t)(offsetof(pykrt_arg, value) + pykrt_dtype_size(d->params[x->param].dtype) / 2);
+        return (uint32_t)(offsetof(pykrt_arg, value) + pykrt_dtype_size(p->dtype) / 2);
     case PK_PART_VALUE:
     case PK_PART_REAL:
         break;
@@ -153,7 +156,9 @@ static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kern
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
     for (size_t i = 0; i < d->nptx; i++) {
         k->slots[i].param = d->ptx[i].param;
+        k->slots[i].member = d->ptx[i].member;
         k->slots[i].array = d->params[d->ptx[i].param].kind == PYKRT_KIND_ARRAY;
+        k->slots[i].tuple = d->params[d->ptx[i].param].kind == PYKRT_KIND_TUPLE;
         k->slots[i].offset = slot_offset(d, &d->ptx[i]);
     }
     return PYKRT_SUCCESS;
@@ -504,6 +509,18 @@ pykrt_status pykrt_kernel_describe(const pykrt_kernel *kernel, pykrt_kernel_info
     return PYKRT_SUCCESS;
 }
 
+static void describe_param(const pk_param *p, pykrt_param_info *out)
+{
+    out->name = p->name;
+    out->kind = p->kind;
+    out->dtype = p->dtype;
+    out->ndim = p->ndim;
+    out->layout = p->kind == PYKRT_KIND_ARRAY ? p->layout : PYKRT_LAYOUT_A;
+    out->access = p->access;
+    out->record = p->record;
+    out->nmembers = p->nmembers;
+}
+
 pykrt_status pykrt_kernel_param(const pykrt_kernel *kernel, size_t index, pykrt_param_info *out)
 {
     if (!kernel || !out)
@@ -514,14 +531,24 @@ pykrt_status pykrt_kernel_param(const pykrt_kernel *kernel, size_t index, pykrt_
     if (index >= d->nparams)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param(%s): index %zu, but it has %zu parameters",
                        d->name, index, d->nparams);
-    const pk_param *p = &d->params[index];
-    out->name = p->name;
-    out->kind = p->kind;
-    out->dtype = p->dtype;
-    out->ndim = p->ndim;
-    out->layout = p->kind == PYKRT_KIND_ARRAY ? p->layout : PYKRT_LAYOUT_A;
-    out->access = p->access;
-    out->record = p->record;
+    describe_param(&d->params[index], out);
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_kernel_param_member(const pykrt_kernel *kernel, size_t index, size_t member, pykrt_param_info *out)
+{
+    if (!kernel || !out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param_member: %s is NULL", kernel ? "out" : "kernel");
+    if (!pk_alive(kernel, PK_KERNEL))
+        return pk_dead("pykrt_kernel_param_member", PK_KERNEL);
+    const pk_kernel *d = kernel->desc;
+    if (index >= d->nparams || d->params[index].kind != PYKRT_KIND_TUPLE)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param_member(%s): parameter %zu is not a tuple",
+                       d->name, index);
+    if (member >= d->params[index].nmembers)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_param_member(%s): member %zu, but %s has %zu",
+                       d->name, member, d->params[index].name, d->params[index].nmembers);
+    describe_param(&d->params[index].members[member], out);
     return PYKRT_SUCCESS;
 }
 

@@ -150,11 +150,13 @@ typedef enum pk_part { PK_PART_DATA, PK_PART_SHAPE, PK_PART_STRIDES, PK_PART_VAL
 typedef struct pk_param {
     const char *name;
     pykrt_kind kind;
-    pykrt_dtype dtype;
+    pykrt_dtype dtype;   /* PYKRT_DTYPE_INVALID for a tuple */
     int ndim;
     pykrt_layout layout;
     pykrt_access access;
     const pykrt_record *record; /* PYKRT_RECORD: its layout */
+    struct pk_param *members; /* a tuple: its scalars, each a scalar parameter */
+    size_t nmembers;
 } pk_param;
 
 typedef struct pk_ptx_param {
@@ -162,6 +164,7 @@ typedef struct pk_ptx_param {
     uint32_t size;
     uint32_t align;
     uint32_t param; /* index into the kernel's params */
+    uint32_t member; /* a tuple's: index into its members */
     pk_part part;
     uint32_t dim;   /* for shape[i] and strides[i] */
 } pk_ptx_param;
@@ -239,8 +242,10 @@ void pk_record_describe(const pykrt_record *r, char *out, size_t size);
  * argument (the pykrt_array for arrays, pykrt_arg.value for scalars). */
 typedef struct pk_slot {
     uint32_t param;
+    uint32_t member; /* of a tuple: which of pykrt_arg.members */
     uint32_t offset;
     bool array;
+    bool tuple;
 } pk_slot;
 
 struct pykrt_kernel {

@@ -4,29 +4,67 @@
  * A kernel's entry takes each source parameter as one or more parts, in
  * order: an array its data pointer (to global memory), then shape[i] and
  * strides[i] as 64-bit ints; a complex scalar its real and imaginary
- * parts; any other scalar its value, a bool as a byte. codegen.c declares
- * the entry and rebuilds the values from these parts; the manifest lists
- * them (docs/manifest.md), so that any loader can pack a launch. Both read
- * this one description.
+ * parts; any other scalar its value, a bool as a byte; a tuple the parts
+ * of its members in order, as Numba flattens a tuple argument into its
+ * members. codegen.c declares the entry and rebuilds the values from these
+ * parts; the manifest lists them (docs/manifest.md), so that any loader can
+ * pack a launch. Both read this one description.
  */
 #include "pykc.h"
 
+bool abi_passable(const Type *t) {
+    if (t->kind != TY_TUPLE) return true;
+    for (int i = 0; i < t->elem_count; i++)
+        if (!is_scalar(t->elems[i]) && (t->elems[i]->kind != TY_TUPLE || !abi_passable(t->elems[i]))) return false;
+    return true;
+}
+
 int abi_part_count(const Type *t) {
     if (t->kind == TY_ARRAY) return 1 + 2 * t->ndim;
+    if (t->kind == TY_TUPLE) {
+        int n = 0;
+        for (int i = 0; i < t->elem_count; i++) n += abi_part_count(t->elems[i]);
+        return n;
+    }
     return t->kind == TY_COMPLEX ? 2 : 1;
 }
 
+/* The scalars a tuple holds, nested tuples counted by theirs. */
+static int scalar_count(const Type *t) {
+    if (t->kind != TY_TUPLE) return 1;
+    int n = 0;
+    for (int i = 0; i < t->elem_count; i++) n += scalar_count(t->elems[i]);
+    return n;
+}
+
+/* Part i of a tuple: its member's part, numbered among the tuple's scalars. */
+static AbiPart tuple_part(const Type *t, int i) {
+    int scalars = 0;
+    for (int k = 0; k < t->elem_count; k++) {
+        int n = abi_part_count(t->elems[k]);
+        if (i < n) {
+            AbiPart p = abi_part(t->elems[k], i);
+            p.member = scalars + (p.member < 0 ? 0 : p.member);
+            return p;
+        }
+        i -= n;
+        scalars += scalar_count(t->elems[k]);
+    }
+    ice("abi_part: part %d beyond the tuple", i);
+}
+
 AbiPart abi_part(const Type *t, int i) {
+    if (t->kind == TY_TUPLE) return tuple_part(t, i);
     if (t->kind == TY_ARRAY) {
-        if (i == 0) return (AbiPart){PART_DATA, 0, NULL, 8};
+        if (i == 0) return (AbiPart){PART_DATA, 0, -1, NULL, 8};
         bool shape = i <= t->ndim;
-        return (AbiPart){shape ? PART_SHAPE : PART_STRIDES, shape ? i - 1 : i - 1 - t->ndim, &ty_int64, 8};
+        return (AbiPart){shape ? PART_SHAPE : PART_STRIDES, shape ? i - 1 : i - 1 - t->ndim, -1, &ty_int64, 8};
     }
     if (t->kind == TY_COMPLEX) {
         Type *part = type_float(t->bits / 2);
-        return (AbiPart){i == 0 ? PART_REAL : PART_IMAG, 0, part, type_size(part)};
+        return (AbiPart){i == 0 ? PART_REAL : PART_IMAG, 0, -1, part, type_size(part)};
     }
-    return (AbiPart){PART_VALUE, 0, t, type_size(t)};
+    return (AbiPart){PART_VALUE, 0, -1, t, type_size(t)};
 }
 
 /* ---- the manifest's view ------------------------------------------------ */
@@ -40,13 +78,22 @@ static const char *part_type_name(AbiPart p) {
 }
 
 static const char *part_name(Arena *a, AbiPart p) {
+    const char *within = p.kind == PART_REAL ? "real" : p.kind == PART_IMAG ? "imag" : "value";
+    if (p.member >= 0) /* a tuple's scalar: [j], [j].real, [j].imag */
+        return p.kind == PART_VALUE ? arena_printf(a, "[%d]", p.member) : arena_printf(a, "[%d].%s", p.member, within);
     switch (p.kind) {
     case PART_DATA: return "data";
     case PART_SHAPE: return arena_printf(a, "shape[%d]", p.axis);
     case PART_STRIDES: return arena_printf(a, "strides[%d]", p.axis);
-    case PART_REAL: return "real";
-    case PART_IMAG: return "imag";
-    default: return "value";
+    default: return within;
+    }
+}
+
+/* A tuple's scalars' dtypes, in order, from *n on. */
+static void list_members(Arena *a, const Type *t, const char **out, int *n) {
+    for (int i = 0; i < t->elem_count; i++) {
+        if (t->elems[i]->kind == TY_TUPLE) list_members(a, t->elems[i], out, n);
+        else out[(*n)++] = type_name(a, t->elems[i]);
     }
 }
 
@@ -61,6 +108,9 @@ static void describe_param(Arena *a, const Sym *p, ManifestParam *mp) {
     mp->ndim = mp->is_array ? t->ndim : 0;
     mp->layout = mp->is_array ? t->layout : 'A';
     mp->access = p->written ? (p->read ? "readwrite" : "write") : "read";
+    if (t->kind != TY_TUPLE) return;
+    mp->members = ARENA_ARRAY(a, const char *, scalar_count(t) + 1);
+    list_members(a, t, mp->members, &mp->member_count);
 }
 
 static void describe_kernel(Arena *a, const FuncInfo *f, ManifestKernel *k) {

@@ -112,7 +112,7 @@ static void dump_double(FILE *out, double v) {
 static void dump_details(const Dumper *dp, const Node *n) {
     FILE *out = dp->out;
     switch (n->kind) {
-    case ND_NAME: case ND_FUNCDEF: case ND_PARAM: case ND_KEYWORD:
+    case ND_NAME: case ND_FUNCDEF: case ND_CLASSDEF: case ND_PARAM: case ND_KEYWORD:
         fprintf(out, " %s", n->name);
         break;
     case ND_ATTR:
@@ -178,6 +178,11 @@ static void dump_children(Dumper *dp, const Node *n, int d) {
         dump_list(dp, n->decorators, n->decorator_len, d, "decorator");
         dump_list(dp, n->items, n->item_len, d, "param");
         if (n->annotation) dump_node(dp, n->annotation, d, "returns");
+        dump_list(dp, n->body, n->body_len, d, "body");
+        break;
+    case ND_CLASSDEF:
+        dump_list(dp, n->items, n->item_len, d, "base");
+        dump_list(dp, n->kwargs, n->kwarg_len, d, "keyword");
         dump_list(dp, n->body, n->body_len, d, "body");
         break;
     case ND_PARAM:

@@ -467,6 +467,8 @@ static Type *type_minmax(Sema *s, Node *call, const Entity *e) {
     /* no Optional is a number: Numba's retry with their values is the match */
     Type *t = value_type(tys[0]);
     for (int i = 1; i < n && t; i++) t = type_unify(sema_arena(s), t, value_type(tys[i]));
+    for (int i = 0; i < n && t; i++)
+        if (!is_scalar(value_type(tys[i]))) t = NULL; /* an IntEnum member is no Number */
     if (!t || !is_scalar(t) || t->kind == TY_COMPLEX) {
         sema_error(s, call->span, "%s needs scalar arguments that unify", e->path + 9);
         return &ty_error;
@@ -526,13 +528,18 @@ static Type *type_sum(Sema *s, Node *call, const Entity *e) {
     return acc;
 }
 
+/* len(): int64; of a tuple that a parameter holds, as the function was
+ * called, the constant its length is (rewrite_semantic_constants). */
 static Type *type_len(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 1, 1)) return &ty_error;
     Type *t = arg_type(call, 0);
     if (t->kind != TY_ARRAY && t->kind != TY_TUPLE) {
-        sema_error(s, call->items[0]->span, "len() of %s", sema_type_name(s, t));
+        sema_error(s, call->items[0]->span, "len() of %s is not supported", sema_type_name(s, t));
         return &ty_error;
     }
+    Node *arg = call->items[0];
+    if (t->kind == TY_TUPLE && arg->kind == ND_NAME && arg->sym && arg->sym->kind == SYM_PARAM)
+        return type_literal_int(sema_arena(s), t->elem_count, false);
     return &ty_int64;
 }
 
@@ -548,7 +555,7 @@ static Type *type_number_ctor(Sema *s, Node *call, const Entity *e) {
                        (e->type == &ty_float64 && t->kind == TY_BOOL) ||
                        ((e->type == &ty_int64 || e->type == &ty_float64) && t->kind == TY_COMPLEX);
         if (refused) {
-            sema_error(s, call->items[i]->span, "%s() of %s", e->path + 9, sema_type_name(s, t));
+            sema_error(s, call->items[i]->span, "%s() of %s is not supported", e->path + 9, sema_type_name(s, t));
             return &ty_error;
         }
     }
@@ -1210,6 +1217,17 @@ static const Entity entities[] = {
     MODULE("math"), MODULE("numpy"), MODULE("numba.cuda.fp16"), MODULE("numba.cuda.libdevice"),
     MODULE("numba.cuda.cg"), MODULE("cmath"), MODULE("operator"), MODULE("numba.cuda.bf16"),
     MODULE("numba.cuda.types"),
+    MODULE("enum"), MODULE("collections"), MODULE("typing"),
+
+    /* numba.types' tuple types, in annotations and signatures */
+    {"numba.UniTuple", ENT_TUPLE_TYPE, NULL, NULL, 0, NULL, LW_NONE, TUPLE_TYPE_UNI, NULL},
+    {"numba.Tuple", ENT_TUPLE_TYPE, NULL, NULL, 0, NULL, LW_NONE, TUPLE_TYPE_HETEROGENEOUS, NULL},
+
+    /* what a module-level class derives from, or is made by (sema's define_class) */
+    {"enum.Enum", ENT_CLASS, NULL, NULL, 0, NULL, LW_NONE, CLASS_ENUM, NULL},
+    {"enum.IntEnum", ENT_CLASS, NULL, NULL, 0, NULL, LW_NONE, CLASS_INT_ENUM, NULL},
+    {"typing.NamedTuple", ENT_CLASS, NULL, NULL, 0, NULL, LW_NONE, CLASS_NAMED_TUPLE, NULL},
+    {"collections.namedtuple", ENT_CLASS_FACTORY, NULL, NULL, 0, NULL, LW_NONE, CLASS_NAMED_TUPLE, NULL},
 
     NUMPY_AND_NUMBA(int8), NUMPY_AND_NUMBA(int16), NUMPY_AND_NUMBA(int32), NUMPY_AND_NUMBA(int64),
     NUMPY_AND_NUMBA(uint8), NUMPY_AND_NUMBA(uint16), NUMPY_AND_NUMBA(uint32), NUMPY_AND_NUMBA(uint64),
@@ -1497,7 +1515,7 @@ const Entity *entity_lookup(const char *path) {
 const char *entity_module_path(const char *import_name) {
     static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.bf16",
                                         "numba.cuda.types", "numba.cuda.libdevice", "numba.types",
-                                        "math", "cmath", "numpy", "operator"};
+                                        "math", "cmath", "numpy", "operator", "enum", "collections", "typing"};
     for (int i = 0; i < N_(known); i++)
         if (strcmp(known[i], import_name) == 0) return known[i];
     return NULL;
@@ -1508,7 +1526,7 @@ Attr attr_lookup(const char *name) {
         {"shape", ATTR_SHAPE}, {"strides", ATTR_STRIDES}, {"ndim", ATTR_NDIM}, {"size", ATTR_SIZE},
         {"itemsize", ATTR_ITEMSIZE}, {"nbytes", ATTR_NBYTES}, {"T", ATTR_T}, {"dtype", ATTR_DTYPE},
         {"real", ATTR_REAL}, {"imag", ATTR_IMAG}, {"x", ATTR_X}, {"y", ATTR_Y}, {"z", ATTR_Z}, {"w", ATTR_W},
-        {"sync", ATTR_SYNC},
+        {"sync", ATTR_SYNC}, {"value", ATTR_VALUE},
     };
     for (int i = 0; i < N_(attrs); i++)
         if (strcmp(attrs[i].name, name) == 0) return attrs[i].attr;

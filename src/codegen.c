@@ -89,6 +89,7 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
     }
     case TY_GRID_GROUP: return i64(g); /* the grid workspace's address */
     case TY_RECORD: return cg_generic_pointer(g); /* numba's RecordModel: its data's address */
+    case TY_ENUM: return llvm_type(g, t->dtype); /* numba-cuda's EnumModel: the value */
     case TY_NONE: return LLVMVoidTypeInContext(g->ctx);
     default: return i8(g);
     }
@@ -233,6 +234,7 @@ static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const 
     if (to->kind == TY_BOOL && from->kind == TY_BFLOAT16)
         return LLVMBuildFCmp(g->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
     if (from->kind == TY_BFLOAT16 || to->kind == TY_BFLOAT16) return convert_bf16(g, v, from, to);
+    if (from->kind == TY_ENUM) return convert(g, v, from->dtype, to); /* an IntEnum member's value */
     LLVMBuilderRef b = g->b;
     LLVMTypeRef dst = llvm_type(g, to);
     if (to->kind == TY_BOOL) return to_bool(g, v, from);
@@ -838,6 +840,7 @@ static LLVMValueRef compare_tuples(CodeGen *g, Op op, LLVMValueRef a, LLVMValueR
 }
 
 static LLVMValueRef compare(CodeGen *g, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t) {
+    if (t->kind == TY_ENUM) t = t->dtype; /* enum members compare by value */
     if (t->kind == TY_FLOAT || t->kind == TY_BFLOAT16) {
         LLVMRealPredicate p = op == OP_EQ ? LLVMRealOEQ : op == OP_NE ? LLVMRealUNE : op == OP_LT ? LLVMRealOLT
                             : op == OP_LE ? LLVMRealOLE : op == OP_GT ? LLVMRealOGT : LLVMRealOGE;
@@ -887,6 +890,7 @@ static LLVMValueRef const_array(CodeGen *g, Sym *sym) {
 
 /* A scalar or tuple module constant as an LLVM constant of type t. */
 static LLVMValueRef const_value(CodeGen *g, const ConstValue *c, const Type *t) {
+    if (t->kind == TY_ENUM) t = t->dtype; /* a member is its value */
     if (t->kind == TY_TUPLE) {
         LLVMValueRef *elems = CG_ARRAY(g, LLVMValueRef, c->elem_count);
         for (int i = 0; i < c->elem_count; i++) elems[i] = const_value(g, c->elems[i], t->elems[i]);
@@ -1050,6 +1054,7 @@ static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
     case TY_ARRAY: return array_attribute(g, n, base);
     case TY_COMPLEX: return complex_parts(g, base, n->attr == ATTR_IMAG);
     case TY_VECTOR: return extract(g, base, (unsigned)(n->attr - ATTR_X), n->name);
+    case TY_TUPLE: return extract(g, base, (unsigned)n->dims[0], n->name); /* a named tuple's field */
     default: return n->attr == ATTR_IMAG ? LLVMConstNull(llvm_type(g, n->ty)) : base; /* a real's .real, .imag */
     }
 }
@@ -1151,6 +1156,7 @@ static LLVMValueRef gen_field(CodeGen *g, Node *n);
 
 static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
     if (n->field) return gen_field(g, n);
+    if (n->sym && n->sym->kind == SYM_CONST) return gen_name(g, n); /* Color["RED"] */
     if (n->lhs->ty->kind == TY_ARRAY && n->ty->kind == TY_ARRAY) return gen_view(g, n);
     if (n->lhs->ty->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) {
         LLVMValueRef t = gen_expr(g, n->lhs), out = LLVMGetUndef(llvm_type(g, n->ty));
@@ -1226,6 +1232,7 @@ static LLVMValueRef identity(CodeGen *g, Op op, LLVMValueRef a, const Type *ta, 
         LLVMValueRef valid = extract(g, a, 1, "");
         return op == OP_ISNOT ? valid : LLVMBuildNot(g->b, valid, "");
     }
+    if (ta->kind == TY_ENUM && type_equal(ta, tb)) return compare(g, op == OP_IS ? OP_EQ : OP_NE, a, b, ta);
     bool same = type_equal(ta, tb) && ta->kind == TY_NONE;
     return LLVMConstInt(i1(g), same == (op == OP_IS), false);
 }
@@ -2040,7 +2047,21 @@ static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
     }
 }
 
+/* Point(x, y=...): the arguments evaluated as written, each into its
+ * field (a keyword's in n->dims). */
+static LLVMValueRef gen_named_tuple(CodeGen *g, Node *n) {
+    LLVMValueRef t = LLVMGetUndef(llvm_type(g, n->ty));
+    for (int i = 0; i < n->item_len; i++) t = LLVMBuildInsertValue(g->b, t, arg_cast(g, n, i), (unsigned)i, "");
+    for (int k = 0; k < n->kwarg_len; k++) {
+        Node *v = n->kwargs[k]->rhs;
+        LLVMValueRef x = convert(g, gen_expr(g, v), v->ty, n->ty->elems[n->dims[k]]);
+        t = LLVMBuildInsertValue(g->b, t, x, (unsigned)n->dims[k], "");
+    }
+    return t;
+}
+
 static LLVMValueRef gen_call(CodeGen *g, Node *n) {
+    if (n->func->ty->kind == TY_CLASS) return gen_named_tuple(g, n);
     if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
     if (n->func->ty->kind == TY_DTYPE && n->casts) /* bfloat16(x): x as the constructor's case, then rounded */
         return convert(g, gen_cast(g, n->items[0], n->casts[0]), n->casts[0], n->ty);
@@ -2589,6 +2610,12 @@ static LLVMValueRef abi_unpack(CodeGen *g, const Type *t, LLVMValueRef fn, unsig
     if (t->kind == TY_COMPLEX) {
         LLVMValueRef re = LLVMGetParam(fn, (*next)++), im = LLVMGetParam(fn, (*next)++);
         return complex_make(g, llvm_type(g, t), re, im);
+    }
+    if (t->kind == TY_TUPLE) {
+        LLVMValueRef v = LLVMGetUndef(llvm_type(g, t));
+        for (int i = 0; i < t->elem_count; i++)
+            v = LLVMBuildInsertValue(g->b, v, abi_unpack(g, t->elems[i], fn, next), (unsigned)i, "");
+        return v;
     }
     LLVMValueRef v = LLVMGetParam(fn, (*next)++);
     return t->kind == TY_BOOL ? LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstInt(i8(g), 0, false), "") : v;

@@ -176,13 +176,19 @@ static void write_record(Writer *w, const Record *r) {
     end_map(w);
 }
 
-/* {name, kind, dtype, ndim, layout, access}: ndim and layout for arrays,
- * the layout of a record. */
+/* {name, kind, dtype, ndim, layout, members, access}: ndim and layout for
+ * arrays, members for tuples, the layout of a record. */
 static void write_param(Writer *w, const ManifestParam *p) {
     begin_map(w, true);
     key_str(w, "name", p->name);
-    key_str(w, "kind", p->is_array ? "array" : "scalar");
+    key_str(w, "kind", p->members ? "tuple" : p->is_array ? "array" : "scalar");
     key_str(w, "dtype", p->dtype);
+    if (p->members) {
+        key(w, "members");
+        begin_seq(w, true);
+        for (int i = 0; i < p->member_count; i++) put_str(w, p->members[i]);
+        end_seq(w);
+    }
     if (p->is_array) {
         char layout[2] = {p->layout, '\0'};
         key_int(w, "ndim", p->ndim);

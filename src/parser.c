@@ -1450,21 +1450,31 @@ static Node *parse_funcdef(Parser *p, Vec *decorators, bool device) {
 }
 
 /* classdef: 'class' NAME [type_params] ['(' [arglist] ')'] ':' suite
- * -- host code's */
+ * At the top level a ClassDef, whose bases sema reads (an Enum, IntEnum or
+ * NamedTuple that kernels may use, else host code); elsewhere host code. */
 static Node *parse_class(Parser *p) {
     const Token *kw = peek(p);
-    outside_kernels(p, tok_span(p, kw), "class definitions are");
+    bool module_level = p->scope_depth == 0 && p->block_depth == 0;
+    if (!module_level) outside_kernels(p, tok_span(p, kw), "class definitions are");
     next(p);
+    Node *n = new_node(p, ND_CLASSDEF, tok_span(p, kw));
     Span name_span;
-    const char *name = expect_name(p, "after 'class'", &name_span);
-    note_bindings(p, name_node(p, name, name_span));
+    n->name = expect_name(p, "after 'class'", &name_span);
+    note_bindings(p, name_node(p, n->name, name_span));
     skip_type_params(p);
-    if (at(p, TK_LPAREN)) parse_call(p, name_node(p, name, name_span));
+    if (at(p, TK_LPAREN)) {
+        Node *bases = parse_call(p, name_node(p, n->name, name_span));
+        n->items = bases->items;
+        n->item_len = bases->item_len;
+        n->kwargs = bases->kwargs;
+        n->kwarg_len = bases->kwarg_len;
+    }
     Vec body = {0};
     parse_body(p, &body, "class definition", line_of_token(kw), false);
-    Span span = tok_span(p, kw);
-    if (body.len) span = span_join(span, last_of(&body)->span);
-    return host_stmt(p, span, arena_printf(p->arena, "class '%s'", name));
+    n->body = finish_list(&body, &n->body_len);
+    extend_to_last(n, n->body, n->body_len);
+    if (module_level) return n; /* an Enum, IntEnum or NamedTuple, or host code: sema reads its bases */
+    return host_stmt(p, n->span, arena_printf(p->arena, "class '%s'", n->name));
 }
 
 /* try_stmt: 'try' ':' suite ((except_clause ':' suite)+ ['else' ':' suite]
@@ -1893,7 +1903,7 @@ static bool is_constant_target(const Node *t) {
  * only if a kernel does), a @cuda.jit function, `pass` or a docstring. */
 static bool kept_at_module_level(const Node *n) {
     switch (n->kind) {
-    case ND_IMPORT: case ND_IMPORT_FROM: case ND_FUNCDEF: case ND_PASS: return true;
+    case ND_IMPORT: case ND_IMPORT_FROM: case ND_FUNCDEF: case ND_PASS: case ND_CLASSDEF: return true;
     case ND_ASSIGN:
         for (int i = 0; i < n->item_len; i++)
             if (!is_constant_target(n->items[i])) return false;
@@ -1935,6 +1945,7 @@ static const char *host_what(Parser *p, const Node *n) {
     case ND_WHILE: return "'while' loop";
     case ND_RAISE: return "'raise' statement";
     case ND_ASSERT: return "'assert' statement";
+    case ND_CLASSDEF: return arena_printf(p->arena, "class '%s'", n->name);
     default: return "statement";
     }
 }

@@ -277,6 +277,7 @@ const char *token_kind_name(TokenKind k);
     X(ND_MODULE, "Module") X(ND_IMPORT, "Import")                              \
     X(ND_IMPORT_FROM, "ImportFrom") X(ND_ALIAS, "Alias")                       \
     X(ND_FUNCDEF, "FunctionDef") X(ND_PARAM, "Param")                          \
+    X(ND_CLASSDEF, "ClassDef")                                                 \
     /* statements */                                                           \
     X(ND_ASSIGN, "Assign") X(ND_ANNASSIGN, "AnnAssign")                        \
     X(ND_AUGASSIGN, "AugAssign") X(ND_IF, "If") X(ND_WHILE, "While")           \
@@ -330,7 +331,8 @@ typedef enum {
  * table: sema types an Attribute node by its attr and codegen lowers it. */
 typedef enum {
     ATTR_NONE, ATTR_SHAPE, ATTR_STRIDES, ATTR_NDIM, ATTR_SIZE, ATTR_ITEMSIZE, ATTR_NBYTES, ATTR_T, ATTR_DTYPE,
-    ATTR_REAL, ATTR_IMAG, ATTR_X, ATTR_Y, ATTR_Z, ATTR_W, ATTR_SYNC,
+    ATTR_REAL, ATTR_IMAG, ATTR_X, ATTR_Y, ATTR_Z, ATTR_W, ATTR_SYNC, ATTR_VALUE,
+    ATTR_FIELD,         /* a named tuple's field: its index in Node.dims */
 } Attr;
 
 typedef struct Node Node;
@@ -348,10 +350,11 @@ struct Node {
     Type *ty;                   /* set by sema on expressions */
     Sym *sym;                   /* set by sema on names and definitions */
 
-    const char *name;           /* Name, Attribute attr, FunctionDef, Param,
-                                   Keyword, Alias (imported name), Import* module;
-                                   Host, HostExpr: what it is ("function 'main'",
-                                   "assignment"; "*" for a starred expression) */
+    const char *name;           /* Name, Attribute attr, FunctionDef, ClassDef,
+                                   Param, Keyword, Alias (imported name),
+                                   Import* module; Host, HostExpr: what it is
+                                   ("function 'main'", "assignment"; "*" for a
+                                   starred expression) */
     const char *asname;         /* Alias: `as` name (or NULL) */
     Op op;                      /* BinOp, UnaryOp, BoolOp, AugAssign */
 
@@ -368,15 +371,16 @@ struct Node {
     Node *lower, *upper, *step; /* Slice parts, each possibly NULL */
     Node *func;                 /* Call callee */
 
-    Node **body; int body_len;      /* Module, FunctionDef, If, While, For */
+    Node **body; int body_len;      /* Module, FunctionDef, ClassDef, If, While, For */
     Node **orelse; int orelse_len;  /* If (elif is a nested If), While, For */
     Node **items; int item_len;     /* Tuple/List elements, Call positional
                                        args, BoolOp and Compare operands,
-                                       FunctionDef params, Import* aliases,
+                                       FunctionDef params, ClassDef bases,
+                                       Import* aliases,
                                        Assign targets, Return value (0/1);
                                        Host: the module names it binds (Names);
                                        HostExpr: its parts */
-    Node **kwargs; int kwarg_len;   /* Call keywords */
+    Node **kwargs; int kwarg_len;   /* Call and ClassDef keywords */
     Node **decorators; int decorator_len; /* FunctionDef */
     Op *ops;                        /* Compare: item_len - 1 operators */
     int level;                      /* ImportFrom: leading dots */
@@ -459,6 +463,7 @@ typedef enum {
                     own, with conversion rules unlike the floats' */
     TY_RECORD,   /* Numba's Record: a structured NumPy dtype's element, held
                     as the address of its bytes, as Numba holds it */
+    TY_ENUM,     /* a member of an Enum or IntEnum class: cls; its value a dtype */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
     TY_RANGE,    /* range(...), only as a for-loop iterable */
@@ -466,7 +471,29 @@ typedef enum {
     TY_ENTITY,   /* a module, function or attribute that Numba names */
     TY_FUNC,     /* a device function of the module */
     TY_SLICE,    /* an index slice a:b:c */
+    TY_CLASS,    /* a class of the module used as a value (Color, Point): cls */
 } TypeKind;
+
+/* numba.types' tuple types as an annotation writes them. */
+typedef enum { TUPLE_TYPE_UNI, TUPLE_TYPE_HETEROGENEOUS } TupleTypeKind;
+
+/* What a class of the module is: what it derives from, or what made it. */
+typedef enum { CLASS_ENUM, CLASS_INT_ENUM, CLASS_NAMED_TUPLE } ClassKind;
+
+/* A class defined at module level: an Enum or IntEnum with its members,
+ * or a named tuple (collections.namedtuple, typing.NamedTuple) with its
+ * fields. */
+typedef struct ClassInfo {
+    const char *name;
+    ClassKind kind;
+    Span def;
+    const char **names;      /* members or fields, in order */
+    int count;
+    struct Type *dtype;      /* an enum: the type of its members' values */
+    struct Sym **members;    /* an enum: each member, a constant */
+    const char *problem;     /* an enum Numba cannot type: why, said where
+                                a function uses it */
+} ClassInfo;
 
 
 /* A field of a record type, as NumPy lays it out. */
@@ -493,7 +520,8 @@ struct Type {
     int64_t lit_value;
     Type *dtype;           /* ARRAY element; DTYPE the type it names;
                               RANGE the loop variable's type; VECTOR the
-                              type of each of its elem_count members */
+                              type of each of its elem_count members;
+                              ENUM its value's type */
     int ndim;              /* ARRAY */
     char layout;           /* ARRAY: 'A', 'C', 'F' */
     bool readonly;         /* ARRAY: a module constant (const memory) */
@@ -507,6 +535,7 @@ struct Type {
     int elem_count;
     const Entity *entity;  /* ENTITY */
     Node *func;            /* FUNC: its FunctionDef */
+    ClassInfo *cls;        /* ENUM, CLASS; TUPLE: a named tuple's class */
 };
 
 extern Type ty_error, ty_none, ty_bool, ty_string, ty_slice, ty_grid_group;
@@ -534,6 +563,11 @@ const RecordField *record_field(const Record *r, const char *name);
 int type_align(const Type *t);
 /* The alignment Numba's data layout gives a field's value in memory. */
 int type_abi_align(const Type *t);
+/* A member of enum class c, and the class c itself as a value. */
+Type *type_enum(Arena *a, ClassInfo *c);
+Type *type_class(Arena *a, ClassInfo *c);
+/* The named tuple of class c with elements elems (copied). */
+Type *type_named_tuple(Arena *a, ClassInfo *c, Type **elems, int n);
 /* Numba's literal types: what a constant or a name bound to one types as
  * until an operation makes it a plain int64 or bool. */
 Type *type_literal_int(Arena *a, int64_t v, bool is_unsigned);
@@ -557,6 +591,9 @@ const char *type_name(Arena *a, const Type *t);
 /* Numba's conversion kinds, best first (typeconv/castgraph.py). */
 typedef enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE, CONV_NONE } Conversion;
 Conversion type_conversion(const Type *from, const Type *to);
+/* Whether numba-cuda lowers the conversion that type_conversion allows:
+ * an IntEnum member converts to ints only (enumimpl.py's one cast). */
+bool type_cast_lowered(const Type *from, const Type *to);
 
 /* A candidate signature of an operator or function. */
 typedef struct Sig {
@@ -693,6 +730,12 @@ typedef enum {
     ENT_DTYPE,          /* float32, numpy.int64: a type used as a value */
     ENT_DIM3,           /* threadIdx blockIdx blockDim gridDim */
     ENT_VALUE,          /* cuda.warpsize, cuda.laneid: an int32 value */
+    ENT_CLASS,          /* what a class of the module derives from
+                           (enum.Enum, typing.NamedTuple): op, a ClassKind */
+    ENT_CLASS_FACTORY,  /* what makes a class where a module-level assignment
+                           calls it (collections.namedtuple): op, a ClassKind */
+    ENT_TUPLE_TYPE,     /* numba.types.UniTuple, numba.types.Tuple, called in
+                           an annotation or signature: op, a TupleTypeKind */
 } EntityKind;
 
 typedef struct Sema Sema;
@@ -1047,18 +1090,23 @@ typedef struct ManifestParam {
     const char *name;
     bool is_array;
     const char *dtype;         /* Numba's name: float32, int64, bool, ...;
-                                  "record" for a structured dtype */
+                                  "record" for a structured dtype; a tuple's:
+                                  UniTuple(float32 x 3) */
     int ndim;
     char layout;               /* 'A', 'C' or 'F' */
     const char *access;        /* "read", "write", "readwrite" */
     const Record *record;      /* a record dtype's layout, else NULL */
+    const char **members;      /* a tuple: the dtype of each of its scalars,
+                                  nested tuples flattened in order; else NULL */
+    int member_count;
 } ManifestParam;
 
 typedef struct ManifestPtxParam {
     const char *type;          /* u8 u16 u32 u64 f32 f64 */
     int size, align;
     int param;                 /* index into the source parameters */
-    const char *part;          /* value, data, shape[i], strides[i], real, imag */
+    const char *part;          /* value, data, shape[i], strides[i], real,
+                                  imag; a tuple's [j], [j].real, [j].imag */
 } ManifestPtxParam;
 
 typedef struct ManifestKernel {
@@ -1115,6 +1163,8 @@ typedef enum { PART_VALUE, PART_DATA, PART_SHAPE, PART_STRIDES, PART_REAL, PART_
 typedef struct AbiPart {
     AbiPartKind kind;
     int axis;                  /* SHAPE, STRIDES: which */
+    int member;                /* of a tuple: which of its scalars, nested
+                                  tuples flattened in order; else -1 */
     const Type *type;          /* the scalar it holds; DATA: NULL, a pointer
                                   to global memory */
     int size;                  /* bytes */
@@ -1123,6 +1173,9 @@ typedef struct AbiPart {
 /* How many parts a source parameter of type t is passed as, and part i. */
 int abi_part_count(const Type *t);
 AbiPart abi_part(const Type *t, int i);
+/* Whether a kernel can take a parameter of type t: a tuple only of
+ * scalars and tuples of them. */
+bool abi_passable(const Type *t);
 /* The module's kernels and constants as the manifest lists them. */
 void abi_describe_module(Unit *u, Manifest *m);
 

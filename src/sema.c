@@ -629,7 +629,44 @@ static Type *array_annotation(Sema *s, Node *ann, Type *elem) {
     return type_array(s->arena, elem, ndim, layout);
 }
 
-/* A parameter, return or local annotation: a scalar type or an array. */
+static Type *annotation_type(Sema *s, Node *ann);
+
+/* The tuple type callee names: in a signature string one of numba.types'
+ * names, else what the module imported. */
+static const Entity *tuple_type_entity(Sema *s, Node *callee) {
+    const Entity *e = NULL;
+    if (s->in_signature && callee->kind == ND_NAME) e = entity_lookup(arena_printf(s->arena, "numba.%s", callee->name));
+    else if (!s->in_signature) e = entity_of(s, callee);
+    return e && e->kind == ENT_TUPLE_TYPE ? e : NULL;
+}
+
+/* UniTuple(T, n) and Tuple((T1, T2, ...)), as numba.types makes them. */
+static Type *tuple_annotation(Sema *s, Node *ann) {
+    const Entity *e = tuple_type_entity(s, ann->func);
+    bool uni = e && e->op == TUPLE_TYPE_UNI;
+    Node *list = e && !uni && ann->item_len == 1 ? ann->items[0] : NULL;
+    if (!e || ann->kwarg_len || (uni && ann->item_len != 2) || (!uni && (!list || (list->kind != ND_TUPLE && list->kind != ND_LIST)))) {
+        sema_error(s, ann->span, "a tuple type is written UniTuple(T, n) or Tuple((T1, T2, ...)), with numba.types' names");
+        return &ty_error;
+    }
+    int64_t n = 0;
+    if (uni) {
+        Type *elem = annotation_type(s, ann->items[0]);
+        if (elem->kind == TY_ERROR || !sema_const_int(s, ann->items[1], "a UniTuple's length", &n)) return &ty_error;
+        if (n < 0 || n > INT32_MAX) {
+            sema_error(s, ann->items[1]->span, "a UniTuple's length must be 0 or more");
+            return &ty_error;
+        }
+        return type_unituple(s->arena, elem, (int)n);
+    }
+    Type **elems = ARENA_ARRAY(s->arena, Type *, list->item_len + 1);
+    for (int i = 0; i < list->item_len; i++)
+        if ((elems[i] = annotation_type(s, list->items[i]))->kind == TY_ERROR) return &ty_error;
+    return type_tuple(s->arena, elems, list->item_len);
+}
+
+/* A parameter, return or local annotation: a scalar type, an array or a
+ * tuple of them. */
 static Type *annotation_type(Sema *s, Node *ann) {
     if (ann->kind == ND_STR) {
         Type *t = type_by_name(ann->v.s.data);
@@ -637,6 +674,7 @@ static Type *annotation_type(Sema *s, Node *ann) {
     }
     if (ann->kind == ND_NONE) return &ty_none;
     if (ann->kind == ND_NAME && s->in_signature) return signature_name(s, ann);
+    if (ann->kind == ND_CALL) return tuple_annotation(s, ann);
     if (ann->kind == ND_SUBSCRIPT) {
         Type *elem = sema_dtype_arg(s, ann->lhs, "an array's element type");
         return elem->kind == TY_ERROR ? elem : array_annotation(s, ann, elem);
@@ -747,6 +785,10 @@ static Type *type_name_ref(Sema *s, Node *n) {
         return &ty_error;
     }
     if (sym->kind == SYM_CONST) return const_type(s, sym->value);
+    if (sym->ty && sym->ty->kind == TY_CLASS && sym->ty->cls->problem) {
+        sema_error(s, n->span, "%s", sym->ty->cls->problem);
+        return &ty_error;
+    }
     return sym->ty ? sym->ty : &ty_error;
 }
 
@@ -858,8 +900,34 @@ static Type *type_value_attribute(Sema *s, Type *base, Attr a) {
     case TY_INT: case TY_FLOAT: return part ? type_strip(base) : NULL;
     case TY_GRID_GROUP: return a == ATTR_SYNC ? type_entity(s->arena, entity_lookup("GridGroup.sync")) : NULL;
     case TY_VECTOR: return component >= 0 && component < base->elem_count ? base->dtype : NULL;
+    case TY_ENUM: return a == ATTR_VALUE ? base->dtype : NULL;
     default: return NULL;
     }
+}
+
+/* Color.RED: an enum's member, a constant (n->sym). */
+static Type *class_attribute(Sema *s, Node *n, ClassInfo *c) {
+    for (int i = 0; c->kind != CLASS_NAMED_TUPLE && i < c->count; i++)
+        if (!strcmp(c->names[i], n->name)) {
+            n->sym = c->members[i];
+            return n->sym->ty;
+        }
+    sema_error(s, n->span, "%s has no %s '%s'", sema_type_name(s, type_class(s->arena, c)),
+               c->kind == CLASS_NAMED_TUPLE ? "attribute" : "member", n->name);
+    return &ty_error;
+}
+
+/* p.x: a named tuple's field, its index in n->dims. NULL if it has none
+ * of that name. */
+static Type *field_attribute(Sema *s, Node *n, Type *base) {
+    for (int i = 0; i < base->cls->count; i++)
+        if (!strcmp(base->cls->names[i], n->name)) {
+            n->attr = ATTR_FIELD;
+            n->dims = ARENA_NEW(s->arena, long);
+            n->dims[0] = i;
+            return base->elems[i];
+        }
+    return NULL;
 }
 
 static Type *type_attribute(Sema *s, Node *n) {
@@ -882,8 +950,11 @@ static Type *type_attribute(Sema *s, Node *n) {
     if (base->kind == TY_ERROR) return base;
     if (base->kind == TY_ENTITY && base->entity->kind != ENT_DIM3) return member(s, n, base->entity);
     if (base->kind == TY_RECORD) return record_member(s, n, base, n->name, n->span);
+    if (base->kind == TY_CLASS) return class_attribute(s, n, base->cls);
+    Type *t = base->kind == TY_TUPLE && base->cls ? field_attribute(s, n, base) : NULL;
+    if (t) return t;
     n->attr = attr_lookup(n->name);
-    Type *t = n->attr == ATTR_NONE ? NULL : type_value_attribute(s, base, n->attr);
+    t = n->attr == ATTR_NONE ? NULL : type_value_attribute(s, base, n->attr);
     if (!t && base->kind == TY_ARRAY && base->dtype->kind == TY_RECORD) {
         n->attr = ATTR_NONE;
         return record_array_view(s, n, base, n->name, n->span);
@@ -1005,6 +1076,14 @@ static Type *type_subscript(Sema *s, Node *n) {
     s->reading_field = outer;
     Type *idx = type_expr(s, n->rhs);
     if (base->kind == TY_ERROR || idx->kind == TY_ERROR) return &ty_error;
+    if (base->kind == TY_CLASS && n->rhs->kind == ND_STR && base->cls->kind != CLASS_NAMED_TUPLE) {
+        Node probe = *n; /* Color["RED"] is Color.RED */
+        probe.name = n->rhs->v.s.data;
+        probe.span = n->rhs->span;
+        Type *t = class_attribute(s, &probe, base->cls);
+        n->sym = probe.sym;
+        return t;
+    }
     if (base->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) return tuple_slice_type(s, n, base);
     if (base->kind == TY_TUPLE) {
         ConstValue *c = n->rhs->kind == ND_INT || n->rhs->constant ? fold(s, n->rhs) : NULL;
@@ -1138,6 +1217,23 @@ static bool bfloat16_operator(Op op, Type *const *args, int nargs, bool *lowerab
     return any;
 }
 
+/* numba-cuda types an IntEnum member's conversion to any type its value
+ * converts to, then lowers the conversion to integers only. */
+static bool casts_lowered(Sema *s, Span at, Type *const *from, Type *const *to, int n) {
+    for (int i = 0; i < n; i++)
+        if (!type_cast_lowered(from[i], to[i])) {
+            sema_error(s, at, "cannot convert %s to %s: numba-cuda converts an IntEnum member to integers only",
+                       sema_type_name(s, from[i]), sema_type_name(s, to[i]));
+            return false;
+        }
+    return true;
+}
+
+/* EnumCompare: == and != of two members of one enum class. */
+static bool enum_equality(Op op, Type *const *args, int nargs) {
+    return (op == OP_EQ || op == OP_NE) && nargs == 2 && args[0]->kind == TY_ENUM && type_equal(args[0], args[1]);
+}
+
 static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **casts) {
     Type *args[2] = {lhs->ty, rhs ? rhs->ty : NULL};
     int nargs = rhs ? 2 : 1;
@@ -1161,7 +1257,12 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
         sema_note_access(s, rhs, true, false);
         return resolve_contains(s, n, op, args, casts);
     }
-    if (op == OP_ADD && args[0]->kind == TY_TUPLE && args[1]->kind == TY_TUPLE) {
+    if (enum_equality(op, args, nargs)) {
+        casts[0] = args[0];
+        casts[1] = args[1];
+        return &ty_bool;
+    }
+    if (op == OP_ADD && args[0]->kind == TY_TUPLE && args[1]->kind == TY_TUPLE && !args[0]->cls && !args[1]->cls) {
         /* Numba adds the tuples' types without their literals, but for two
          * constant displays, which CPython folds into one constant */
         bool folded = rhs && constant_display(lhs) && constant_display(rhs);
@@ -1205,7 +1306,7 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     }
     casts[0] = cases[k].args[0];
     if (rhs) casts[1] = cases[k].args[1];
-    return cases[k].ret;
+    return casts_lowered(s, n->span, args, casts, nargs) ? cases[k].ret : &ty_error;
 }
 
 /* CPython folds operations on int literals before Numba sees them
@@ -1268,7 +1369,8 @@ static Type *type_unary(Sema *s, Node *n) {
         n->casts[0] = &ty_int64;
         return lit;
     }
-    if (n->op == OP_NOT && n->rhs->ty->kind != TY_ERROR && n->rhs->ty->kind != TY_OPTIONAL) {
+    /* an enum member has no truth of its own: not_'s cases decide */
+    if (n->op == OP_NOT && n->rhs->ty->kind != TY_ERROR && n->rhs->ty->kind != TY_OPTIONAL && n->rhs->ty->kind != TY_ENUM) {
         /* numba-cuda has no truth value for arrays or vectors */
         if (n->rhs->ty->kind == TY_ARRAY || n->rhs->ty->kind == TY_VECTOR) {
             sema_error(s, n->span, "operator 'not' is not supported for %s", sema_type_name(s, n->rhs->ty));
@@ -1307,7 +1409,8 @@ static Type *join(Sema *s, Node *at, Type *a, Type *b) {
         sema_error(s, at->span, "cannot unify %s and %s", sema_type_name(s, a), sema_type_name(s, b));
         return &ty_error;
     }
-    return t;
+    Type *from[] = {a, b}, *to[] = {t, t};
+    return casts_lowered(s, at->span, from, to, 2) ? t : &ty_error;
 }
 
 /* Numba prunes the branches of `a or b` whose condition is a literal
@@ -1391,6 +1494,7 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
     }
     call->casts = new_casts(s, n);
     for (int i = 0; i < n; i++) call->casts[i] = e->cases[k].args[i];
+    if (!casts_lowered(s, call->span, args, call->casts, n)) return &ty_error;
     return e->lower == LW_RANGE ? type_range(s->arena, e->cases[k].ret) : e->cases[k].ret;
 }
 
@@ -1474,6 +1578,7 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
     call->casts = new_casts(s, call->item_len);
     for (int i = 0; i < call->item_len; i++) {
         Type *want = f->params[i]->ty, *got = call->items[i]->ty;
+        if (!casts_lowered(s, call->items[i]->span, &got, &want, 1)) return &ty_error;
         if (type_conversion(got, want) == CONV_NONE) {
             sema_error(s, call->items[i]->span, "argument %d of '%s' is %s, which does not convert to %s", i + 1,
                        f->def->name, sema_type_name(s, got), sema_type_name(s, want));
@@ -1564,6 +1669,61 @@ static Type *type_bfloat16_ctor(Sema *s, Node *n, Type *arg) {
     return &ty_bfloat16;
 }
 
+/* The field of named tuple c that keyword argument kw gives, or -1 with
+ * Python's TypeError (inspect's binding of the arguments). */
+static int keyword_field(Sema *s, ClassInfo *c, Node *kw, const bool *given) {
+    for (int i = 0; i < c->count; i++) {
+        if (strcmp(c->names[i], kw->name) != 0) continue;
+        if (!given[i]) return i;
+        sema_error(s, kw->span, "%s() got multiple values for argument '%s'", c->name, kw->name);
+        return -1;
+    }
+    sema_error(s, kw->span, "%s() got an unexpected keyword argument '%s'", c->name, kw->name);
+    return -1;
+}
+
+/* Point(x, y=...): the named tuple of the arguments' types, literals made
+ * plain; each keyword's field goes in n->dims for codegen. */
+static Type *construct_named_tuple(Sema *s, Node *n, ClassInfo *c) {
+    if (n->item_len > c->count) {
+        sema_error(s, n->items[c->count]->span, "%s() takes %d arguments: too many positional arguments", c->name, c->count);
+        return &ty_error;
+    }
+    bool *given = ARENA_ARRAY(s->arena, bool, c->count + 1);
+    Type **elems = ARENA_ARRAY(s->arena, Type *, c->count + 1);
+    n->casts = new_casts(s, n->item_len);
+    n->dims = ARENA_ARRAY(s->arena, long, n->kwarg_len + 1);
+    for (int i = 0; i < n->item_len; i++) {
+        given[i] = true;
+        elems[i] = n->casts[i] = type_strip_deep(s->arena, n->items[i]->ty);
+    }
+    for (int k = 0; k < n->kwarg_len; k++) {
+        int f = keyword_field(s, c, n->kwargs[k], given);
+        if (f < 0) return &ty_error;
+        given[f] = true;
+        elems[f] = type_strip_deep(s->arena, n->kwargs[k]->rhs->ty);
+        n->dims[k] = f;
+    }
+    for (int i = 0; i < c->count; i++)
+        if (!given[i]) {
+            sema_error(s, n->span, "%s() missing a required argument: '%s'", c->name, c->names[i]);
+            return &ty_error;
+        }
+    for (int i = 0; i < c->count; i++)
+        if (!is_value(elems[i]) || elems[i]->kind == TY_NONE) {
+            sema_error(s, n->span, "field '%s' of %s cannot hold %s", c->names[i], c->name, sema_type_name(s, elems[i]));
+            return &ty_error;
+        }
+    return type_named_tuple(s->arena, c, elems, c->count);
+}
+
+static Type *call_class(Sema *s, Node *n, ClassInfo *c) {
+    if (c->kind == CLASS_NAMED_TUPLE) return construct_named_tuple(s, n, c);
+    sema_error(s, n->func->span, "%s is not callable in kernels: numba-cuda has no type for it as a callable; name "
+               "a member (%s.%s)", sema_type_name(s, type_class(s->arena, c)), c->name, c->count ? c->names[0] : "NAME");
+    return &ty_error;
+}
+
 static Type *type_call(Sema *s, Node *n) {
     if (is_scalar_method(n->func)) {
         Sym *mod = n->func->lhs->kind == ND_NAME ? lookup(s, n->func->lhs->name) : NULL;
@@ -1578,12 +1738,17 @@ static Type *type_call(Sema *s, Node *n) {
     for (int i = 0; i < n->kwarg_len; i++) type_expr(s, n->kwargs[i]->rhs);
     if (callee->kind == TY_ERROR || !check_args_typed(n)) return &ty_error;
     if (callee->kind == TY_FUNC) return call_device_function(s, n, callee->func->sym->func);
+    if (callee->kind == TY_CLASS) return call_class(s, n, callee->cls);
     if (callee->kind == TY_DTYPE) {
         Type *arg = n->item_len == 1 ? n->items[0]->ty : NULL;
         if (arg && arg->kind == TY_OPTIONAL) { /* numba-cuda's cast typer refuses it */
             sema_error(s, n->span, "casting %s to %s directly is unsupported: test it with `is not None` first",
                        sema_type_name(s, arg), sema_type_name(s, callee->dtype));
             return &ty_error;
+        }
+        if (n->item_len == 1 && !n->kwarg_len && arg->kind == TY_ENUM && type_conversion(arg, callee->dtype) != CONV_NONE) {
+            n->entity = entity_lookup("numba.float32");
+            return casts_lowered(s, n->span, &arg, &callee->dtype, 1) ? callee->dtype : &ty_error;
         }
         if (n->item_len != 1 || n->kwarg_len || !is_scalar(arg)) {
             sema_error(s, n->span, "%s() takes one scalar argument", sema_type_name(s, callee->dtype));
@@ -1755,7 +1920,8 @@ static void check_slice_store(Sema *s, Type *view, Type *value, Span where) {
 static bool storable(Type *value, Type *elem) {
     if (elem->kind == TY_RECORD || value->kind == TY_RECORD) return type_equal(value, elem);
     if (elem->kind == TY_ARRAY) return false;
-    return is_scalar(value->kind == TY_OPTIONAL ? value->dtype : value) && type_conversion(value, elem) != CONV_NONE;
+    const Type *stored = value->kind == TY_OPTIONAL ? value->dtype : value;
+    return (is_scalar(stored) || stored->kind == TY_ENUM) && type_conversion(value, elem) != CONV_NONE;
 }
 
 /* r.x = v and r['x'] = v: a field of a record, typed by its read. */
@@ -1806,6 +1972,8 @@ static void assign_item(Sema *s, Node *target, Type *value, Span where) {
     /* an Optional stores its value, converted (the function returns on None) */
     if (!storable(value, elem))
         sema_error(s, where, "cannot store %s into an array of %s", sema_type_name(s, value), sema_type_name(s, elem));
+    else
+        casts_lowered(s, where, &value, &elem, 1);
 }
 
 void sema_assign_item(Sema *s, Node *target, Type *value, Span where) { assign_item(s, target, value, where); }
@@ -2470,6 +2638,9 @@ static void type_parameters(Sema *s, FuncInfo *f) {
         else if (f->is_kernel && f->params[i]->ty && f->params[i]->ty->kind == TY_RECORD)
             sema_error(s, p->annotation ? p->annotation->span : p->span, "kernel parameter '%s' cannot be a record: "
                        "pass an array of records (rec_t[:]) and index it", p->name);
+        else if (f->params[i]->ty && f->is_kernel && !abi_passable(f->params[i]->ty))
+            sema_error(s, p->span, "kernel parameter '%s' is %s: a kernel takes tuples of scalars (and of tuples of "
+                       "them); pass an array as a parameter of its own", p->name, sema_type_name(s, f->params[i]->ty));
     }
     if (usage) note_untyped_kernel(s, f, usage, annotated);
     if (f->def->annotation) {
@@ -2586,7 +2757,7 @@ static LoadedModule *declare_source(Sema *s, const char *path, int file) {
 static Scope *load_module(Sema *s, const char *dotted, Span at) {
     char *path = find_module_file(s, dotted);
     if (!path) {
-        sema_error(s, at, "cannot import '%s': no %s.pyk beside the input or in the -I directories, and pykc knows numba, numba.cuda, math, cmath, numpy and operator",
+        sema_error(s, at, "cannot import '%s': no %s.pyk beside the input or in the -I directories, and pykc knows numba, numba.cuda, math, cmath, numpy, operator, enum, collections and typing",
                    dotted, dotted);
         return NULL;
     }
@@ -2909,6 +3080,18 @@ static void add_array_constant(Sema *s, ConstValue *c) {
     u->arrays = grown;
 }
 
+static void define_namedtuple(Sema *s, Node *call, Sym *sym);
+
+/* Whether func is collections.namedtuple (np.arange and the like are no
+ * entity: folded as values). */
+static bool makes_class(Sema *s, Node *func) {
+    bool quiet = s->quiet;
+    s->quiet = true;
+    const Entity *e = entity_of(s, func);
+    s->quiet = quiet;
+    return e && e->kind == ENT_CLASS_FACTORY;
+}
+
 /* A module constant's value, evaluated when something first reads it (sym
  * pending): a -D override, or the value assigned, folded; a NumPy array
  * constant; or an alias of a Numba name (f32 = numba.float32). sym becomes
@@ -2936,6 +3119,10 @@ static void evaluate_constant(Sema *s, Sym *sym) {
     if (!c && unpacked && value->kind == ND_TUPLE && value->item_len == count) {
         value = value->items[unpacked - 1]; /* W, H = 16, 8: each its own */
         unpacked = 0;
+    }
+    if (!c && value->kind == ND_CALL && makes_class(s, value->func)) {
+        define_namedtuple(s, value, sym);
+        goto done;
     }
     if (!c && value->kind == ND_LIST) {
         sema_error(s, value->span, "module-level values must be compile-time constants (ints, floats, bools, tuples of them)");
@@ -2983,8 +3170,11 @@ done:
     *s = outer;
 }
 
+static void evaluate_class(Sema *s, Sym *sym);
+
 static Sym *resolve(Sema *s, Sym *sym) {
-    if (sym && sym->pending) evaluate_constant(s, sym);
+    if (sym && sym->pending && sym->pending->kind == ND_CLASSDEF) evaluate_class(s, sym);
+    else if (sym && sym->pending) evaluate_constant(s, sym);
     return sym;
 }
 
@@ -3039,6 +3229,271 @@ static void declare_host(Sema *s, Node *n) {
     for (int i = 0; i < n->item_len; i++) bind_host(s, n->items[i]->name, n->items[i]->span, n, NULL);
 }
 
+/* ---- classes: Enum, IntEnum, named tuples -------------------------------------------- */
+
+static ClassInfo *new_class(Sema *s, const char *name, ClassKind kind, Span def, int count) {
+    ClassInfo *c = ARENA_NEW(s->arena, ClassInfo);
+    c->name = name;
+    c->kind = kind;
+    c->def = def;
+    c->names = ARENA_ARRAY(s->arena, const char *, count ? count : 1);
+    return c;
+}
+
+/* sym, a module name, holds class c. */
+static void class_into(Sema *s, Sym *sym, ClassInfo *c) {
+    sym->kind = SYM_ENTITY;
+    sym->ty = type_class(s->arena, c);
+}
+
+/* The ClassKind that a class's single base names (Enum, IntEnum,
+ * NamedTuple), or -1: then the class is host code. */
+static int class_base(Sema *s, Node *n) {
+    bool quiet = s->quiet;
+    s->quiet = true; /* a host class's bases are the host's */
+    for (int i = 0; i < n->item_len; i++) type_expr(s, n->items[i]);
+    const Entity *e = n->item_len == 1 && !n->kwarg_len ? entity_of(s, n->items[0]) : NULL;
+    s->quiet = quiet;
+    return e && e->kind == ENT_CLASS ? e->op : -1;
+}
+
+/* What a class body may hold: the members of an Enum or IntEnum
+ * (NAME = test), the fields of a NamedTuple (NAME: test [= test]), a
+ * docstring, pass. NULL if stmt is one of them, else what it is. */
+static const char *class_member_problem(const Node *stmt) {
+    switch (stmt->kind) {
+    case ND_ASSIGN: return stmt->item_len == 1 && stmt->items[0]->kind == ND_NAME ? NULL : "an assignment to anything but one name";
+    case ND_ANNASSIGN: return stmt->lhs->kind == ND_NAME ? NULL : "an annotated assignment to anything but a name";
+    case ND_EXPR_STMT: return stmt->rhs->kind == ND_STR ? NULL : "an expression statement";
+    case ND_PASS: return NULL;
+    case ND_FUNCDEF: return "a method";
+    case ND_HOST: return stmt->lhs && stmt->lhs->kind == ND_FUNCDEF ? "a method" : "this statement";
+    default: return "this statement";
+    }
+}
+
+/* Each statement of the body of a class that kernels use is a member or a
+ * field: any other is reported where it stands. */
+static void check_class_body(Sema *s, Node *n) {
+    for (int i = 0; i < n->body_len; i++) {
+        const char *problem = class_member_problem(n->body[i]);
+        if (problem)
+            sema_error(s, n->body[i]->span, "%s is not supported in a class body: a class that kernels use is an Enum or "
+                       "IntEnum of `NAME = constant` members, or a NamedTuple of `NAME: type` fields", problem);
+    }
+}
+
+/* Numba's type of an enum member's value (typeof): int64, or uint64 past
+ * it; float64; bool. NULL for a value of another kind. */
+static Type *member_value_type(ConstValue *c) {
+    if (c->ty == &ty_int64 || c->ty == &ty_uint64 || c->ty == &ty_float64 || c->ty == &ty_bool) return c->ty;
+    return NULL;
+}
+
+static bool member_name_ok(Sema *s, ClassInfo *c, Node *target) {
+    if (target->name[0] == '_') {
+        sema_error(s, target->span, "'%s': names that begin with '_' are not members of an enum; pykc supports none",
+                   target->name);
+        return false;
+    }
+    for (int i = 0; i < c->count; i++)
+        if (!strcmp(c->names[i], target->name)) {
+            sema_error(s, target->span, "enum member '%s' is defined twice", target->name);
+            return false;
+        }
+    return true;
+}
+
+/* Numba's refusal of an enum whose values have two types, which it
+ * lists sorted. */
+static const char *heterogeneous(Sema *s, Type *a, Type *b) {
+    const char *x = type_name(s->arena, a), *y = type_name(s->arena, b);
+    if (strcmp(x, y) > 0) {
+        const char *t = x;
+        x = y;
+        y = t;
+    }
+    return arena_printf(s->arena, "Cannot type heterogeneous enum: got value types %s, %s", x, y);
+}
+
+/* One `NAME = constant` of an enum's body: a member, a constant symbol. */
+static void enum_member(Sema *s, ClassInfo *c, Node *stmt) {
+    if (stmt->kind != ND_ASSIGN) {
+        if (stmt->kind == ND_ANNASSIGN)
+            sema_error(s, stmt->span, "an enum's members are written NAME = constant, without an annotation");
+        return;
+    }
+    Node *target = stmt->items[0];
+    ConstValue *v = fold(s, stmt->rhs);
+    Type *vt = v ? member_value_type(v) : NULL;
+    if (!vt || (c->kind == CLASS_INT_ENUM && vt->kind != TY_INT)) {
+        sema_error(s, stmt->rhs->span, "the value of enum member '%s' must be a constant %s", target->name,
+                   c->kind == CLASS_INT_ENUM ? "int" : "int, float or bool");
+        return;
+    }
+    if (!member_name_ok(s, c, target)) return;
+    if (c->dtype && c->dtype != vt && !c->problem) c->problem = heterogeneous(s, c->dtype, vt);
+    if (!c->dtype) c->dtype = vt;
+    Sym *m = new_sym(s, SYM_CONST, target->name, target->span);
+    m->value = v;
+    c->names[c->count] = target->name;
+    c->members[c->count++] = m;
+}
+
+static void define_enum(Sema *s, Node *n, ClassKind kind, Sym *sym) {
+    ClassInfo *c = new_class(s, n->name, kind, n->span, n->body_len);
+    c->members = ARENA_ARRAY(s->arena, Sym *, n->body_len ? n->body_len : 1);
+    for (int i = 0; i < n->body_len; i++) enum_member(s, c, n->body[i]);
+    if (!c->count) {
+        c->problem = "Cannot type enum with no members";
+        c->dtype = &ty_int64;
+    }
+    Type *member = type_enum(s->arena, c);
+    for (int i = 0; i < c->count; i++) c->members[i]->ty = member;
+    class_into(s, sym, c);
+}
+
+/* Python's rules for a named tuple's type and field names
+ * (collections.namedtuple's checks). */
+static bool is_keyword(const char *name) {
+    static const char *const keywords[] = {
+#define X(kind, spelling) spelling,
+        KEYWORD_LIST(X)
+#undef X
+    };
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+        if (!strcmp(keywords[i], name)) return true;
+    return false;
+}
+
+static bool is_identifier(const char *name) {
+    if (!*name || (*name >= '0' && *name <= '9')) return false;
+    for (const char *p = name; *p; p++)
+        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return false;
+    return !is_keyword(name);
+}
+
+static bool add_field(Sema *s, ClassInfo *c, const char *name, Span at) {
+    const char *why = !is_identifier(name) ? "is not a valid identifier"
+                      : name[0] == '_' ? "starts with an underscore" : NULL;
+    for (int i = 0; i < c->count && !why; i++)
+        if (!strcmp(c->names[i], name)) why = "is given twice";
+    if (why) {
+        sema_error(s, at, "field name '%s' of named tuple '%s' %s", name, c->name, why);
+        return false;
+    }
+    c->names[c->count++] = name;
+    return true;
+}
+
+/* "x y" or "x, y": the names one string gives, split at commas and spaces. */
+static bool add_fields_of_string(Sema *s, ClassInfo *c, Node *str) {
+    const char *p = str->v.s.data, *end = p + str->v.s.len;
+    bool ok = true;
+    while (p < end) {
+        while (p < end && (*p == ',' || *p == ' ')) p++;
+        const char *start = p;
+        while (p < end && *p != ',' && *p != ' ') p++;
+        if (p > start) ok = add_field(s, c, arena_strndup(s->arena, start, (size_t)(p - start)), str->span) && ok;
+    }
+    return ok;
+}
+
+/* namedtuple's field names: a string of them, or a list or tuple of strings. */
+static bool namedtuple_fields(Sema *s, ClassInfo *c, Node *arg) {
+    if (arg->kind == ND_STR) return add_fields_of_string(s, c, arg);
+    if (arg->kind != ND_LIST && arg->kind != ND_TUPLE) {
+        sema_error(s, arg->span, "namedtuple's field names are a string, or a list or tuple of strings");
+        return false;
+    }
+    bool ok = true;
+    for (int i = 0; i < arg->item_len; i++) {
+        Node *f = arg->items[i];
+        if (f->kind != ND_STR) {
+            sema_error(s, f->span, "a field name of a named tuple is a string");
+            ok = false;
+        } else {
+            ok = add_field(s, c, f->v.s.data, f->span) && ok;
+        }
+    }
+    return ok;
+}
+
+/* Point = namedtuple("Point", ["x", "y"]): a class named by its first
+ * argument (Numba's name for the type), bound to the target. */
+static void define_namedtuple(Sema *s, Node *call, Sym *sym) {
+    Node *tn = call->item_len == 2 ? call->items[0] : NULL;
+    if (call->kwarg_len || !tn) {
+        sema_error(s, call->kwarg_len ? call->kwargs[0]->span : call->span,
+                   "namedtuple takes a type name and field names (defaults, rename and module are not supported)");
+        return;
+    }
+    if (tn->kind != ND_STR || !is_identifier(tn->v.s.data)) {
+        sema_error(s, tn->span, "namedtuple's type name must be a string that is an identifier");
+        return;
+    }
+    int cap = call->items[1]->kind == ND_STR ? (int)call->items[1]->v.s.len : call->items[1]->item_len;
+    ClassInfo *c = new_class(s, tn->v.s.data, CLASS_NAMED_TUPLE, call->span, cap);
+    if (!namedtuple_fields(s, c, call->items[1])) return;
+    c->name = tn->v.s.data;
+    class_into(s, sym, c);
+}
+
+/* class P(NamedTuple): one field a `NAME: type` line, whose annotation
+ * Numba does not read (it types the values a kernel gives). */
+static void define_named_tuple_class(Sema *s, Node *n, Sym *sym) {
+    ClassInfo *c = new_class(s, n->name, CLASS_NAMED_TUPLE, n->span, n->body_len);
+    for (int i = 0; i < n->body_len; i++) {
+        Node *stmt = n->body[i];
+        if (stmt->kind == ND_ANNASSIGN && !stmt->rhs) add_field(s, c, stmt->lhs->name, stmt->lhs->span);
+        else if (stmt->kind == ND_ANNASSIGN)
+            sema_error(s, stmt->rhs->span, "default values of NamedTuple fields are not supported");
+        else if (stmt->kind == ND_ASSIGN)
+            sema_error(s, stmt->span, "a NamedTuple's fields are written NAME: type");
+    }
+    class_into(s, sym, c);
+}
+
+/* A module-level class, when something first reads its name (sym
+ * pending): an Enum, IntEnum or NamedTuple, its body checked; any other
+ * class is host code, which kernels cannot use. */
+static void evaluate_class(Sema *s, Sym *sym) {
+    Node *n = sym->pending;
+    sym->pending = NULL;
+    sym->kind = SYM_ENTITY; /* an error, until the class is known */
+    sym->ty = &ty_error;
+    Sema outer = *s;
+    s->globals = sym->home;
+    s->locals = NULL;
+    s->fn = NULL;
+    s->quiet = false;
+    s->in_signature = false;
+    s->loop_depth = 0;
+    s->before = sym->order;
+    int kind = class_base(s, n);
+    if (kind < 0) {
+        Node *host = node_new(s->arena, ND_HOST, n->span);
+        host->name = arena_printf(s->arena, "class '%s', which derives from none of enum.Enum, enum.IntEnum and "
+                                  "typing.NamedTuple", n->name);
+        sym->kind = SYM_HOST;
+        sym->host = host;
+    } else {
+        check_class_body(s, n);
+        if (kind == CLASS_NAMED_TUPLE) define_named_tuple_class(s, n, sym);
+        else define_enum(s, n, (ClassKind)kind, sym);
+    }
+    *s = outer;
+}
+
+/* class NAME(...): at module level, a name evaluated if something reads it. */
+static void declare_class(Sema *s, Node *n) {
+    Sym *sym = new_sym(s, SYM_CONST, n->name, n->span);
+    sym->pending = n;
+    sym->home = s->globals;
+    bind_global(s, n->name, sym);
+}
+
 static void check_defines_exist(Sema *s) {
     const Options *o = s->unit->opts;
     for (int i = 0; o && i < o->define_count; i++) {
@@ -3059,6 +3514,7 @@ static void module_statement(Sema *s, Node *n, Vec *funcs) {
         return;
     case ND_IMPORT_FROM: import_from(s, n); return;
     case ND_ASSIGN: case ND_ANNASSIGN: case ND_AUGASSIGN: declare_constant(s, n); return;
+    case ND_CLASSDEF: declare_class(s, n); return;
     case ND_FUNCDEF: {
         FuncInfo *f = declare_function(s, n);
         bind_global(s, n->name, f->sym);
@@ -3075,6 +3531,9 @@ static void module_statement(Sema *s, Node *n, Vec *funcs) {
 static void note_unread_constants(Sema *s, const Node *module) {
     for (int i = 0; i < module->body_len; i++) {
         const Node *n = module->body[i];
+        Sym *cls = n->kind == ND_CLASSDEF ? scope_find(s->globals, n->name) : NULL;
+        if (cls && cls->pending == n) note_skipped(s, n->span, arena_printf(s->arena, "class '%s' (no kernel reads it)", n->name));
+        else if (cls && cls->kind == SYM_HOST) note_skipped(s, n->span, cls->host->name);
         if (n->kind != ND_ASSIGN && n->kind != ND_ANNASSIGN && n->kind != ND_AUGASSIGN) continue;
         Vec names_read = {0};
         if (n->kind == ND_ASSIGN)

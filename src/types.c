@@ -147,7 +147,26 @@ Type *type_strip_deep(Arena *a, Type *t) {
     if (!t || t->kind != TY_TUPLE) return type_strip(t);
     Type **elems = ARENA_ARRAY(a, Type *, t->elem_count ? t->elem_count : 1);
     for (int i = 0; i < t->elem_count; i++) elems[i] = type_strip_deep(a, t->elems[i]);
-    return type_tuple(a, elems, t->elem_count);
+    return type_named_tuple(a, t->cls, elems, t->elem_count);
+}
+
+Type *type_enum(Arena *a, ClassInfo *c) {
+    Type *t = new_type(a, TY_ENUM);
+    t->cls = c;
+    t->dtype = c->dtype;
+    return t;
+}
+
+Type *type_class(Arena *a, ClassInfo *c) {
+    Type *t = new_type(a, TY_CLASS);
+    t->cls = c;
+    return t;
+}
+
+Type *type_named_tuple(Arena *a, ClassInfo *c, Type **elems, int n) {
+    Type *t = type_tuple(a, elems, n);
+    t->cls = c;
+    return t;
 }
 
 Type *type_record(Arena *a, const Record *r) {
@@ -213,7 +232,7 @@ bool type_equal(const Type *a, const Type *b) {
                a->unaligned == b->unaligned && nested_equal(a, b) && type_equal(a->dtype, b->dtype);
     case TY_RECORD: return record_equal(a->record, b->record);
     case TY_TUPLE:
-        if (a->elem_count != b->elem_count) return false;
+        if (a->elem_count != b->elem_count || a->cls != b->cls) return false;
         for (int i = 0; i < a->elem_count; i++)
             if (!type_equal(a->elems[i], b->elems[i])) return false;
         return true;
@@ -221,6 +240,7 @@ bool type_equal(const Type *a, const Type *b) {
     case TY_VECTOR: return a->elem_count == b->elem_count && type_equal(a->dtype, b->dtype);
     case TY_ENTITY: return a->entity == b->entity;
     case TY_FUNC: return a->func == b->func;
+    case TY_ENUM: case TY_CLASS: return a->cls == b->cls;
     default: return true;
     }
 }
@@ -316,16 +336,19 @@ static void array_name(const Type *t, NameBuf *b) {
     appendf(b, ", %dd, %c)", t->ndim, t->layout);
 }
 
+/* UniTuple(int64 x 2), Tuple(int32, float32); a named tuple's class name
+ * for the word: Point(int64 x 2) (NamedUniTuple), Point(int32, float32). */
 static void tuple_name(const Type *t, NameBuf *b) {
     bool uniform = t->elem_count > 0;
     for (int i = 1; i < t->elem_count; i++) uniform = uniform && type_equal(t->elems[0], t->elems[i]);
+    if (t->cls) appendf(b, "%s(", t->cls->name);
     if (uniform) {
-        append(b, "UniTuple(");
+        if (!t->cls) append(b, "UniTuple(");
         name_into(t->elems[0], b);
         appendf(b, " x %d)", t->elem_count);
         return;
     }
-    append(b, "Tuple(");
+    if (!t->cls) append(b, "Tuple(");
     for (int i = 0; i < t->elem_count; i++) {
         if (i) append(b, ", ");
         name_into(t->elems[i], b);
@@ -344,6 +367,18 @@ static void scalar_name(const Type *t, NameBuf *b) {
     } else {
         appendf(b, "%s%d", t->kind == TY_FLOAT ? "float" : "complex", t->bits);
     }
+}
+
+/* Enum<int64>(Color), IntEnum class<int64>(Shape), class(Point) */
+static void class_name(const Type *t, NameBuf *b) {
+    if (t->cls->kind == CLASS_NAMED_TUPLE) {
+        appendf(b, "class(%s)", t->cls->name);
+        return;
+    }
+    append(b, t->cls->kind == CLASS_INT_ENUM ? "IntEnum" : "Enum");
+    append(b, t->kind == TY_CLASS ? " class<" : "<");
+    name_into(t->cls->dtype, b);
+    appendf(b, ">(%s)", t->cls->name);
 }
 
 static void entity_name(const Type *t, NameBuf *b) {
@@ -383,6 +418,7 @@ static void name_into(const Type *t, NameBuf *b) {
         break;
     case TY_ENTITY: entity_name(t, b); break;
     case TY_FUNC: append(b, "<device function>"); break;
+    case TY_ENUM: case TY_CLASS: class_name(t, b); break;
     case TY_SLICE: append(b, "slice<a:b>"); break;
     }
 }
@@ -490,10 +526,23 @@ static Conversion bfloat16_conversion(const Type *from, const Type *to) {
     return other->kind == TY_INT && other->bits == 8 ? CONV_SAFE : CONV_UNSAFE;
 }
 
+/* IntEnumMember.can_convert_to: as its value's type converts, but no
+ * better than safe; a plain Enum's member converts to nothing else. */
+static Conversion enum_conversion(const Type *from, const Type *to) {
+    if (type_equal(from, to)) return CONV_EXACT;
+    if (from->kind != TY_ENUM || from->cls->kind != CLASS_INT_ENUM) return CONV_NONE;
+    return at_least(type_conversion(from->dtype, to), CONV_SAFE);
+}
+
+bool type_cast_lowered(const Type *from, const Type *to) {
+    return from->kind != TY_ENUM || to->kind == TY_INT || type_equal(from, to);
+}
+
 Conversion type_conversion(const Type *from, const Type *to) {
     if (from == to) return CONV_EXACT;
     if ((from->kind == TY_BFLOAT16) != (to->kind == TY_BFLOAT16) && from->kind != TY_OPTIONAL && to->kind != TY_OPTIONAL)
         return bfloat16_conversion(type_strip((Type *)from), type_strip((Type *)to));
+    if (from->kind == TY_ENUM || to->kind == TY_ENUM) return enum_conversion(from, to);
     /* a literal converts as its type; two scalars, as the matrix says (whose
      * diagonal is exact) */
     from = type_strip((Type *)from);
@@ -503,7 +552,7 @@ Conversion type_conversion(const Type *from, const Type *to) {
     if (i >= 0 && j >= 0) return conv_matrix[i][j];
     if (type_equal(from, to)) return CONV_EXACT;
     if (from->kind == TY_OPTIONAL || to->kind == TY_OPTIONAL) return optional_conversion(from, to);
-    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->elem_count == to->elem_count) {
+    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->elem_count == to->elem_count && from->cls == to->cls) {
         Conversion worst = CONV_EXACT;
         for (int k = 0; k < from->elem_count; k++) {
             Conversion c = type_conversion(from->elems[k], to->elems[k]);
@@ -737,11 +786,11 @@ Type *type_unify(Arena *a, Type *x, Type *y) {
     if (x->kind == TY_NONE || y->kind == TY_NONE || x->kind == TY_OPTIONAL || y->kind == TY_OPTIONAL)
         return unify_optional(a, x, y);
     if (is_number(x) && is_number(y)) return promote_numbers(x, y);
-    if (x->kind == TY_TUPLE && y->kind == TY_TUPLE && x->elem_count == y->elem_count) {
+    if (x->kind == TY_TUPLE && y->kind == TY_TUPLE && x->elem_count == y->elem_count && x->cls == y->cls) {
         Type **elems = ARENA_ARRAY(a, Type *, x->elem_count);
         for (int i = 0; i < x->elem_count; i++)
             if (!(elems[i] = type_unify(a, x->elems[i], y->elems[i]))) return NULL;
-        return type_tuple(a, elems, x->elem_count);
+        return type_named_tuple(a, x->cls, elems, x->elem_count);
     }
     if (x->kind == TY_ARRAY && y->kind == TY_ARRAY && x->ndim == y->ndim && type_equal(x->dtype, y->dtype))
         return type_array(a, x->dtype, x->ndim, 'A');

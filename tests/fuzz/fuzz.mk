@@ -18,7 +18,8 @@ FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_FE := $(FUZZ_DIR)/fuzz_frontend
 # The front end only, named one by one: a wildcard over src/ would bring in
 # the files that call LLVM or libyaml, which the fuzzer does not link.
-FUZZ_FE_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c src/ssa.c src/usage.c
+FUZZ_FE_SRCS := src/arena.c src/diag.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c src/ssa.c \
+  src/usage.c src/abi.c
 FUZZ_FE_OBJS := $(FUZZ_FE_SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_CFLAGS := $(CSTD) -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
   -fno-sanitize-recover=all -DPYKC_ARENA_MALLOC -Isrc -I$(BUILD)/gen

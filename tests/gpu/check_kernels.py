@@ -716,6 +716,59 @@ def _(rng):
                tol={1: Tol(rtol=1e-14)})
 
 
+@case("enums", "enum_ops")
+def _(rng):
+    n = 120
+    x = rng.integers(-10, 10, n).astype(np.int32)
+    o = np.zeros((n, 6), np.int64)
+    for i in range(n):
+        v = int(x[i])
+        op = {1: 2, 2: 3}.get(v % 3, 1)
+        w = 7 if v > 0 else 2
+        o[i] = [{1: v + 5, 2: v * 5, 3: v - 5}[op], op * 10 + (op != 3) + 2 * (op == 1),
+                w * v + w - 2, 2 * w + 1, w, (w == 7) + 2 * (w < 7) + 8 * (w > 3)]
+    return Run(blocks(n, 64), 64, [x, np.zeros_like(o)], {1: o})
+
+
+@case("namedtuples", "particles")
+def _(rng):
+    n = 100
+    pos, vel = rng.standard_normal(n), rng.standard_normal(n)
+    p = pos.copy()
+    for _ in range(3):
+        p = p + vel * 0.5
+    o = np.stack([p, vel * 2.0, 0.0 + p + vel + 2.0, p - vel + 2.0], axis=1)
+    return Run(blocks(n, 64), 64, [pos, vel, np.zeros_like(o)], {2: o})
+
+
+@case("namedtuples", "boxes")
+def _(rng):
+    n = 90
+    x = rng.integers(-100, 100, n).astype(np.int64)
+    i = np.arange(n, dtype=np.int64)
+    o = np.stack([np.full(n, 6), x + 2 + (i + 3) * 100, np.full(n, 14)], axis=1).astype(np.int64)
+    return Run(blocks(n, 64), 64, [x, np.zeros_like(o)], {1: o})
+
+
+@case("tuple_params", "affine")
+def _(rng):
+    n = 70
+    x = rng.standard_normal((n, 3)).astype(np.float32)
+    w = (np.float32(0.5), np.float32(-1.25), np.float32(2.0))
+    shift = (np.int32(-3), 1.5)
+    dot = (w[0] * x[:, 0] + w[1] * x[:, 1] + w[2] * x[:, 2]).astype(np.float32)
+    want = dot.astype(np.float64) * 1.5 + -3 + 3
+    return Run(blocks(n, 32), 32, [w, shift, x, np.zeros(n)], {3: want}, tol={3: Tol(rtol=1e-6)})
+
+
+@case("tuple_params", "nested")
+def _(rng):
+    n = 50
+    t = (np.int64(7), (np.int64(40), np.int64(-2)), np.complex128(3 - 4j))
+    i = np.arange(n, dtype=np.int64)
+    return Run(blocks(n, 32), 32, [t, np.zeros(n, np.int64)], {1: 7 * i + 42 + 300 - 4})
+
+
 @case("operator_functions", "int_ops")
 def _(rng):
     n = 200
@@ -2032,6 +2085,9 @@ def check_params(kernel, args):
         raise RuntimeError(f"{len(args)} arguments for {len(params)} parameters "
                            f"({', '.join(p['name'] for p in params)})")
     for p, a in zip(params, args):
+        if p["kind"] == "tuple" and len(flatten(a)) != len(p["members"]):
+            raise RuntimeError(f"parameter {p['name']} is a tuple of {len(p['members'])} scalars, "
+                               f"the case passes {a!r}")
         if p["kind"] == "array":
             if not hasattr(a, "shape") or not hasattr(a, "data"):
                 raise RuntimeError(f"parameter {p['name']} is an array, the case passes {type(a).__name__}")
@@ -2049,15 +2105,29 @@ def check_params(kernel, args):
                 raise RuntimeError(f"parameter {p['name']} is F-contiguous, the array passed is not")
 
 
+def flatten(t):
+    """A tuple argument's scalars, nested tuples flattened in order, as the
+    manifest's members list them."""
+    if not isinstance(t, tuple):
+        return [t]
+    return [x for e in t for x in flatten(e)]
+
+
 def pack(kernel, args):
     """One NumPy scalar per PTX parameter, from the manifest's ptx_params
     (foreign_loader.pack's scheme, with signed scalars and strides kept
-    signed so that negative values pack to the same bits)."""
+    signed so that negative values pack to the same bits). A tuple's part
+    [j] is its j-th scalar, [j].real and [j].imag its parts."""
     out = []
     params = kernel["params"]
     for p in kernel["ptx_params"]:
         arg = args[p["param"]]
         part = p["part"]
+        dt = params[p["param"]]["dtype"]
+        if part.startswith("["):
+            j = int(part[1:part.index("]")])
+            arg, dt = flatten(arg)[j], params[p["param"]]["members"][j]
+            part = part[part.index("]") + 2:] or "value"
         if part == "data":
             value = np.uint64(arg.data.ptr if hasattr(arg.data, "ptr") else arg.ctypes.data)
         elif part.startswith("shape["):
@@ -2068,7 +2138,6 @@ def pack(kernel, args):
             ft = np.float32 if p["type"] == "f32" else np.float64
             value = ft(np.real(arg) if part == "real" else np.imag(arg))
         else:
-            dt = params[p["param"]]["dtype"]
             value = NP_DTYPES[dt](arg)
             if dt == "float16":
                 value = value.view(np.uint16)

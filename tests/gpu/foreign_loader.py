@@ -23,12 +23,20 @@ PACK = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
         "f32": np.float32, "f64": np.float64, "b16": np.uint16}
 
 
+def flatten(t):
+    """A tuple's scalars, nested tuples flattened in order."""
+    return [x for e in t for x in flatten(e)] if isinstance(t, tuple) else [t]
+
+
 def pack(kernel, args):
     """One NumPy scalar per PTX parameter, from the manifest alone."""
     out = []
     for p in kernel["ptx_params"]:
         arg = args[p["param"]]
         part = p["part"]
+        if part.startswith("["):  # a tuple's scalar: [j], [j].real, [j].imag
+            arg = flatten(arg)[int(part[1:part.index("]")])]
+            part = part[part.index("]") + 2:] or "value"
         if part == "data":
             value = arg.data.ptr
         elif part.startswith("shape["):

@@ -173,6 +173,30 @@ static void check_scalars(void)
         }
 }
 
+static void check_tuples(void)
+{
+    pykrt_kernel *k = kernel(abi, "tuples");
+    pykrt_array out;
+    double got[6];
+    ASSERT(k != NULL);
+    ASSERT_OK(new_array(PYKRT_FLOAT64, 6, &out));
+    pykrt_arg members[4] = {pykrt_arg_int32(-7), pykrt_arg_float64(1.25), pykrt_arg_float64(-2.5),
+                            pykrt_arg_complex64(3.5f, -4.5f)};
+    pykrt_arg args[3] = {pykrt_arg_tuple(members, 4), pykrt_arg_int16(-300), pykrt_arg_array(&out)};
+    pykrt_launch_config cfg = {{1, 1, 1}, {32, 1, 1}, 0, NULL};
+    pykrt_status st = pykrt_launch(k, &cfg, args, 3);
+    if (st == PYKRT_SUCCESS)
+        st = pykrt_array_copy_to_host(t_ctx, got, sizeof got, &out);
+    pykrt_array_free(t_ctx, &out);
+    ASSERT_OK(st);
+    const double want[6] = {-7, 1.25, -2.5, 3.5, -4.5, -300};
+    for (int i = 0; i < 6; i++)
+        if (got[i] != want[i]) {
+            t_fail(__FILE__, __LINE__, "tuples: value %d arrived as %.17g, expected %.17g", i, got[i], want[i]);
+            return;
+        }
+}
+
 static void check_arrays(void)
 {
     pykrt_kernel *k = kernel(abi, "arrays");
@@ -434,7 +458,7 @@ int main(int argc, char **argv)
     }
     static const t_case checks[] = {
         T(check_device),   T(check_vadd),           T(check_target_choice), T(check_embedded),
-        T(check_scalars),  T(check_arrays),         T(check_constants),     T(check_dynamic_shared),
+        T(check_scalars),  T(check_tuples),  T(check_arrays),         T(check_constants),     T(check_dynamic_shared),
         T(check_cooperative), T(check_random),      T(check_streams_and_events), T(check_threads),
         T(check_errors),
     };

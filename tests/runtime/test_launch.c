@@ -160,6 +160,78 @@ static void test_scalar_packing(void)
     ASSERT(array_params_are(&fl, 16, &out));
 }
 
+/* A tuple's members go where its ptx_params say, complex ones in parts. */
+static void test_tuple_packing(void)
+{
+    pykrt_module *m = load("abi.yaml");
+    pykrt_kernel *k = kernel(m, "tuples");
+    ASSERT(k != NULL);
+    int32_t t0 = -7;
+    double t1 = 1.25, t2 = -2.5;
+    float re = 3.5f, im = -4.5f;
+    int16_t sv = -300;
+    pykrt_array out = array1(0x40000, PYKRT_FLOAT64, 6, 8);
+    pykrt_arg members[4] = {pykrt_arg_int32(t0), pykrt_arg_float64(t1), pykrt_arg_float64(t2),
+                            pykrt_arg_complex64(re, im)};
+    pykrt_arg args[3] = {pykrt_arg_tuple(members, 4), pykrt_arg_int16(sv), pykrt_arg_array(&out)};
+    pykrt_param_info info, member;
+    ASSERT_OK(pykrt_kernel_param(k, 0, &info));
+    ASSERT_OK(pykrt_kernel_param_member(k, 0, 3, &member));
+    pykrt_status st = pykrt_launch(k, &one, args, 3);
+    fake_launch fl;
+    fake.last_launch(&fl);
+    pykrt_status unchecked = pykrt_launch_unchecked(k, &one, args, 3);
+    fake_launch fu;
+    fake.last_launch(&fu);
+    pykrt_module_unload(m);
+    ASSERT_EQ(PYKRT_KIND_TUPLE, info.kind);
+    ASSERT_EQ(4, info.nmembers);
+    ASSERT_EQ(PYKRT_COMPLEX64, member.dtype);
+    ASSERT_STR("t[3]", member.name);
+    ASSERT_OK(st);
+    ASSERT_OK(unchecked);
+    ASSERT_EQ(9, fl.nparams);
+    ASSERT(param_is(&fl, 0, &t0, 4) && param_is(&fl, 1, &t1, 8) && param_is(&fl, 2, &t2, 8));
+    ASSERT(param_is(&fl, 3, &re, 4) && param_is(&fl, 4, &im, 4) && param_is(&fl, 5, &sv, 2));
+    ASSERT(array_params_are(&fl, 6, &out));
+    ASSERT(param_is(&fu, 3, &re, 4) && param_is(&fu, 4, &im, 4));
+}
+
+/* A tuple argument must be one, of the members the manifest lists. */
+static void test_tuple_checks(void)
+{
+    pykrt_module *m = load("abi.yaml");
+    pykrt_kernel *k = kernel(m, "tuples");
+    ASSERT(k != NULL);
+    pykrt_array out = array1(0x40000, PYKRT_FLOAT64, 6, 8);
+    pykrt_arg good[4] = {pykrt_arg_int32(1), pykrt_arg_float64(2), pykrt_arg_float64(3), pykrt_arg_complex64(4, 5)};
+    pykrt_arg wrong[4] = {pykrt_arg_int32(1), pykrt_arg_float32(2), pykrt_arg_float64(3), pykrt_arg_complex64(4, 5)};
+    pykrt_arg nested[4] = {pykrt_arg_int32(1), pykrt_arg_tuple(good, 1), pykrt_arg_float64(3),
+                           pykrt_arg_complex64(4, 5)};
+    struct {
+        pykrt_arg t;
+        const char *message;
+    } cases[] = {
+        {pykrt_arg_int32(1), "pykrt_launch(tuples): argument 0 (t): expected a tuple, got a scalar"},
+        {pykrt_arg_tuple(good, 3), "argument 0 (t): expected a tuple of 4 members, got 3"},
+        {pykrt_arg_tuple(NULL, 4), "argument 0 (t): expected a tuple of 4 members, got 0 (members is NULL)"},
+        {pykrt_arg_tuple(wrong, 4), "argument 0 (t): member 1: expected float64, got float32"},
+        {pykrt_arg_tuple(nested, 4), "argument 0 (t): member 1: expected float64, got a tuple"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pykrt_arg args[3] = {cases[i].t, pykrt_arg_int16(0), pykrt_arg_array(&out)};
+        ASSERT_ERR(PYKRT_ERROR_BAD_LAUNCH, pykrt_launch(k, &one, args, 3), cases[i].message);
+    }
+    pykrt_arg short_args[3] = {pykrt_arg_tuple(good, 2), pykrt_arg_int16(0), pykrt_arg_array(&out)};
+    ASSERT_ERR(PYKRT_ERROR_BAD_LAUNCH, pykrt_launch_unchecked(k, &one, short_args, 3),
+               "pykrt_launch_unchecked(tuples): argument 0 (t): a tuple without its member 2");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_kernel_param_member(k, 1, 0, NULL), "out is NULL");
+    pykrt_param_info info;
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_kernel_param_member(k, 1, 0, &info), "parameter 1 is not a tuple");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_kernel_param_member(k, 0, 4, &info), "member 4, but t has 4");
+    pykrt_module_unload(m);
+}
+
 static void test_array_packing(void)
 {
     pykrt_module *m = load("abi.yaml");
@@ -613,6 +685,8 @@ const t_case launch_tests[] = {
     T(test_vadd_packing),
     T(test_vadd_result),
     T(test_scalar_packing),
+    T(test_tuple_packing),
+    T(test_tuple_checks),
     T(test_array_packing),
     T(test_unchecked_packs_the_same),
     T(test_argument_checks),

@@ -58,7 +58,7 @@ static void test_parse_abi(void)
 {
     pk_manifest *m = parse_file("abi.yaml");
     ASSERT(m != NULL);
-    ASSERT_EQ(7, m->nkernels);
+    ASSERT_EQ(8, m->nkernels);
     pk_kernel *s = &m->kernels[0];
     ASSERT_EQ(15, s->nparams);
     ASSERT_EQ(19, s->nptx);
@@ -68,6 +68,14 @@ static void test_parse_abi(void)
     ASSERT_EQ(PYKRT_ACCESS_READ, s->params[0].access);
     pk_kernel *a = &m->kernels[1];
     ASSERT_EQ(PYKRT_LAYOUT_F, a->params[1].layout);
+    pk_kernel *t = &m->kernels[6];
+    ASSERT_STR("tuples", t->name);
+    ASSERT_EQ(PYKRT_KIND_TUPLE, t->params[0].kind);
+    ASSERT_EQ(4, t->params[0].nmembers);
+    ASSERT_EQ(PYKRT_COMPLEX64, t->params[0].members[3].dtype);
+    ASSERT_STR("t[3]", t->params[0].members[3].name);
+    ASSERT_EQ(3, t->ptx[4].member);
+    ASSERT_EQ(PK_PART_IMAG, t->ptx[4].part);
     ASSERT_EQ(3, a->params[2].ndim);
     ASSERT_EQ(PK_PART_STRIDES, a->ptx[16].part);
     ASSERT_EQ(2, a->ptx[16].dim);
@@ -78,7 +86,7 @@ static void test_parse_abi(void)
     ASSERT(pk_record_same(m->kernels[5].params[0].record, pykrt_xoroshiro128p_record(), 0));
     ASSERT_EQ(2, m->kernels[5].params[0].record->nfields);
     ASSERT_STR("s1", m->kernels[5].params[0].record->fields[1].name);
-    ASSERT_EQ(0, m->kernels[6].nparams);
+    ASSERT_EQ(0, m->kernels[7].nparams);
     ASSERT_EQ(1, m->nconstants);
     ASSERT_STR("coeffs", m->constants[0].name);
     ASSERT_EQ(1, m->constants[0].ndim);
@@ -104,6 +112,8 @@ static void test_fnv1a64(void)
 #define PTX_X PTX_DATA PTX_U64(0, "shape[0]") PTX_U64(0, "strides[0]")
 #define PTX_U64(param, part) "      - {type: u64, size: 8, align: 8, param: " #param ", part: \"" part "\"}\n"
 #define P_SCALAR(name, dtype) "      - {name: " name ", kind: scalar, dtype: " dtype "}\n"
+#define P_TUPLE(members) "      - {name: t, kind: tuple, dtype: \"a tuple\", members: " members "}\n"
+#define PTX_U32(param, part) "      - {type: u32, size: 4, align: 4, param: " #param ", part: \"" part "\"}\n"
 
 static const struct {
     const char *text;
@@ -237,6 +247,24 @@ static const struct {
      PYKRT_ERROR_MANIFEST, "ptx_params lack part 'imag' of parameter 0 (z)"},
     {HEAD KERNEL(P_SCALAR("z", "complex64"), "      - {type: b8, size: 8, align: 4, param: 0, part: value}\n"),
      PYKRT_ERROR_MANIFEST, "part 'value' of parameter 0 (z): value of a complex parameter, which has real and imag"},
+    /* tuples: members, parts [j], [j].real, [j].imag, each once */
+    {HEAD KERNEL(P_TUPLE("[int32, float128]"), PTX_U32(0, "[0]")), PYKRT_ERROR_MANIFEST,
+     "kernels[0].params[0]: members[1]: unknown scalar dtype 'float128'"},
+    {HEAD KERNEL(P_TUPLE("[]"), ""), PYKRT_ERROR_MANIFEST, "a tuple parameter without members"},
+    {HEAD KERNEL("      - {name: t, kind: tuple, dtype: \"UniTuple(int32 x 2)\"}\n", PTX_U32(0, "[0]")),
+     PYKRT_ERROR_MANIFEST, "kernels[0].params[0]: missing field 'members'"},
+    {HEAD KERNEL(P_TUPLE("[int32, int32]"), PTX_U32(0, "[0]") PTX_U32(0, "value")), PYKRT_ERROR_MANIFEST,
+     "unknown part 'value' of a tuple ([j], [j].real or [j].imag)"},
+    {HEAD KERNEL(P_TUPLE("[int32, int32]"), PTX_U32(0, "[0]") PTX_U32(0, "[2]")), PYKRT_ERROR_MANIFEST,
+     "part '[2]' of parameter 0 (t): the tuple has 2 members"},
+    {HEAD KERNEL(P_TUPLE("[int32, int32]"), PTX_U32(0, "[0]") PTX_U32(0, "[0]")), PYKRT_ERROR_MANIFEST,
+     "ptx_params[1] gives part 'value' of parameter 0 (t[0]) again"},
+    {HEAD KERNEL(P_TUPLE("[int32, int32]"), PTX_U32(0, "[1]")), PYKRT_ERROR_MANIFEST,
+     "ptx_params lack part 'value' of parameter 0 (t[0])"},
+    {HEAD KERNEL(P_TUPLE("[int32, complex64]"), PTX_U32(0, "[0]") PTX_U32(0, "[1].real")), PYKRT_ERROR_MANIFEST,
+     "ptx_params lack part 'imag' of parameter 0 (t[1])"},
+    {HEAD KERNEL(P_TUPLE("[int32, int32]"), PTX_U32(0, "[0].real")), PYKRT_ERROR_MANIFEST,
+     "part '[0].real' of parameter 0 (t): real or imag of a non-complex parameter"},
     {"format: 1\n---\nformat: 2\n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document; a manifest is one"},
     {HEAD "kernels: []\n...\n--- {}\n", PYKRT_ERROR_MANIFEST, "t.yaml:6:1: a second YAML document"},
     {"--- {format: 1}\n--- \n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document"},

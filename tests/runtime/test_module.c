@@ -124,7 +124,7 @@ static void test_kernel_not_found(void)
     pykrt_module_unload(m);
     ASSERT_EQ(PYKRT_ERROR_NOT_FOUND, st);
     ASSERT(k == NULL);
-    ASSERT_CONTAINS(msg, "no kernel 'vad'; the manifest has scalars, arrays, coop, dynshared, use_const, rng, noargs");
+    ASSERT_CONTAINS(msg, "no kernel 'vad'; the manifest has scalars, arrays, coop, dynshared, use_const, rng, tuples, noargs");
 }
 
 /* Loads multi.yaml on a device of compute capability major.minor (the

@@ -797,6 +797,132 @@ def theme_slicestore():
     return Theme("slicestore", "stores into slices of arrays, and breakpoint().", funcs)
 
 
+ENUM_PRELUDE = """\
+class Color(Enum):
+    RED = 1
+    GREEN = 2
+    BLUE = 3
+
+
+class Shape(IntEnum):
+    CIRCLE = 1
+    SQUARE = 2
+
+
+class Ratio(Enum):
+    HALF = 0.5
+    TWICE = 2.0
+
+
+class Flag(Enum):
+    ON = True
+    OFF = False
+
+
+class Big(IntEnum):
+    HUGE = 2 ** 63
+
+
+class Het(Enum):
+    ONE = 1
+    ONE_AND_A_HALF = 1.5
+"""
+
+
+def theme_enums():
+    funcs = [
+        Func("enum_members", [("a", "int64[:]"), ("x", "int32"), ("f", "float32")], [
+            assign("r_member", "Color.RED"), assign("r_eq", "Color.RED == Color.GREEN"),
+            assign("r_ne", "Color.RED != Color.BLUE"), assign("r_is", "Color.RED is Color.RED"),
+            assign("r_is_not", "Color.RED is not Color.BLUE"), assign("r_value", "Color.GREEN.value"),
+            assign("r_getitem", 'Color["BLUE"]'), assign("r_float", "Ratio.HALF"),
+            assign("r_float_value", "Ratio.TWICE.value"), assign("r_bool", "Flag.ON"),
+            assign("r_bool_value", "Flag.OFF.value"), assign("r_tuple", "(Color.RED, Shape.CIRCLE)"),
+            assign("r_ifexp", "Color.RED if x > 0 else Color.GREEN"),
+            assign("r_lt", "Color.RED < Color.GREEN"), assign("r_eq_int", "Color.RED == 1"),
+            assign("r_eq_other", "Color.RED == Shape.CIRCLE"), assign("r_name", "Color.RED.name"),
+            assign("r_call", "Color(2)"), assign("r_not", "not Color.RED"), assign("r_bool_call", "bool(Color.RED)"),
+            assign("r_het", "Het.ONE"), assign("r_missing", "Color.PURPLE"),
+        ]),
+        Func("int_enum_members", [("a", "int64[:]"), ("fa", "float32[:]"), ("x", "int32"), ("f", "float32")], [
+            assign("r_member", "Shape.SQUARE"), assign("r_add", "Shape.SQUARE + 1"), assign("r_mul", "Shape.SQUARE * x"),
+            assign("r_eq_int", "Shape.SQUARE == 2"), assign("r_lt", "Shape.SQUARE < Shape.CIRCLE"),
+            assign("r_eq", "Shape.CIRCLE == Shape.SQUARE"), assign("r_is", "Shape.CIRCLE is Shape.SQUARE"),
+            assign("r_value", "Shape.SQUARE.value"), assign("r_div", "Shape.SQUARE / 2"), assign("r_neg", "-Shape.SQUARE"),
+            assign("r_pow", "Shape.SQUARE ** 2"), assign("r_and", "Shape.SQUARE & 1"), assign("r_shift", "Shape.SQUARE << 1"),
+            assign("r_abs", "abs(Shape.SQUARE)"), assign("r_bool_add", "Shape.SQUARE + True"),
+            assign("r_not", "not Shape.CIRCLE"), assign("r_cast", "int32(Shape.CIRCLE)"),
+            assign("r_range", "range(Shape.SQUARE)"), assign("r_unify_lit", "Shape.SQUARE if x > 0 else 3"),
+            assign("r_big", "Big.HUGE"), assign("r_big_add", "Big.HUGE + 1"), ("store", "a[0] = Shape.SQUARE"),
+            assign("r_float", "Shape.SQUARE + f"), assign("r_float_cast", "float32(Shape.CIRCLE)"),
+            assign("r_index", "a[Shape.CIRCLE]"), assign("r_int", "int(Shape.SQUARE)"),
+            assign("r_max", "max(Shape.SQUARE, x)"), assign("r_max_lit", "max(Shape.SQUARE, 3)"),
+            ("store_float", "fa[0] = Shape.SQUARE"), assign("r_unify_float", "Shape.SQUARE if x > 0 else 1.5"),
+            ("print", "print(Shape.SQUARE)"),
+        ]),
+        Func("enum_loop", [("a", "int64[:]")], [
+            ("y", "y = Shape.CIRCLE\nfor i in range(3):\n    y = Shape.SQUARE\na[0] = y"),
+        ], split=False),
+    ]
+    return Theme("enums", "Enum and IntEnum members in kernels: comparisons, .value, IntEnum members as ints.",
+                 funcs, imports="from enum import Enum, IntEnum\n", prelude=ENUM_PRELUDE)
+
+
+NAMEDTUPLE_PRELUDE = """\
+Point = namedtuple("Point", ["x", "y"])
+P3 = namedtuple("P3", "x y z")
+Pair = namedtuple("Pair", ("first", "second"))
+
+
+class Particle(NamedTuple):
+    pos: float
+    mass: float
+"""
+
+
+def theme_namedtuples():
+    funcs = [
+        Func("namedtuples", [("a", "float32[:]"), ("x", "int32"), ("f", "float32")], [
+            assign("r_lits", "Point(1, 2)"), assign("r_mixed", "Point(x, f)"), assign("r_keywords", "Point(x=f, y=f)"),
+            assign("r_some_keywords", "Point(f, y=x)"), assign("r_field", "Point(x, f).x"),
+            assign("r_index", "Point(x, f)[1]"), assign("r_string_fields", "P3(1, 2, 3)"),
+            assign("r_tuple_fields", "Pair(f, x)"), assign("r_class", "Particle(f, 2.0)"),
+            assign("r_class_field", "Particle(x, f).mass"), assign("r_len", "len(Point(x, f))"),
+            assign("r_var_index", "Point(x, x)[x]"), assign("r_eq", "Point(x, x) == Point(x, x)"),
+            assign("r_nested", "Pair(Point(x, x), (f, f))"), assign("r_nested_field", "Pair(Point(x, x), f).first.y"),
+            assign("r_missing", "Point(x)"), assign("r_too_many", "Point(1, 2, 3)"),
+            assign("r_unknown_kw", "Point(x, z=f)"), assign("r_replace", "Point(x, f)._replace(x=2)"),
+            assign("r_fields", "Point._fields"), assign("r_concat", "Point(x, f) + (1,)"),
+            assign("r_no_field", "Point(x, f).z"),
+        ]),
+        Func("namedtuple_iter", [("a", "float32[:]"), ("x", "int32")], [
+            ("s", "p = Point(x, x)\ns = 0\nfor v in p:\n    s += v\na[0] = s"),
+        ], split=False),
+        Func("namedtuple_unpack", [("a", "float32[:]"), ("x", "int32"), ("f", "float32")], [
+            ("u", "p = Point(x, f)\nu, w = p\na[0] = u + w"),
+        ], split=False),
+    ]
+    return Theme("namedtuples", "collections.namedtuple and typing.NamedTuple classes: construction, fields, "
+                 "indexing, iteration and calls.", funcs,
+                 imports="from collections import namedtuple\nfrom typing import NamedTuple\n",
+                 prelude=NAMEDTUPLE_PRELUDE)
+
+
+def theme_tupleparams():
+    funcs = [
+        Func("tuple_params", [("t", "UniTuple(float32, 3)"), ("u", "Tuple((int32, float64))"),
+                              ("v", "Tuple((int16, UniTuple(int64, 2)))"), ("o", "float64[:]")], [
+            assign("r_index", "t[0] + t[2]"), ("b", "b, c = u"), assign("r_sum", "u[0] + u[1]"),
+            assign("r_nested", "v[1][0] * v[0]"), assign("r_len", "len(t)"), assign("r_iter_max", "max(t)"),
+            assign("r_var_index", "t[v[0]]"),
+        ]),
+        Func("tuple_sig", [("t", None), ("o", None)], [assign("r_first", "t[0] * 2")],
+             sig="void(UniTuple(float32, 2), float64[:])"),
+    ]
+    return Theme("tupleparams", "tuples as kernel parameters, annotated with numba.types' UniTuple and Tuple or "
+                 "given by an eager signature.", funcs, imports="from numba.types import Tuple, UniTuple\n")
+
+
 def unify_pair(a, b):
     # x takes a's value, then (on a branch) b's: the merged x, and r, are a ⊔ b.
     return Func(f"unify_{a}_{b}", [("a", a), ("b", b), ("c", "boolean")], [
@@ -1004,7 +1130,8 @@ def theme_eager():
 
 THEMES = [theme_arith, theme_division, theme_compare, theme_bitwise, theme_unary, theme_mixed,
           theme_literals, theme_builtins, theme_math, theme_cmath, theme_cuda, theme_arrays,
-          theme_complex, theme_tuples, theme_tupleops, theme_operator, theme_ufuncs, theme_slicestore, theme_unify, theme_annotated, theme_augassign,
+          theme_complex, theme_tuples, theme_tupleops, theme_operator, theme_ufuncs, theme_slicestore, theme_enums,
+          theme_namedtuples, theme_tupleparams, theme_unify, theme_annotated, theme_augassign,
           theme_condexpr, theme_device, theme_calls, theme_eager]
 
 # ---------------------------------------------------------------------------------------------

@@ -20,24 +20,28 @@ static void test_digest(void) {
 }
 
 /* saxpy(a: float32, x: float32[::1], out: float32[:, :]) and
- * scale(z: complex64, on: int64[:]) - `on` is a name YAML 1.1 reads as true. */
+ * scale(z: complex64, on: int64[:], t: Tuple((int32, complex64))) - `on`
+ * is a name YAML 1.1 reads as true. */
 static ManifestParam saxpy_params[] = {
-    {"a", false, "float32", 0, 0, "read", NULL},
-    {"x", true, "float32", 1, 'C', "read", NULL},
-    {"out", true, "float32", 2, 'A', "readwrite", NULL},
+    {"a", false, "float32", 0, 0, "read", NULL, NULL, 0},
+    {"x", true, "float32", 1, 'C', "read", NULL, NULL, 0},
+    {"out", true, "float32", 2, 'A', "readwrite", NULL, NULL, 0},
 };
+static const char *tuple_members[] = {"int32", "complex64"};
 static ManifestPtxParam saxpy_ptx[] = {
     {"f32", 4, 4, 0, "value"},   {"u64", 8, 8, 1, "data"},     {"u64", 8, 8, 1, "shape[0]"},
     {"u64", 8, 8, 2, "data"},    {"u64", 8, 8, 2, "shape[0]"}, {"u64", 8, 8, 2, "shape[1]"},
     {"u64", 8, 8, 2, "strides[0]"}, {"u64", 8, 8, 2, "strides[1]"},
 };
 static ManifestParam scale_params[] = {
-    {"z", false, "complex64", 0, 0, "read", NULL},
-    {"on", true, "int64", 1, 'F', "write", NULL},
+    {"z", false, "complex64", 0, 0, "read", NULL, NULL, 0},
+    {"on", true, "int64", 1, 'F', "write", NULL, NULL, 0},
+    {"t", false, "Tuple(int32, complex64)", 0, 0, "read", NULL, tuple_members, 2},
 };
 static ManifestPtxParam scale_ptx[] = {
     {"f32", 4, 4, 0, "real"}, {"f32", 4, 4, 0, "imag"}, {"u64", 8, 8, 1, "data"},
-    {"u64", 8, 8, 1, "shape[0]"}, {"u64", 8, 8, 1, "strides[0]"},
+    {"u64", 8, 8, 1, "shape[0]"}, {"u64", 8, 8, 1, "strides[0]"}, {"u32", 4, 4, 2, "[0]"},
+    {"f32", 4, 4, 2, "[1].real"}, {"f32", 4, 4, 2, "[1].imag"},
 };
 
 static Manifest sample(void) {
@@ -47,7 +51,7 @@ static Manifest sample(void) {
     };
     static ManifestKernel kernels[] = {
         {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, {0, 0, 0, 0, false, 0}, 0, false},
-        {"scale", "_Z5scale", scale_params, 2, scale_ptx, 5, 4096, true, {256, 2, 0, 64, true, 100}, 32, true},
+        {"scale", "_Z5scale", scale_params, 3, scale_ptx, 8, 4096, true, {256, 2, 0, 64, true, 100}, 32, true},
     };
     static const long lut_shape[] = {4, 4};
     static ManifestConst consts[] = {{"LUT", "float32", 2, lut_shape, 64}};
@@ -144,6 +148,12 @@ static void check_kernels(yaml_document_t *doc) {
     ASSERT_AT(doc, "kernels/1/params/1/name", "on");
     ASSERT(at(doc, "kernels/1/params/1/name")->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
     ASSERT_AT(doc, "kernels/1/params/1/layout", "F");
+    ASSERT_AT(doc, "kernels/1/params/2/kind", "tuple");
+    ASSERT_AT(doc, "kernels/1/params/2/dtype", "Tuple(int32, complex64)");
+    ASSERT(count(at(doc, "kernels/1/params/2/members")) == 2);
+    ASSERT_AT(doc, "kernels/1/params/2/members/1", "complex64");
+    ASSERT(count(at(doc, "kernels/1/params/2")) == 5); /* name kind dtype members access */
+    ASSERT_AT(doc, "kernels/1/ptx_params/6/part", "[1].real");
     ASSERT_AT(doc, "kernels/1/ptx_params/1/part", "imag");
     ASSERT_AT(doc, "kernels/1/ptx_params/1/size", "4");
     ASSERT_AT(doc, "kernels/1/shared_static", "4096");
