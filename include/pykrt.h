@@ -87,7 +87,8 @@ typedef enum pykrt_status {
     PYKRT_ERROR_NOT_FOUND,        /* no kernel or constant of that name */
     PYKRT_ERROR_BAD_LAUNCH,       /* arguments or launch shape do not fit the kernel */
     PYKRT_ERROR_INVALID_HANDLE,   /* a handle used after it was destroyed */
-    PYKRT_ERROR_IN_USE            /* a context destroyed while objects made through it live */
+    PYKRT_ERROR_IN_USE,           /* a context destroyed while objects made through it live */
+    PYKRT_ERROR_KERNEL_EXCEPTION  /* a debug=True kernel raised: the message says what, where, which thread */
 } pykrt_status;
 
 /* The message of the last failed pykrt call on this thread ("" if none).

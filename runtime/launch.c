@@ -240,17 +240,51 @@ static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, cons
     if (PK_UNLIKELY(res != CUDA_SUCCESS))
         return pk_cuda_fail(res, "cuCtxSetCurrent", "%s(%s)", what, d->name);
     CUstream stream = cfg->stream ? cfg->stream->cu : NULL;
+    if (PK_UNLIKELY(d->debug && k->module->exception)) {
+        res = pk_drv.cuMemsetD8Async(k->module->exception, 0, 4, stream);
+        if (res != CUDA_SUCCESS)
+            return pk_cuda_fail(res, "cuMemsetD8Async", "%s(%s): clearing its exception record", what, d->name);
+    }
     if (d->cooperative) {
         if (!pk_drv.cuLaunchCooperativeKernel)
             return pk_fail(PYKRT_ERROR_NO_DRIVER, "%s(%s): the driver lacks cuLaunchCooperativeKernel", what, d->name);
         res = pk_drv.cuLaunchCooperativeKernel(k->fn, s->g[0], s->g[1], s->g[2], s->b[0], s->b[1], s->b[2],
                                                cfg->shared_bytes, stream, params);
-        return PK_UNLIKELY(res) ? pk_cuda_fail(res, "cuLaunchCooperativeKernel", "%s(%s)", what, d->name)
-                                : PYKRT_SUCCESS;
+        if (PK_UNLIKELY(res))
+            return pk_cuda_fail(res, "cuLaunchCooperativeKernel", "%s(%s)", what, d->name);
+    } else {
+        res = pk_drv.cuLaunchKernel(k->fn, s->g[0], s->g[1], s->g[2], s->b[0], s->b[1], s->b[2], cfg->shared_bytes,
+                                    stream, params, NULL);
+        if (PK_UNLIKELY(res))
+            return pk_cuda_fail(res, "cuLaunchKernel", "%s(%s)", what, d->name);
     }
-    res = pk_drv.cuLaunchKernel(k->fn, s->g[0], s->g[1], s->g[2], s->b[0], s->b[1], s->b[2], cfg->shared_bytes, stream,
-                                params, NULL);
-    return PK_UNLIKELY(res) ? pk_cuda_fail(res, "cuLaunchKernel", "%s(%s)", what, d->name) : PYKRT_SUCCESS;
+    return PK_UNLIKELY(d->debug && k->module->exception) ? pk_check_exception(k, stream, what) : PYKRT_SUCCESS;
+}
+
+/* As numba-cuda reports a debug=True kernel's exception: the class, then
+ * where it was raised, the thread (its indices z, y, x) and the message. */
+pykrt_status pk_check_exception(pykrt_kernel *k, CUstream stream, const char *what)
+{
+    const pk_kernel *d = k->desc;
+    const pk_manifest *mf = k->module->mf;
+    int32_t code = 0, thread[6];
+    CUresult res = pk_drv.cuStreamSynchronize(stream);
+    if (res == CUDA_SUCCESS)
+        res = pk_drv.cuMemcpyDtoH(&code, k->module->exception, sizeof code);
+    if (res == CUDA_SUCCESS && code)
+        res = pk_drv.cuMemcpyDtoH(thread, k->module->exception_thread, sizeof thread);
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuStreamSynchronize", "%s(%s): waiting for its exception record", what, d->name);
+    if (!code)
+        return PYKRT_SUCCESS;
+    if (code < 0 || (size_t)code > mf->nexceptions)
+        return pk_fail(PYKRT_ERROR_KERNEL_EXCEPTION, "%s(%s): a thread raised exception %d, which the manifest does "
+                       "not list", what, d->name, code);
+    const pk_exception *e = &mf->exceptions[code - 1];
+    return pk_fail(PYKRT_ERROR_KERNEL_EXCEPTION,
+                   "%s(%s): %s: In function '%s', file %s, line %lld, tid=[%d, %d, %d] ctaid=[%d, %d, %d]%s%s", what,
+                   d->name, e->type, e->function, e->file, (long long)e->line, thread[2], thread[1], thread[0],
+                   thread[5], thread[4], thread[3], *e->message ? ": " : "", e->message);
 }
 
 /* The checks both entry points make: what the host itself would trip on. */

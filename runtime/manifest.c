@@ -880,7 +880,8 @@ static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, 
         (st = get_int(r, map, "max_threads", false, 0, 1 << 20, where, &k->max_threads)) != PYKRT_SUCCESS ||
         (st = get_int(r, map, "registers", false, 0, 1 << 16, where, &k->registers)) != PYKRT_SUCCESS ||
         (st = get_int(r, map, "shared_memory_carveout", false, -1, 100, where, &k->carveout)) != PYKRT_SUCCESS ||
-        (st = get_bool(r, map, "cooperative", where, &k->cooperative)) != PYKRT_SUCCESS)
+        (st = get_bool(r, map, "cooperative", where, &k->cooperative)) != PYKRT_SUCCESS ||
+        (st = get_bool(r, map, "debug", where, &k->debug)) != PYKRT_SUCCESS)
         return st;
     k->shared_static = (uint64_t)shared;
     return PYKRT_SUCCESS;
@@ -1001,6 +1002,44 @@ static pykrt_status read_constants(reader *r, yaml_node_t *root)
     return PYKRT_SUCCESS;
 }
 
+/* ---- exceptions ---- */
+
+static pykrt_status read_exception(reader *r, yaml_node_t *map, const char *where, int64_t index, pk_exception *e)
+{
+    pykrt_status st;
+    if ((st = get_int(r, map, "code", true, 1, INT32_MAX, where, &e->code)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "type", true, where, &e->type)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "message", false, where, &e->message)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "function", true, where, &e->function)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "file", true, where, &e->file)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "line", true, 1, INT32_MAX, where, &e->line)) != PYKRT_SUCCESS)
+        return st;
+    if (e->code != index + 1) {
+        yaml_node_t *n;
+        field(r, map, "code", true, where, &n);
+        return bad(r, n, where, "code %lld, but the exceptions are numbered 1, 2, ... in order", (long long)e->code);
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_exceptions(reader *r, yaml_node_t *root)
+{
+    yaml_node_item_t *items;
+    pykrt_status st = get_seq(r, root, "exceptions", false, "manifest", &items, &r->m->nexceptions);
+    if (st != PYKRT_SUCCESS ||
+        (st = alloc_array(r, r->m->nexceptions, sizeof(pk_exception), (void **)&r->m->exceptions)) != PYKRT_SUCCESS)
+        return st;
+    for (size_t i = 0; i < r->m->nexceptions; i++) {
+        char where[64];
+        yaml_node_t *map;
+        snprintf(where, sizeof where, "exceptions[%zu]", i);
+        if ((st = item_map(r, items, i, where, &map)) != PYKRT_SUCCESS ||
+            (st = read_exception(r, map, where, (int64_t)i, &r->m->exceptions[i])) != PYKRT_SUCCESS)
+            return st;
+    }
+    return PYKRT_SUCCESS;
+}
+
 /* ---- the document ---- */
 
 static pykrt_status read_source(reader *r, yaml_node_t *root)
@@ -1038,9 +1077,9 @@ static pykrt_status read_root(reader *r)
     }
     if ((st = get_string(r, root, "compiler", false, "manifest", &r->m->compiler)) != PYKRT_SUCCESS ||
         (st = read_source(r, root)) != PYKRT_SUCCESS || (st = read_targets(r, root)) != PYKRT_SUCCESS ||
-        (st = read_kernels(r, root)) != PYKRT_SUCCESS)
+        (st = read_kernels(r, root)) != PYKRT_SUCCESS || (st = read_constants(r, root)) != PYKRT_SUCCESS)
         return st;
-    return read_constants(r, root);
+    return read_exceptions(r, root);
 }
 
 static pykrt_status yaml_error(const yaml_parser_t *p, const char *name)

@@ -247,6 +247,24 @@ static pykrt_status begin(pykrt_context *ctx, const char *name, const char *text
     return PYKRT_SUCCESS;
 }
 
+/* Where debug=True kernels leave what they raise (pykc's pykc_exception
+ * and pykc_exception_thread), when the module has any. */
+static pykrt_status find_exception_record(pykrt_module *m)
+{
+    if (!m->mf->nexceptions)
+        return PYKRT_SUCCESS;
+    size_t bytes[2] = {0, 0};
+    CUresult res = pk_drv.cuModuleGetGlobal(&m->exception, &bytes[0], m->cu, "pykc_exception");
+    if (res == CUDA_SUCCESS)
+        res = pk_drv.cuModuleGetGlobal(&m->exception_thread, &bytes[1], m->cu, "pykc_exception_thread");
+    if (res != CUDA_SUCCESS || bytes[0] != 4 || bytes[1] != 24) {
+        m->exception = m->exception_thread = 0;
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s lists exceptions, but its code has no pykc_exception record: recompile",
+                       m->name);
+    }
+    return PYKRT_SUCCESS;
+}
+
 /* Checks the digest, loads the image, resolves the kernels. `image` is
  * NUL-terminated past `size` (PTX is text for the driver). */
 static pykrt_status finish(pykrt_module *m, const char *image, size_t size, const char *image_name)
@@ -254,7 +272,9 @@ static pykrt_status finish(pykrt_module *m, const char *image, size_t size, cons
     if (pk_fnv1a64(image, size) != m->target->digest)
         return pk_fail(PYKRT_ERROR_STALE, "%s does not match %s: recompile", image_name, m->name);
     pykrt_status st = jit(m, image);
-    return st == PYKRT_SUCCESS ? setup_kernels(m, image, size) : st;
+    if (st == PYKRT_SUCCESS)
+        st = setup_kernels(m, image, size);
+    return st == PYKRT_SUCCESS ? find_exception_record(m) : st;
 }
 
 static pykrt_status load_file(pykrt_module *m, const char *path, unsigned flags)

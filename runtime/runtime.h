@@ -182,7 +182,15 @@ typedef struct pk_kernel {
     int64_t registers;
     int64_t carveout; /* shared_memory_carveout: -1 (the driver's choice) to 100 */
     bool cooperative;
+    bool debug; /* debug=True: a launch reports what a thread raised */
 } pk_kernel;
+
+/* What a debug=True kernel's thread raised, by its code. */
+typedef struct pk_exception {
+    int64_t code;
+    const char *type, *message, *function, *file; /* message "" when none */
+    int64_t line;
+} pk_exception;
 
 typedef struct pk_target {
     const char *arch; /* as written: sm_75, sm_90a */
@@ -212,8 +220,14 @@ typedef struct pk_manifest {
     size_t nkernels;
     pk_constant *constants;
     size_t nconstants;
+    pk_exception *exceptions;
+    size_t nexceptions;
     struct pk_chunk *arena;
 } pk_manifest;
+
+/* After a launch of debug=True kernel k on `stream`: waits for it, and
+ * reports what one of its threads raised as PYKRT_ERROR_KERNEL_EXCEPTION. */
+pykrt_status pk_check_exception(pykrt_kernel *k, CUstream stream, const char *what);
 
 /* Parses and validates manifest text; `name` is used in messages. */
 pykrt_status pk_manifest_parse(const char *text, size_t len, const char *name, pk_manifest **out);
@@ -277,6 +291,7 @@ struct pykrt_module {
     pk_manifest *mf;
     const pk_target *target;
     pykrt_kernel **kernels; /* mf->nkernels of them, each its own object */
+    CUdeviceptr exception, exception_thread; /* pykc_exception and its thread; 0 if none */
     char *name; /* manifest path, for messages */
     pthread_mutex_t dyn_lock;
 };

@@ -135,6 +135,7 @@ static void describe_kernel(Arena *a, const FuncInfo *f, ManifestKernel *k) {
     k->shared_dynamic = f->shared_dynamic;
     k->limits = f->limits;
     k->cooperative = f->cooperative;
+    k->debug = f->debug;
 }
 
 static void describe_constants(Unit *u, Manifest *m) {
@@ -158,6 +159,8 @@ void abi_describe_module(Unit *u, Manifest *m) {
     describe_constants(u, m);
     int n = 0;
     for (int i = 0; i < u->func_count; i++) n += is_entry(u->funcs[i]);
+    m->exceptions = u->exceptions;
+    m->exception_count = u->exception_count;
     m->kernels = ARENA_ARRAY(u->arena, ManifestKernel, n ? n : 1);
     m->kernel_count = 0;
     for (int i = 0; i < u->func_count; i++)

@@ -116,6 +116,8 @@ struct Target {
     /* Prints format (a NUL-terminated string's generic pointer) with the
      * values it names, as printf would. */
     void (*print)(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, int n);
+    /* Ends the running thread, wherever it is (a raise under debug=True). */
+    void (*exit_thread)(CodeGen *g);
     /* A kernel entry, with the limits its decorator sets, and a function
      * of the fast floating-point model. */
     void (*mark_kernel)(CodeGen *g, const FuncInfo *f, LLVMValueRef fn);

@@ -1211,6 +1211,8 @@ static Type *type_operator_refused(Sema *s, Node *call, const Entity *e) {
 #define UFUNC_ALIAS(alias, name) {"numpy." alias, ENT_FUNCTION, type_ufunc, NULL, 0, NULL, LW_UFUNC, UFUNC_##name, NULL}
 #define UNCOMPILED(name, instead) {"numpy." name, ENT_FUNCTION, type_ufunc_uncompiled, NULL, 0, NULL, LW_NONE, 0, instead}
 
+#define EXCEPTION(name) {"builtins." name, ENT_EXCEPTION, NULL, NULL, 0, NULL, LW_NONE, 0, NULL}
+
 static const Entity entities[] = {
     MODULE("numba"), MODULE("numba.cuda"), MODULE("numba.cuda.atomic"), MODULE("numba.cuda.shared"),
     MODULE("numba.cuda.local"), MODULE("numba.cuda.const"), MODULE("numba.cuda.random"),
@@ -1222,6 +1224,12 @@ static const Entity entities[] = {
     /* numba.types' tuple types, in annotations and signatures */
     {"numba.UniTuple", ENT_TUPLE_TYPE, NULL, NULL, 0, NULL, LW_NONE, TUPLE_TYPE_UNI, NULL},
     {"numba.Tuple", ENT_TUPLE_TYPE, NULL, NULL, 0, NULL, LW_NONE, TUPLE_TYPE_HETEROGENEOUS, NULL},
+
+    /* the exceptions a kernel raises (under debug=True, reported by libpykrt) */
+    EXCEPTION("ArithmeticError"), EXCEPTION("AssertionError"), EXCEPTION("AttributeError"),
+    EXCEPTION("Exception"), EXCEPTION("IndexError"), EXCEPTION("KeyError"), EXCEPTION("LookupError"),
+    EXCEPTION("NotImplementedError"), EXCEPTION("OverflowError"), EXCEPTION("RuntimeError"),
+    EXCEPTION("TypeError"), EXCEPTION("ValueError"), EXCEPTION("ZeroDivisionError"),
 
     /* what a module-level class derives from, or is made by (sema's define_class) */
     {"enum.Enum", ENT_CLASS, NULL, NULL, 0, NULL, LW_NONE, CLASS_ENUM, NULL},

@@ -122,7 +122,7 @@ static LLVMValueRef extract(CodeGen *g, LLVMValueRef agg, unsigned i, const char
 
 static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t);
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to);
-static void gen_raise(CodeGen *g);
+static void gen_raise(CodeGen *g, const Node *site);
 static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt);
 
 static LLVMValueRef make_optional(CodeGen *g, const Type *opt, LLVMValueRef value, LLVMValueRef valid) {
@@ -144,7 +144,7 @@ static LLVMValueRef convert_optional(CodeGen *g, LLVMValueRef v, const Type *fro
     LLVMBasicBlockRef none = cg_new_block(g, "optional.none"), some = cg_new_block(g, "optional.some");
     LLVMBuildCondBr(g->b, extract(g, v, 1, ""), some, none);
     LLVMPositionBuilderAtEnd(g->b, none);
-    gen_raise(g);
+    gen_raise(g, NULL);
     LLVMPositionBuilderAtEnd(g->b, some);
     return convert(g, extract(g, v, 0, ""), from->dtype, to);
 }
@@ -1491,7 +1491,7 @@ static LLVMValueRef array_minmax(CodeGen *g, Node *call, bool is_max) {
     LLVMBasicBlockRef empty = cg_new_block(g, "minmax.empty"), go = cg_new_block(g, "minmax.first");
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, array_dim(g, arr, 1, 0), i64c(g, 0), ""), empty, go);
     LLVMPositionBuilderAtEnd(g->b, empty);
-    gen_raise(g);
+    gen_raise(g, NULL);
     LLVMPositionBuilderAtEnd(g->b, go);
     LLVMValueRef zero = i64c(g, 0), slot = cg_entry_alloca(g, llvm_type(g, t), "best");
     const Type *it = &ty_int64;
@@ -2186,7 +2186,7 @@ static void store_slice(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt
         LLVMValueRef same = LLVMBuildICmp(g->b, LLVMIntEQ, array_dim(g, view, 1, 0), i64c(g, vt->elem_count), "");
         LLVMBuildCondBr(g->b, same, ok, bad);
         LLVMPositionBuilderAtEnd(g->b, bad);
-        gen_raise(g);
+        gen_raise(g, NULL);
         LLVMPositionBuilderAtEnd(g->b, ok);
         /* the elements, converted to the dtype, in memory to be indexed */
         tuple = cg_entry_alloca(g, LLVMArrayType2(memory_type(g, t->dtype), (unsigned)vt->elem_count), "elems");
@@ -2336,7 +2336,7 @@ static LLVMValueRef range_count(CodeGen *g, const Type *t, LLVMValueRef start, L
         LLVMBasicBlockRef bad = cg_new_block(g, "range.zero_step"), ok = cg_new_block(g, "range.count");
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, step, zero, ""), bad, ok);
         LLVMPositionBuilderAtEnd(B, bad);
-        gen_raise(g);
+        gen_raise(g, NULL);
         LLVMPositionBuilderAtEnd(B, ok);
     }
     LLVMValueRef diff = LLVMBuildSub(B, stop, start, "range.diff"), ahead, span = diff, stride = step;
@@ -2518,8 +2518,45 @@ static void gen_item(CodeGen *g, const CfgItem *it) {
     }
 }
 
-/* What Numba lowers a raise to without debug=True: the function returns. */
-static void gen_raise(CodeGen *g) {
+/* Where a debug=True function's raise tells the host: the first code
+ * raised in the launch, and the thread that raised it (threadIdx x y z,
+ * blockIdx x y z), which libpykrt reads after the launch. */
+static void record_exception(CodeGen *g, int code) {
+    LLVMTypeRef i32t = LLVMInt32TypeInContext(g->ctx), thread_t = LLVMArrayType2(i32t, 6);
+    LLVMValueRef flag = LLVMGetNamedGlobal(g->mod, "pykc_exception"), thread = LLVMGetNamedGlobal(g->mod, "pykc_exception_thread");
+    if (!flag) {
+        flag = add_global(g, MEM_GLOBAL, i32t, "pykc_exception");
+        LLVMSetInitializer(flag, LLVMConstNull(i32t));
+        thread = add_global(g, MEM_GLOBAL, thread_t, "pykc_exception_thread");
+        LLVMSetInitializer(thread, LLVMConstNull(thread_t));
+    }
+    LLVMValueRef swap = LLVMBuildAtomicCmpXchg(g->b, flag, cg_i32(g, 0), cg_i32(g, code), LLVMAtomicOrderingMonotonic,
+                                               LLVMAtomicOrderingMonotonic, false);
+    LLVMBasicBlockRef first = cg_new_block(g, "exception.first"), done = cg_new_block(g, "exception.recorded");
+    LLVMBuildCondBr(g->b, LLVMBuildExtractValue(g->b, swap, 1, ""), first, done);
+    LLVMPositionBuilderAtEnd(g->b, first);
+    for (int i = 0; i < 6; i++) {
+        LLVMValueRef at[] = {cg_i32(g, 0), cg_i32(g, i)};
+        LLVMValueRef v = TARGET(g)->special(g, i < 3 ? SV_THREAD_IDX : SV_BLOCK_IDX, i % 3);
+        LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, v, i32t, ""), LLVMBuildGEP2(g->b, thread_t, thread, at, 2, ""));
+    }
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* What Numba lowers a raise to: the function returns; without debug=True
+ * nothing else. With it, the raise is recorded for the host, and the
+ * thread ends: a kernel returns, a device function's thread exits (where
+ * numba-cuda's device function returns an error its callers pass up). */
+static void gen_raise(CodeGen *g, const Node *site) {
+    if (site && site->exception && g->fn->debug) {
+        record_exception(g, site->exception);
+        if (!g->fn->is_kernel) {
+            TARGET(g)->exit_thread(g);
+            LLVMBuildUnreachable(g->b);
+            return;
+        }
+    }
     if (g->fn->is_kernel || g->fn->ret == &ty_none) LLVMBuildRetVoid(g->b);
     else LLVMBuildRet(g->b, LLVMConstNull(llvm_type(g, g->fn->ret)));
 }
@@ -2540,13 +2577,14 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         mark_back_edge(g, blk, LLVMBuildBr(g->b, to[0]));
         return;
     case TERM_BRANCH: {
-        if (blk->node->kind == ND_ASSERT) { /* checked only under debug=True, which pykc does not build yet */
+        if (blk->node->kind == ND_ASSERT && !g->fn->debug) { /* checked only under debug=True, as in numba-cuda */
             gen_phi_moves(g, blk);
             LLVMBuildBr(g->b, to[0]);
             return;
         }
         di_location(g, blk->node);
-        LLVMValueRef c = to_bool(g, gen_expr(g, blk->node), blk->node->ty);
+        Node *test = blk->node->kind == ND_ASSERT ? blk->node->cond : blk->node;
+        LLVMValueRef c = to_bool(g, gen_expr(g, test), test->ty);
         gen_phi_moves(g, blk);
         mark_back_edge(g, blk, LLVMBuildCondBr(g->b, c, to[0], to[1]));
         return;
@@ -2568,8 +2606,8 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         }
         return;
     case TERM_RAISE:
-        if (blk->node->kind == ND_ASSERT) LLVMBuildUnreachable(g->b); /* never branched to: see above */
-        else gen_raise(g);
+        if (blk->node->kind == ND_ASSERT && !g->fn->debug) LLVMBuildUnreachable(g->b); /* never branched to: see above */
+        else gen_raise(g, blk->node);
         return;
     }
 }

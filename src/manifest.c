@@ -230,6 +230,21 @@ static void write_kernel(Writer *w, const ManifestKernel *k) {
     key_int(w, "shared_memory_carveout", k->limits.has_carveout ? k->limits.carveout : -1);
     key_int(w, "registers", k->registers);
     key_bool(w, "cooperative", k->cooperative);
+    key_bool(w, "debug", k->debug);
+    end_map(w);
+}
+
+/* {code, type, message, function, file, line}: what a debug=True kernel's
+ * thread raised, by the code it leaves in pykc_exception. */
+static void write_exception(Writer *w, int code, const ExceptionSite *e) {
+    begin_map(w, true);
+    key_int(w, "code", code);
+    key_str(w, "type", e->type);
+    if (e->message) key_str(w, "message", e->message);
+    key_str(w, "function", e->function);
+    const char *slash = strrchr(e->file, '/');
+    key_str(w, "file", slash ? slash + 1 : e->file);
+    key_int(w, "line", e->line);
     end_map(w);
 }
 
@@ -262,6 +277,10 @@ static void write_kernels(Writer *w, const Manifest *m) {
     key(w, "constants");
     begin_seq(w, false);
     for (int i = 0; i < m->const_count; i++) write_const(w, &m->consts[i]);
+    end_seq(w);
+    key(w, "exceptions");
+    begin_seq(w, false);
+    for (int i = 0; i < m->exception_count; i++) write_exception(w, i + 1, &m->exceptions[i]);
     end_seq(w);
 }
 

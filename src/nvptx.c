@@ -1074,6 +1074,8 @@ static void nvptx_print(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, i
     cg_call(g, LLVMInt32TypeInContext(g->ctx), "vprintf", args, 2);
 }
 
+static void nvptx_exit_thread(CodeGen *g) { cg_intrinsic(g, "llvm.nvvm.exit", NULL, 0, NULL, 0); }
+
 static void annotate(CodeGen *g, LLVMValueRef fn, const char *what, int value) {
     LLVMMetadataRef md[] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(g->ctx, what, strlen(what)),
                             LLVMValueAsMetadata(cg_i32(g, value))};
@@ -1136,6 +1138,7 @@ const Target target_nvptx = {
     .fast_fdiv = nvptx_fast_fdiv,
     .no_bfloat16 = nvptx_no_bfloat16,
     .print = nvptx_print,
+    .exit_thread = nvptx_exit_thread,
     .mark_kernel = nvptx_mark_kernel,
     .mark_fast_model = nvptx_mark_fast_model,
 };

@@ -403,6 +403,9 @@ struct Node {
                                        constant index, a slice's ended by -1) */
     const struct RecordField *field; /* set by sema: the record field an
                                        Attribute or Subscript names */
+    int exception;                  /* set by sema: a Raise or Assert of a
+                                       debug=True function, its code (1..) in
+                                       Unit.exceptions; else 0 */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
     Node *retest;                   /* While, set by ssa.c: the test again at
@@ -736,6 +739,8 @@ typedef enum {
                            calls it (collections.namedtuple): op, a ClassKind */
     ENT_TUPLE_TYPE,     /* numba.types.UniTuple, numba.types.Tuple, called in
                            an annotation or signature: op, a TupleTypeKind */
+    ENT_EXCEPTION,      /* a built-in exception class (ValueError): raised,
+                           or called with constant arguments in a raise */
 } EntityKind;
 
 typedef struct Sema Sema;
@@ -889,6 +894,16 @@ typedef struct Skipped {
     const char *what;
 } Skipped;
 
+/* An exception a debug=True function can raise, which libpykrt reports
+ * as numba-cuda does: its class, its message, where it is raised. */
+typedef struct ExceptionSite {
+    const char *type;        /* AssertionError, ValueError ... */
+    const char *message;     /* str() of its arguments; NULL for none */
+    const char *function;
+    const char *file;        /* the .pyk file's name, as the input names it */
+    int line;
+} ExceptionSite;
+
 typedef struct Unit {
     Arena *arena;
     Diag *diag;
@@ -903,6 +918,8 @@ typedef struct Unit {
     Skipped *skipped;        /* host code skipped, in the order met */
     int skipped_count, skipped_cap;
     bool usage_error;        /* an error of the command line (a --sig): exit 2 */
+    ExceptionSite *exceptions; /* code k is exceptions[k - 1] */
+    int exception_count, exception_cap;
 } Unit;
 
 /* What the typing rules of builtins.c may ask of sema. */
@@ -1120,6 +1137,7 @@ typedef struct ManifestKernel {
     KernelLimits limits;       /* launch_bounds, max_registers, carveout */
     int registers;             /* 0 if unknown */
     bool cooperative;
+    bool debug;                /* debug=True: the loader reports its raises */
 } ManifestKernel;
 
 typedef struct ManifestTarget {
@@ -1144,6 +1162,8 @@ struct Manifest {
     int kernel_count;
     ManifestConst *consts;
     int const_count;
+    const ExceptionSite *exceptions; /* code k is exceptions[k - 1] */
+    int exception_count;
 };
 
 /* The manifest as YAML text (malloc'd, *len bytes), written with libyaml;

@@ -2119,6 +2119,76 @@ static void warn_ignored_annotation(Sema *s, Node *n, Type *annotated) {
     if (!s->diag->stop && !said_before(s, n->annotation->span, text)) diag_warning(s->diag, n->annotation->span, "%s", text);
 }
 
+/* ---- raise and assert ------------------------------------------------------------ */
+
+/* A raise or assert of a debug=True function gets a code, by which the
+ * thread that raises it tells the host what it raised, where. */
+static void note_exception(Sema *s, Node *n, const char *type, const char *message) {
+    if (!s->fn || !s->fn->debug || n->exception || s->quiet) return;
+    Unit *u = s->unit;
+    ARENA_GROW(s->arena, u->exceptions, u->exception_count, u->exception_cap, 4);
+    int line, col;
+    diag_line_col(s->diag, n->span.file, n->span.begin, &line, &col);
+    u->exceptions[u->exception_count++] = (ExceptionSite){type, message, s->fn->def->name,
+                                                          diag_file(s->diag, n->span.file)->path, line};
+    n->exception = u->exception_count;
+}
+
+/* Python's str() of a constant argument, repr() inside a tuple. */
+static const char *argument_text(Sema *s, Node *arg, bool quoted) {
+    if (arg->kind == ND_STR) return quoted ? arena_printf(s->arena, "'%s'", arg->v.s.data) : arg->v.s.data;
+    ConstValue *c = fold(s, arg);
+    if (!c || c->ty->kind == TY_TUPLE || c->ty->kind == TY_COMPLEX) return NULL;
+    if (c->ty->kind == TY_BOOL) return c->v.i ? "True" : "False";
+    if (c->ty->kind == TY_INT)
+        return c->ty->is_signed ? arena_printf(s->arena, "%lld", (long long)c->v.i) : arena_printf(s->arena, "%llu", (unsigned long long)c->v.i);
+    for (int digits = 1;; digits++) { /* the shortest text that reads back the same, as repr() */
+        const char *text = arena_printf(s->arena, "%.*g", digits, c->v.f);
+        if (strtod(text, NULL) == c->v.f || digits == 17)
+            return strpbrk(text, ".einn") ? text : arena_printf(s->arena, "%s.0", text);
+    }
+}
+
+/* str() of an exception made of constant arguments: the one argument's, or
+ * the tuple's. NULL after an error. */
+static const char *exception_message(Sema *s, Node *call) {
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "an exception raised in a kernel takes no keyword arguments");
+        return NULL;
+    }
+    const char *text = call->item_len == 1 ? "" : "(";
+    for (int i = 0; i < call->item_len; i++) {
+        const char *arg = argument_text(s, call->items[i], call->item_len > 1);
+        if (!arg) {
+            sema_error(s, call->items[i]->span, "the arguments of an exception raised in a kernel must be constants "
+                       "(strings, numbers), as numba-cuda requires");
+            return NULL;
+        }
+        text = arena_printf(s->arena, "%s%s%s", text, i ? ", " : "", arg);
+    }
+    return call->item_len == 1 ? text : arena_printf(s->arena, "%s%s)", text, call->item_len == 1 ? "," : "");
+}
+
+/* raise E or raise E(constants): numba-cuda's kernels return; under
+ * debug=True the host hears of it. */
+static void type_raise(Sema *s, Node *n) {
+    if (!n->rhs) {
+        sema_error(s, n->span, "a bare 'raise' re-raises an exception, which kernels do not catch: raise an exception class");
+        return;
+    }
+    Node *cls = n->rhs->kind == ND_CALL ? n->rhs->func : n->rhs;
+    Type *t = type_expr(s, cls);
+    if (t->kind == TY_ERROR) return;
+    if (t->kind != TY_ENTITY || t->entity->kind != ENT_EXCEPTION) {
+        sema_error(s, cls->span, "kernels raise a built-in exception class (ValueError, IndexError ...), not %s",
+                   sema_type_name(s, t));
+        return;
+    }
+    const char *message = NULL;
+    if (n->rhs->kind == ND_CALL && n->rhs->item_len + n->rhs->kwarg_len > 0 && !(message = exception_message(s, n->rhs))) return;
+    note_exception(s, n, t->entity->path + strlen("builtins."), message);
+}
+
 static void type_statement(Sema *s, Node *n) {
     switch (n->kind) {
     case ND_ASSIGN: {
@@ -2166,10 +2236,9 @@ static void type_statement(Sema *s, Node *n) {
         type_condition(s, n->cond);
         if (n->then && type_expr(s, n->then) != &ty_string && n->then->ty->kind != TY_ERROR)
             sema_error(s, n->then->span, "an assert message must be a string literal");
+        else note_exception(s, n, "AssertionError", n->then ? n->then->v.s.data : NULL);
         return;
-    case ND_RAISE:
-        if (n->rhs) type_expr(s, n->rhs);
-        return;
+    case ND_RAISE: type_raise(s, n); return;
     case ND_EXPR_STMT:
         if (n->rhs->kind == ND_STR) return; /* docstring */
         type_expr(s, n->rhs);

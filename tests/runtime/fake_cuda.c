@@ -53,6 +53,7 @@ struct CUfunc_st {
     fparam params[FAKE_MAX_PARAMS];
     int max_threads;
     int dyn_limit;
+    struct CUmod_st *module;
     struct CUfunc_st *next;
 };
 
@@ -412,6 +413,7 @@ static CUresult read_entry(struct CUmod_st *m, const char *at)
     snprintf(f->name, sizeof f->name, "%.*s", (int)len, name);
     const char *open = strchr(name, '('), *brace = strchr(name, '{');
     const char *close = open ? strchr(open, ')') : NULL;
+    f->module = m;
     f->next = m->funcs;
     m->funcs = f;
     f->max_threads = 1024;
@@ -435,7 +437,8 @@ static CUresult read_entry(struct CUmod_st *m, const char *at)
     return CUDA_SUCCESS;
 }
 
-/* ".const .align 4 .b8 coeffs[64];" and the like, at module scope. */
+/* ".const .align 4 .b8 coeffs[64];", ".global .align 4 .u32 flag;" and
+ * the like, at module scope. */
 static void read_const(struct CUmod_st *m, const char *at)
 {
     char line[256], *tok, *save = NULL;
@@ -486,6 +489,8 @@ static CUresult read_ptx(struct CUmod_st *m, const char *ptx, void **log)
     }
     for (const char *p = strstr(ptx, ".const "); p; p = strstr(p + 1, ".const "))
         read_const(m, p);
+    for (const char *p = strstr(ptx, ".visible .global "); p; p = strstr(p + 1, ".visible .global "))
+        read_const(m, p + strlen(".visible "));
     return CUDA_SUCCESS;
 }
 
@@ -607,7 +612,8 @@ EXPORT CUresult cuModuleGetFunction(CUfunction *func, CUmodule m, const char *na
         f->nparams = -1;
         f->max_threads = 1024;
         f->dyn_limit = 49152;
-        f->next = m->funcs;
+        f->module = m;
+    f->next = m->funcs;
         m->funcs = f;
         *func = f;
         return CUDA_SUCCESS;
@@ -916,6 +922,31 @@ static void run_vadd(const fake_launch *l)
     }
 }
 
+/* fake_cuda_raise_next: what the next launch's thread raises, written
+ * where pykc's debug=True kernels write it. */
+static int raise_code;
+static int raise_thread[6];
+
+static void write_global(struct CUmod_st *m, const char *name, const void *bytes, size_t n)
+{
+    for (global *g = m ? m->globals : NULL; g; g = g->next)
+        if (strcmp(g->name, name) == 0 && g->size >= n)
+            memcpy(g->mem, bytes, n);
+}
+
+static void raise_in(struct CUmod_st *m)
+{
+    pthread_mutex_lock(&mu);
+    int code = raise_code, thread[6];
+    memcpy(thread, raise_thread, sizeof thread);
+    raise_code = 0;
+    pthread_mutex_unlock(&mu);
+    if (!code)
+        return;
+    write_global(m, "pykc_exception", &code, sizeof code);
+    write_global(m, "pykc_exception_thread", thread, sizeof thread);
+}
+
 static CUresult launch(CUfunction f, const unsigned dims[6], unsigned shared, CUstream s, void **params, int coop)
 {
     if (!f)
@@ -954,6 +985,7 @@ static CUresult launch(CUfunction f, const unsigned dims[6], unsigned shared, CU
     pthread_mutex_unlock(&mu);
     if (strcmp(f->name, "vadd") == 0 && f->nparams == 9)
         run_vadd(&l);
+    raise_in(f->module);
     return CUDA_SUCCESS;
 }
 
@@ -1037,6 +1069,14 @@ EXPORT size_t fake_cuda_last_image(const void **data)
     size_t n = last_image_size;
     pthread_mutex_unlock(&mu);
     return n;
+}
+
+EXPORT void fake_cuda_raise_next(int code, const int thread[6])
+{
+    pthread_mutex_lock(&mu);
+    raise_code = code;
+    memcpy(raise_thread, thread, sizeof raise_thread);
+    pthread_mutex_unlock(&mu);
 }
 
 EXPORT void fake_cuda_set_param_info(int on)

@@ -46,6 +46,9 @@ typedef struct fake_hooks {
     /* 0: cuFuncGetParamInfo answers CUDA_ERROR_NOT_SUPPORTED, as a driver
      * that cannot tell; 1 (the default): it answers from the PTX. */
     void (*set_param_info)(int on);
+    /* The next launch's thread raises exception `code` (pykc's debug=True
+     * record: threadIdx x y z, blockIdx x y z). */
+    void (*raise_next)(int code, const int thread[6]);
 } fake_hooks;
 
 #define FAKE_HOOK_NAMES(X)                                                                                       \
@@ -57,6 +60,7 @@ typedef struct fake_hooks {
     X(dyn_shared_limit, fake_cuda_dyn_shared_limit)                                                              \
     X(last_image, fake_cuda_last_image)                                                                          \
     X(retains, fake_cuda_retains)                                                                                \
-    X(set_param_info, fake_cuda_set_param_info)
+    X(set_param_info, fake_cuda_set_param_info)                                                                  \
+    X(raise_next, fake_cuda_raise_next)
 
 #endif /* FAKE_CUDA_H */

@@ -113,6 +113,34 @@ static void test_kernel_for_args(void)
     ASSERT_OK(pykrt_module_unload(m));
 }
 
+/* A debug=True kernel (pykc fixtures/raises.pyk): a launch waits for it
+ * and reports what a thread raised, as numba-cuda does; the record is
+ * cleared for the next launch; a kernel without debug reports nothing. */
+static void test_kernel_exception(void)
+{
+    pykrt_module *m;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("raises.yaml"), &m));
+    pykrt_kernel *checked, *unchecked;
+    ASSERT_OK(pykrt_kernel_get(m, "checked", &checked));
+    ASSERT_OK(pykrt_kernel_get(m, "unchecked", &unchecked));
+    pykrt_array a = {.data = 0x1000, .dtype = PYKRT_INT64, .ndim = 1, .shape = {64}, .strides = {8}};
+    pykrt_arg args[1] = {pykrt_arg_array(&a)};
+    pykrt_launch_config cfg = {{2, 1, 1}, {32, 1, 1}, 0, NULL};
+    ASSERT_OK(pykrt_launch(checked, &cfg, args, 1));
+    const int thread[6] = {5, 0, 0, 1, 0, 0};
+    fake.raise_next(2, thread);
+    ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch(checked, &cfg, args, 1),
+               "pykrt_launch(checked): AssertionError: In function 'checked', file raises.pyk, line 11, "
+               "tid=[0, 0, 5] ctaid=[0, 0, 1]: three");
+    fake.raise_next(1, thread);
+    ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch_unchecked(checked, &cfg, args, 1),
+               "ValueError: In function 'checked', file raises.pyk, line 10, tid=[0, 0, 5] ctaid=[0, 0, 1]: negative");
+    ASSERT_OK(pykrt_launch(checked, &cfg, args, 1));
+    fake.raise_next(2, thread);
+    ASSERT_OK(pykrt_launch(unchecked, &cfg, args, 1));
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
 static void test_kernel_not_found(void)
 {
     pykrt_module *m;
@@ -473,6 +501,7 @@ const t_case module_tests[] = {
     T(test_load_vadd),
     T(test_kernel_not_found),
     T(test_kernel_for_args),
+    T(test_kernel_exception),
     T(test_arch_choice),
     T(test_arch_variants),
     T(test_load_memory),

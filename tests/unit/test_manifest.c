@@ -50,12 +50,14 @@ static Manifest sample(void) {
         {"sm_90a", "8.0", "cubin", "k.sm_90a.cubin", "fnv1a64:fedcba9876543210"},
     };
     static ManifestKernel kernels[] = {
-        {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, {0, 0, 0, 0, false, 0}, 0, false},
-        {"scale", "_Z5scale", scale_params, 3, scale_ptx, 8, 4096, true, {256, 2, 0, 64, true, 100}, 32, true},
+        {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, {0, 0, 0, 0, false, 0}, 0, false, false},
+        {"scale", "_Z5scale", scale_params, 3, scale_ptx, 8, 4096, true, {256, 2, 0, 64, true, 100}, 32, true, true},
     };
     static const long lut_shape[] = {4, 4};
     static ManifestConst consts[] = {{"LUT", "float32", 2, lut_shape, 64}};
-    return (Manifest){"samples/k.pyk", "fnv1a64:e71fa2190541574b", targets, 2, kernels, 2, consts, 1};
+    static const ExceptionSite exceptions[] = {{"AssertionError", "bad index", "scale", "src/k.pyk", 12},
+                                               {"ValueError", NULL, "scale", "k.pyk", 14}};
+    return (Manifest){"samples/k.pyk", "fnv1a64:e71fa2190541574b", targets, 2, kernels, 2, consts, 1, exceptions, 2};
 }
 
 /* ---- reading back ----------------------------------------------------- */
@@ -108,10 +110,10 @@ static bool load(const char *text, size_t len, yaml_document_t *doc) {
 }
 
 static void check_top(yaml_document_t *doc) {
-    static const char *const order[] = {"format", "compiler", "source", "targets", "kernels", "constants"};
+    static const char *const order[] = {"format", "compiler", "source", "targets", "kernels", "constants", "exceptions"};
     yaml_node_t *root = yaml_document_get_root_node(doc);
-    ASSERT(count(root) == 6);
-    for (int i = 0; i < 6 && i < count(root); i++)
+    ASSERT(count(root) == 7);
+    for (int i = 0; i < 7 && i < count(root); i++)
         ASSERT_STR(order[i], text(yaml_document_get_node(doc, root->data.mapping.pairs.start[i].key)));
     ASSERT_AT(doc, "format", "1");
     ASSERT_AT(doc, "compiler", "pykc " PYKC_VERSION);
@@ -166,6 +168,16 @@ static void check_kernels(yaml_document_t *doc) {
     ASSERT_AT(doc, "kernels/0/shared_memory_carveout", "-1");
     ASSERT_AT(doc, "kernels/1/registers", "32");
     ASSERT_AT(doc, "kernels/1/cooperative", "true");
+    ASSERT_AT(doc, "kernels/1/debug", "true");
+    ASSERT_AT(doc, "kernels/0/debug", "false");
+    ASSERT(count(at(doc, "exceptions")) == 2);
+    ASSERT_AT(doc, "exceptions/0/code", "1");
+    ASSERT_AT(doc, "exceptions/0/type", "AssertionError");
+    ASSERT_AT(doc, "exceptions/0/message", "bad index");
+    ASSERT_AT(doc, "exceptions/0/file", "k.pyk");
+    ASSERT_AT(doc, "exceptions/0/line", "12");
+    ASSERT_AT(doc, "exceptions/1/code", "2");
+    ASSERT(at(doc, "exceptions/1/message") == NULL);
     ASSERT_AT(doc, "constants/0/name", "LUT");
     ASSERT(count(at(doc, "constants/0/shape")) == 2);
     ASSERT_AT(doc, "constants/0/shape/1", "4");
