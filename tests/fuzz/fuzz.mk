@@ -1,23 +1,29 @@
 # tests/fuzz/fuzz.mk - the fuzzers, included by Makefile.
 #
 #   make fuzz           every fuzzer, one after another: fuzz-frontend,
-#                       fuzz-backend, then the fuzzers that other parts list
-#                       in FUZZ_EXTRA
+#                       fuzz-backend, fuzz-mutate, then the fuzzers that
+#                       other parts list in FUZZ_EXTRA
 #   make fuzz-frontend  libFuzzer on lexer, parser and sema
 #                       (FUZZ_FRONTEND_SECONDS, 300)
 #   make fuzz-backend   libFuzzer on the whole pipeline, the IR builder and
 #                       LLVM's verifier for every input, the optimiser and
 #                       PTX for some (FUZZ_BACKEND_SECONDS, 300)
-#   make test-fuzz      each of the two for FUZZ_TEST_SECONDS (15), two
-#                       suites of `make test` (fuzz-frontend, fuzz-backend:
-#                       1 passed when clean, 1 skipped without clang-14)
+#   make fuzz-mutate    tests/fuzz/mutate.py: build/pykc itself on mutated
+#                       samples and test kernels, each PTX it writes
+#                       assembled by ptxas where there is one
+#                       (FUZZ_MUTATE_SECONDS, 3600; FUZZ_MUTATE_SEED, 1)
+#   make test-fuzz      each of the three for FUZZ_TEST_SECONDS (15), three
+#                       suites of `make test` (fuzz-frontend, fuzz-backend,
+#                       fuzz-mutate: 1 passed when clean, 1 skipped without
+#                       clang-14 or python3)
 #
 # The libFuzzer targets are built with clang-14
 # (-fsanitize=fuzzer,address,undefined), apart from the rest of the build:
 # objects under $(BUILD)/fuzz/obj, with PYKC_ICE_ABORTS so that an internal
 # error is a crash to libFuzzer. A crash, leak or timeout leaves its input
 # in $(BUILD)/fuzz/artifacts-frontend/ or artifacts-backend/ (artifacts/ in
-# a test run); each one becomes a regression test
+# a test run), a mutate.py finding its input and command in
+# $(BUILD)/fuzz/findings/; each one becomes a regression test
 # (tests/lit/badinput/fuzz-*.pyk, XFAIL until it is fixed) and a corpus
 # file. The long runs go on past a crash (libFuzzer's fork mode) and fail
 # at the end if they found anything; the test runs stop at the first.
@@ -25,6 +31,8 @@
 FUZZ_CC ?= clang-14
 FUZZ_FRONTEND_SECONDS ?= 300
 FUZZ_BACKEND_SECONDS ?= 300
+FUZZ_MUTATE_SECONDS ?= 3600
+FUZZ_MUTATE_SEED ?= 1
 FUZZ_TEST_SECONDS ?= 15
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_FE := $(FUZZ_DIR)/fuzz_frontend
@@ -46,9 +54,12 @@ FUZZ_TEST_OPTS := -seed=1 -max_total_time=$(FUZZ_TEST_SECONDS) -artifact_prefix=
 # The long runs: one worker that libFuzzer restarts after a crash, a leak or
 # a timeout, each artifact kept.
 FUZZ_LONG_OPTS := -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1
+PYTHON ?= python3
+MUTATE := $(PYTHON) tests/fuzz/mutate.py --pykc $(PYKC)
 
-.PHONY: fuzz fuzz-frontend fuzz-backend fuzz-corpus test-fuzz test-fuzz-frontend test-fuzz-backend
-TEST_SUITES += test-fuzz-frontend test-fuzz-backend
+.PHONY: fuzz fuzz-frontend fuzz-backend fuzz-mutate fuzz-corpus test-fuzz test-fuzz-frontend \
+  test-fuzz-backend test-fuzz-mutate
+TEST_SUITES += test-fuzz-frontend test-fuzz-backend test-fuzz-mutate
 
 $(FUZZ_DIR)/obj/%.o: src/%.c $(wildcard src/*.h) tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
@@ -64,11 +75,11 @@ $(FUZZ_FE): tests/fuzz/fuzz_frontend.c $(FUZZ_FE_OBJS)
 $(FUZZ_BE): tests/fuzz/fuzz_backend.c $(FUZZ_BE_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(COMPILER_LIBS)
 
-## fuzz: every fuzzer (FUZZ_FRONTEND/BACKEND_SECONDS), then the FUZZ_EXTRA ones
+## fuzz: every fuzzer (FUZZ_FRONTEND/BACKEND/MUTATE_SECONDS), then the FUZZ_EXTRA ones
 # Each runs whatever the one before found; FUZZ_EXTRA (runtime.mk's) is
 # read when the recipe runs, after every makefile.
 fuzz:
-	@fail=0; for t in fuzz-frontend fuzz-backend $(FUZZ_EXTRA); do \
+	@fail=0; for t in fuzz-frontend fuzz-backend fuzz-mutate $(FUZZ_EXTRA); do \
 	  $(MAKE) --no-print-directory $$t || fail=1; done; exit $$fail
 
 # fuzz_long NAME BINARY CORPUS OPTIONS SECONDS: libFuzzer for SECONDS into
@@ -90,6 +101,10 @@ fuzz-frontend: $(FUZZ_FE)
 fuzz-backend: $(FUZZ_BE)
 	$(call fuzz_long,backend,$(FUZZ_BE),tests/fuzz/corpus-backend,$(FUZZ_BE_OPTS),$(FUZZ_BACKEND_SECONDS))
 
+## fuzz-mutate: build/pykc on mutated samples and test kernels for FUZZ_MUTATE_SECONDS (3600)
+fuzz-mutate: $(PYKC)
+	$(MUTATE) --seed $(FUZZ_MUTATE_SEED) --seconds $(FUZZ_MUTATE_SECONDS) --findings $(FUZZ_DIR)/findings --ptxas -v
+
 # test-fuzz-*: each fuzzer for FUZZ_TEST_SECONDS, recorded as its own suite.
 # fuzz_test SUITE BINARY CORPUS OPTIONS: builds BINARY (a skip without
 # clang-14), fuzzes from CORPUS, records 1 passed or 1 failed.
@@ -107,14 +122,25 @@ define fuzz_test
 	  tail -n 60 $(FUZZ_DIR)/test-$(1).log; sh tests/record.sh $(RESULTS) $(1) 0 1; exit 1; fi
 endef
 
-## test-fuzz: the two fuzzers for FUZZ_TEST_SECONDS (15) each
-test-fuzz: test-fuzz-frontend test-fuzz-backend
+## test-fuzz: the three fuzzers for FUZZ_TEST_SECONDS (15) each
+test-fuzz: test-fuzz-frontend test-fuzz-backend test-fuzz-mutate
 
 test-fuzz-frontend:
 	$(call fuzz_test,fuzz-frontend,$(FUZZ_FE),tests/fuzz/corpus,$(FUZZ_FE_OPTS))
 
 test-fuzz-backend:
 	$(call fuzz_test,fuzz-backend,$(FUZZ_BE),tests/fuzz/corpus-backend,$(FUZZ_BE_OPTS))
+
+test-fuzz-mutate: $(PYKC)
+	@if ! command -v $(PYTHON) >/dev/null 2>&1; then \
+	  echo "fuzz-mutate: skipped ($(PYTHON) not found)"; sh tests/record.sh $(RESULTS) fuzz-mutate 0 0 1; exit 0; fi; \
+	mkdir -p $(FUZZ_DIR); rm -rf $(FUZZ_DIR)/findings-test; \
+	if $(MUTATE) --seed 1 --seconds $(FUZZ_TEST_SECONDS) --findings $(FUZZ_DIR)/findings-test \
+	    >$(FUZZ_DIR)/test-fuzz-mutate.log 2>&1; then \
+	  echo "fuzz-mutate: clean, $$(sed -n 's/^mutate: \([0-9]*\) cases .* in \([0-9]*\) s.*/\1 cases in \2 s/p' $(FUZZ_DIR)/test-fuzz-mutate.log)"; \
+	  sh tests/record.sh $(RESULTS) fuzz-mutate 1 0; \
+	else \
+	  tail -n 30 $(FUZZ_DIR)/test-fuzz-mutate.log; sh tests/record.sh $(RESULTS) fuzz-mutate 0 1; exit 1; fi
 
 ## fuzz-corpus: rebuild tests/fuzz/corpus and tests/fuzz/corpus-backend from the tests (then commit them)
 fuzz-corpus: $(FUZZ_FE) $(FUZZ_BE)
