@@ -1,13 +1,13 @@
 # tests/fuzz/fuzz.mk - the fuzzers, included by Makefile.
 #
-#   make fuzz           every fuzzer, one after another: fuzz-frontend,
-#                       fuzz-backend, fuzz-mutate, then the fuzzers that
-#                       other parts list in FUZZ_EXTRA
+#   make fuzz           every fuzzer for an hour each, one after another:
+#                       fuzz-frontend, fuzz-backend, fuzz-mutate, then the
+#                       fuzzers that other parts list in FUZZ_EXTRA
 #   make fuzz-frontend  libFuzzer on lexer, parser and sema
-#                       (FUZZ_FRONTEND_SECONDS, 300)
+#                       (FUZZ_FRONTEND_SECONDS, 3600)
 #   make fuzz-backend   libFuzzer on the whole pipeline, the IR builder and
 #                       LLVM's verifier for every input, the optimiser and
-#                       PTX for some (FUZZ_BACKEND_SECONDS, 300)
+#                       PTX for some (FUZZ_BACKEND_SECONDS, 3600)
 #   make fuzz-mutate    tests/fuzz/mutate.py: build/pykc itself on mutated
 #                       samples and test kernels, each PTX it writes
 #                       assembled by ptxas where there is one
@@ -29,8 +29,8 @@
 # at the end if they found anything; the test runs stop at the first.
 
 FUZZ_CC ?= clang-14
-FUZZ_FRONTEND_SECONDS ?= 300
-FUZZ_BACKEND_SECONDS ?= 300
+FUZZ_FRONTEND_SECONDS ?= 3600
+FUZZ_BACKEND_SECONDS ?= 3600
 FUZZ_MUTATE_SECONDS ?= 3600
 FUZZ_MUTATE_SEED ?= 1
 FUZZ_TEST_SECONDS ?= 15
@@ -75,9 +75,9 @@ $(FUZZ_FE): tests/fuzz/fuzz_frontend.c $(FUZZ_FE_OBJS)
 $(FUZZ_BE): tests/fuzz/fuzz_backend.c $(FUZZ_BE_OBJS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(COMPILER_LIBS)
 
-## fuzz: every fuzzer (FUZZ_FRONTEND/BACKEND/MUTATE_SECONDS), then the FUZZ_EXTRA ones
-# Each runs whatever the one before found; FUZZ_EXTRA (runtime.mk's) is
-# read when the recipe runs, after every makefile.
+## fuzz: every fuzzer, an hour each (FUZZ_FRONTEND/BACKEND/MUTATE_SECONDS), then the FUZZ_EXTRA ones
+# Each runs even when one before it found something; FUZZ_EXTRA
+# (runtime.mk's) is read when the recipe runs, after every makefile.
 fuzz:
 	@fail=0; for t in fuzz-frontend fuzz-backend fuzz-mutate $(FUZZ_EXTRA); do \
 	  $(MAKE) --no-print-directory $$t || fail=1; done; exit $$fail
@@ -93,11 +93,11 @@ define fuzz_long
 	  echo "fuzz-$(1): $$n new artifacts in $(FUZZ_DIR)/artifacts-$(1)/ (replay one: $(2) FILE)"; exit 1; }
 endef
 
-## fuzz-frontend: libFuzzer on lexer, parser and sema for FUZZ_FRONTEND_SECONDS (300), on past crashes
+## fuzz-frontend: libFuzzer on lexer, parser and sema for FUZZ_FRONTEND_SECONDS (3600), on past crashes
 fuzz-frontend: $(FUZZ_FE)
 	$(call fuzz_long,frontend,$(FUZZ_FE),tests/fuzz/corpus,$(FUZZ_FE_OPTS),$(FUZZ_FRONTEND_SECONDS))
 
-## fuzz-backend: libFuzzer on the whole pipeline for FUZZ_BACKEND_SECONDS (300), on past crashes
+## fuzz-backend: libFuzzer on the whole pipeline for FUZZ_BACKEND_SECONDS (3600), on past crashes
 fuzz-backend: $(FUZZ_BE)
 	$(call fuzz_long,backend,$(FUZZ_BE),tests/fuzz/corpus-backend,$(FUZZ_BE_OPTS),$(FUZZ_BACKEND_SECONDS))
 
