@@ -530,10 +530,64 @@ def classify(status, out):
 
 # ---- minimising and saving ----------------------------------------------------------------------------------------
 
+def paren_groups(line):
+    """The (start, end) spans of the balanced parenthesised groups of line."""
+    spans, stack = [], []
+    for i, c in enumerate(line):
+        if c == "(":
+            stack.append(i)
+        elif c == ")" and stack:
+            spans.append((stack.pop(), i + 1))
+    return spans
+
+
+def shrink_line(line, keeps):
+    """A long expression made smaller while keeps(line) holds: a group
+    replaced by a group inside it (((a if c else b) if c else d) -> (a if c
+    else b)), then runs of `op (group)` dropped from a chain (a / (b) / (c)
+    -> a / (c))."""
+    changed = True
+    while changed and len(line) > 80 and keeps.budget():
+        changed = False
+        spans = paren_groups(line)
+        for s0, e0 in sorted(spans, key=lambda g: g[0] - g[1])[:8]:
+            inner = [g for g in spans if s0 < g[0] and g[1] < e0]
+            outer = [g for g in inner if not any(h[0] < g[0] and g[1] < h[1] for h in inner)]
+            for s1, e1 in outer[:2]:
+                trial = line[:s0] + line[s1:e1] + line[e0:]
+                if keeps(trial):
+                    line, changed = trial, True
+                    break
+            if changed or not keeps.budget():
+                break
+    units = list(re.finditer(r" (?:\*\*|//|<<|>>|[-+*/%&|^<>]|and|or) \([^()]*(?:\([^()]*\)[^()]*)*\)", line))
+    chunk = len(units) // 2
+    while chunk >= 1 and keeps.budget():
+        i, changed = 0, False
+        while i < len(units) and keeps.budget():
+            drop = units[i:i + chunk]
+            trial = line[:drop[0].start()] + line[drop[-1].end():]
+            if keeps(trial):
+                line, changed = trial, True
+                units = list(re.finditer(units[0].re, line))
+            else:
+                i += chunk
+        if not changed:
+            chunk //= 2
+    return line
+
+
 def minimise(runner, text, opts, include, sig, budget):
-    """Deletes chunks of lines, then options, while the signature stays."""
+    """Shrinks long lines (first: they make each run slow), deletes chunks
+    of lines, then drops options, while the signature stays."""
     deadline = time.monotonic() + budget
     lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if len(line) > 200 and time.monotonic() < deadline:
+            def keeps(trial, n=n):
+                return runner.run("\n".join(lines[:n] + [trial] + lines[n + 1:]), opts, include)[0] == sig
+            keeps.budget = lambda: time.monotonic() < deadline
+            lines[n] = shrink_line(line, keeps)
     chunk = max(1, len(lines) // 2)
     while chunk >= 1 and time.monotonic() < deadline:
         i, changed = 0, False
