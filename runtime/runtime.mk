@@ -153,7 +153,7 @@ test-runtime: runtime $(RT_TEST_BINS) $(RT_FAKE) $(RT_FAKE_NOLAUNCH)
 
 # ---- fuzzing ----
 
-FUZZ_SECONDS ?= 60
+FUZZ_MANIFEST_SECONDS ?= 3600
 RT_FUZZER := $(BUILD)/fuzz/fuzz_manifest
 RT_CORPUS := $(BUILD)/fuzz/corpus-manifest
 
@@ -162,12 +162,12 @@ $(RT_FUZZER): tests/fuzz/fuzz_manifest.c $(RT_FUZZ_SRCS) $(RT_HDRS)
 	clang-14 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
 	  -Iinclude -Iruntime tests/fuzz/fuzz_manifest.c $(RT_FUZZ_SRCS) $(RT_YAML_A) -o $@
 
-## fuzz-manifest: libFuzzer on the manifest reader for FUZZ_SECONDS (60)
+## fuzz-manifest: libFuzzer on the manifest reader for FUZZ_MANIFEST_SECONDS (3600)
 FUZZ_EXTRA += fuzz-manifest
 fuzz-manifest: $(RT_FUZZER)
 	@mkdir -p $(RT_CORPUS)
 	cp tests/runtime/fixtures/*.yaml bench/launch/empty.yaml $(RT_CORPUS)/
-	$(RT_FUZZER) -max_total_time=$(FUZZ_SECONDS) -dict=tests/fuzz/fuzz_manifest.dict -max_len=4096 $(RT_CORPUS)
+	$(RT_FUZZER) -max_total_time=$(FUZZ_MANIFEST_SECONDS) -dict=tests/fuzz/fuzz_manifest.dict -max_len=4096 $(RT_CORPUS)
 
 # The sample host program for `make demo`: $(RT_DEMO_HOST) MANIFEST.
 RT_DEMO_HOST := $(BUILD)/demo/vadd_host

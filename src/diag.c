@@ -524,7 +524,14 @@ void ice(const char *fmt, ...) {
     fputs("\n", stderr);
     va_end(ap);
     fflush(stdout);
+    /* -DPYKC_ICE_ABORTS (the fuzz build, tests/fuzz/fuzz.mk): abort, so that
+     * libFuzzer takes an internal error for a crash and shows its stack;
+     * pykc itself exits with status 3. */
+#ifdef PYKC_ICE_ABORTS
+    abort();
+#else
     exit(3);
+#endif
 }
 
 /* ---- digests ---------------------------------------------------------- */

@@ -5,8 +5,8 @@
  * success), never in a crash, a hang, an overrun, a leak or an internal
  * error; sanitizers and libFuzzer judge that. Built with clang-14
  * -fsanitize=fuzzer,address,undefined by tests/fuzz/fuzz.mk: `make fuzz`
- * runs it five minutes, `make test` twenty seconds over the committed
- * corpus (tests/fuzz/corpus, built from the lit tests by make-corpus.sh).
+ * runs it an hour, `make test` fifteen seconds over the committed corpus
+ * (tests/fuzz/corpus, built from the lit tests by make-corpus.sh).
  *
  * run_front_end is the one place that lists the passes, in main.c's order:
  * a pass written later goes there and the fuzzer covers it.
