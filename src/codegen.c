@@ -586,7 +586,9 @@ static LLVMValueRef power_by_squaring(CodeGen *g, LLVMValueRef a, LLVMValueRef e
         }
     }
     char name[48];
-    if (fp) snprintf(name, sizeof name, "pykc.fpow.%s", LLVMGetTypeKind(ty) == LLVMFloatTypeKind ? "f32" : "f64");
+    /* 1/x differs under fastmath: a helper of its own */
+    if (fp) snprintf(name, sizeof name, "pykc.fpow.%s%s", LLVMGetTypeKind(ty) == LLVMFloatTypeKind ? "f32" : "f64",
+                     fast_f32(g, a) ? ".fast" : "");
     else snprintf(name, sizeof name, "pykc.ipow.i%u", LLVMGetIntTypeWidth(ty));
     LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
     LLVMTypeRef params[] = {ty, ety};
@@ -594,7 +596,9 @@ static LLVMValueRef power_by_squaring(CodeGen *g, LLVMValueRef a, LLVMValueRef e
     if (!f) {
         f = LLVMAddFunction(g->mod, name, fty);
         LLVMSetLinkage(f, LLVMInternalLinkage);
-        LLVMBuilderRef B = LLVMCreateBuilderInContext(g->ctx);
+        /* built with g's builder, which the division's lowering uses */
+        LLVMBuilderRef B = LLVMCreateBuilderInContext(g->ctx), outer = g->b;
+        g->b = B;
         LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->ctx, f, "entry");
         LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->ctx, f, "loop");
         LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, f, "done");
@@ -632,6 +636,7 @@ static LLVMValueRef power_by_squaring(CodeGen *g, LLVMValueRef a, LLVMValueRef e
                                   LLVMConstInt(ty, 1ULL << (LLVMGetIntTypeWidth(ty) - 1), false), z, ""), ""), "");
         }
         LLVMBuildRet(B, LLVMBuildSelect(B, neg, inv, r, ""));
+        g->b = outer;
         LLVMDisposeBuilder(B);
     }
     LLVMValueRef args[] = {a, e};
@@ -1383,6 +1388,7 @@ static LLVMValueRef gen_ifexp(CodeGen *g, Node *n) {
     LLVMBasicBlockRef b_from = LLVMGetInsertBlock(g->b);
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, done);
+    if (n->ty->kind == TY_NONE) return LLVMGetUndef(i8(g)); /* as None is: nothing to merge */
     LLVMValueRef phi = LLVMBuildPhi(g->b, llvm_type(g, n->ty), "");
     LLVMValueRef vals[] = {a, b};
     LLVMBasicBlockRef from[] = {a_from, b_from};

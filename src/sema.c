@@ -713,9 +713,10 @@ static Type *const_type(Sema *s, ConstValue *c) {
 /* A phi version's type: the unification of the versions that reach it,
  * kept from pass to pass as Numba's type variables keep theirs. */
 static Type *phi_type(Sema *s, Sym *phi, Node *at) {
-    if (phi->typing_phi) return phi->ty;
+    if (phi->typing_phi) return phi->ty && phi->ty->kind != TY_ERROR ? phi->ty : NULL; /* a loop's, being typed */
     phi->typing_phi = true;
-    Type *t = phi->ty;
+    /* an error of a silent pass is found again, to be said */
+    Type *t = phi->ty && phi->ty->kind != TY_ERROR ? phi->ty : NULL;
     Sym *first = NULL; /* the first assignment that reaches it, for the note */
     for (int i = 0; i < phi->incoming_count && (!t || t->kind != TY_ERROR); i++) {
         Sym *v = phi->incoming[i];
