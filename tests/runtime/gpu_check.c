@@ -197,6 +197,34 @@ static void check_tuples(void)
         }
 }
 
+/* A debug=True kernel on the GPU (fixtures/raises.pyk): the thread that
+ * meets the 3 fails its assert, and the launch says so, numba-cuda's way. */
+static void check_exceptions(void)
+{
+    pykrt_module *m;
+    pykrt_kernel *k;
+    pykrt_array a;
+    int64_t values[64];
+    for (int i = 0; i < 64; i++)
+        values[i] = i == 37 ? 3 : 10;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("raises.yaml"), &m));
+    ASSERT_OK(pykrt_kernel_get(m, "checked", &k));
+    ASSERT_OK(new_array(PYKRT_INT64, 64, &a));
+    ASSERT_OK(pykrt_array_copy_from_host(t_ctx, &a, values, sizeof values));
+    pykrt_arg args[1] = {pykrt_arg_array(&a)};
+    pykrt_launch_config cfg = {{2, 1, 1}, {32, 1, 1}, 0, NULL};
+    pykrt_status st = pykrt_launch(k, &cfg, args, 1);
+    printf("  %s\n", pykrt_last_error());
+    ASSERT(st == PYKRT_ERROR_KERNEL_EXCEPTION);
+    ASSERT_CONTAINS(pykrt_last_error(), "AssertionError: In function 'checked', file raises.pyk, line 11, "
+                                        "tid=[0, 0, 5] ctaid=[0, 0, 1]: three");
+    values[37] = 10;
+    ASSERT_OK(pykrt_array_copy_from_host(t_ctx, &a, values, sizeof values));
+    ASSERT_OK(pykrt_launch(k, &cfg, args, 1));
+    pykrt_array_free(t_ctx, &a);
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
 static void check_arrays(void)
 {
     pykrt_kernel *k = kernel(abi, "arrays");
@@ -458,7 +486,7 @@ int main(int argc, char **argv)
     }
     static const t_case checks[] = {
         T(check_device),   T(check_vadd),           T(check_target_choice), T(check_embedded),
-        T(check_scalars),  T(check_tuples),  T(check_arrays),         T(check_constants),     T(check_dynamic_shared),
+        T(check_scalars),  T(check_tuples),  T(check_exceptions), T(check_arrays),         T(check_constants),     T(check_dynamic_shared),
         T(check_cooperative), T(check_random),      T(check_streams_and_events), T(check_threads),
         T(check_errors),
     };
