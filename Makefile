@@ -35,7 +35,7 @@ COMPILER_SRCS := $(sort $(filter-out src/main.c,$(wildcard src/*.c))) src/main.c
 COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc
 
-.PHONY: all deps test clean help demo fuzz install check-gpu bench
+.PHONY: all deps test clean help demo fuzz install check-gpu bench check-numba check-numba-here test-conformance
 all: $(PYKC)
 
 include mk/llvm.mk

@@ -27,3 +27,20 @@ test-determinism: $(PYKC)
 TEST_SUITES += test-bench
 test-bench: $(PYKC)
 	@sh tests/bench-suite.sh $(RESULTS) $(abspath $(PYKC)) $(BUILD)/tests/bench
+
+## test-conformance: the conformance suite without a GPU: pykc compiles every tests/conformance kernel (refusing only those of known-refusals.txt), every case parses and fits pykc's manifest, the checklist is covered
+TEST_SUITES += test-conformance
+test-conformance: $(PYKC)
+	@sh tests/conformance/selftest.sh $(RESULTS) $(abspath $(PYKC)) $(BUILD)/tests/conformance
+
+## check-numba: builds the conformance bundle (build/conformance) and prints the command that runs it on a GPU machine
+CONFORMANCE_DIR := $(BUILD)/conformance
+check-numba: $(PYKC)
+	@python3 tests/conformance/build.py --pykc $(PYKC) $(CONFORMANCE_DIR)
+	@echo "check-numba: on the GPU machine, from the repository root, with $(CONFORMANCE_DIR) carried:"
+	@echo "    python3 tests/conformance/run.py $(CONFORMANCE_DIR) -q"
+
+## check-numba-here: the conformance cases without a GPU: numba-cuda compiles every kernel for its case (compile_ptx), every case runs in numba-cuda's simulator
+check-numba-here:
+	python3 tests/conformance/run.py --numba-compile -q
+	python3 tests/conformance/run.py --simulate -q

@@ -1,0 +1,9 @@
+# control: branches, loops with break/continue/else, short-circuit operators.
+N = 256
+
+case("flow.branches", [ints("int64", N), zeros("int64", N)], grid=4)
+case("flow.while_loops", [ints("int64", N, -100, 100), zeros("int64", (N, 3))], grid=4)
+case("flow.for_else", [ints("int64", (N, 9), -5, 100), zeros("int64", (N, 2))], grid=4)
+case("flow.short_circuit", [specials("float64", N), ints("int32", N, -5, 25), zeros("int64", (N, 7))], grid=4)
+case("flow.nested_loops", [zeros("int64", (N, 2))], grid=4)
+case("flow.loop_types", [zeros("float64", N), np.int32(13)], grid=4)

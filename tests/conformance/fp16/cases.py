@@ -1,0 +1,10 @@
+# fp16: float16 operators, cuda.fp16.* and the math overloads on float16.
+# Arithmetic exact; approximate functions (hsin ... hrcp, the math
+# overloads) are hardware instructions in both: exact as well.
+N = 256
+
+case("half.operators", [specials("float16", N), floats("float16", N, -4, 4), zeros("float16", (N, 6)), zeros("float32", (N, 5))], grid=4)
+case("half.arith_functions", [specials("float16", N), floats("float16", N, -4, 4), floats("float16", N), zeros("float16", (N, 9)), zeros("float32", (N, 6))], grid=4)
+case("half.math_functions", [specials("float16", N, -4, 10), zeros("float16", (N, 17))], grid=4, sim=False)
+case("half.math_overloads", [specials("float16", N, -4, 10), zeros("float16", (N, 13))], grid=4)
+case("half.conversions", [specials("float32", N, -70000, 70000), zeros("float16", N), zeros("float32", N)], grid=4)

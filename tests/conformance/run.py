@@ -1,0 +1,534 @@
+#!/usr/bin/env python3
+"""The conformance runner: every kernel of tests/conformance, run from the
+same .pyk under numba-cuda and through pykc's PTX, outputs compared.
+
+    python3 tests/conformance/run.py BUNDLE [-k PATTERN] [-j N] [-v]     (on a GPU)
+    python3 tests/conformance/run.py BUNDLE --dry-run                    (no GPU)
+    python3 tests/conformance/run.py --numba-compile [-k PATTERN]        (no GPU)
+    python3 tests/conformance/run.py --simulate [-k PATTERN]             (no GPU)
+    python3 tests/conformance/run.py --list
+
+BUNDLE is what tests/conformance/build.py wrote (`make check-numba`:
+build/conformance). For each case of the areas' cases.py (harness.py and
+docs/conformance.md describe the format) the runner
+
+  1. makes the arguments with a NumPy generator seeded from the case's name,
+  2. launches the kernel under numba-cuda (its dispatcher on the .pyk, the
+     arrays copied with cuda.to_device) and reads every array back,
+  3. launches pykc's kernel on fresh copies of the same arguments through
+     CuPy's RawModule, packing them from the manifest alone,
+  4. compares each array: integers, bools, records and random draws bit for
+     bit, floats bit for bit (NaN equal to NaN) or within the case's stated
+     bound in ulps.
+
+A kernel that pykc refused is a failure, reported with pykc's message. A
+case marked xfail (a difference that docs/compatibility.md documents) is
+XFAIL while it fails and XPASS, a failure, once it passes. Cases run in
+worker processes (-j, default 4): a kernel that takes its worker down (an
+illegal address, a hang of more than --timeout seconds) fails alone and a
+new worker goes on. The output ends with the counts by area and a line
+`N passed, N failed` (then the xfail count, if any).
+
+Without a GPU: --dry-run checks that every case's arguments fit pykc's
+manifest and that the packing matches the PTX's parameter list;
+--numba-compile has numba-cuda compile every kernel for the case's argument
+types (compile_ptx: typing and NVVM, no GPU); --simulate runs every case
+(sim=True) in numba-cuda's simulator (the cases are well-formed: the
+arguments fit, no index is out of bounds).
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import warnings
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import numpy as np  # noqa: E402
+
+if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still names it; NumPy 2.5 removed it
+    np.row_stack = np.vstack
+
+import harness  # noqa: E402
+from harness import View, compare, build_args  # noqa: E402
+
+
+def case_rng(c):
+    return np.random.default_rng(zlib.crc32(c.name.encode()))
+
+
+# ---------------------------------------------------------------------------
+# pykc's side: the bundle
+
+
+class Refused(Exception):
+    pass
+
+
+class Bundle:
+    def __init__(self, directory):
+        self.dir = directory
+        self.manifests = {}
+        self.modules = {}
+        self.cp = None
+
+    def find(self, c, args=None):
+        """(manifest path, manifest, kernel entry) of c's kernel: the
+        module's, or the kernel's own where pykc refused the module as a
+        whole; of several specialisations, the one the arguments fit."""
+        d = os.path.join(self.dir, c.area)
+        for base in (os.path.join(d, c.module), os.path.join(d, f"{c.module}.{c.kernel}")):
+            if os.path.exists(base + ".yaml"):
+                m = self.manifest(base + ".yaml")
+                ks = [k for k in m["kernels"] if k["name"] == c.kernel]
+                if len(ks) > 1 and args is not None:
+                    from check_kernels import check_params
+                    for k in ks:
+                        try:
+                            check_params(k, args)
+                            return base + ".yaml", m, k
+                        except RuntimeError:
+                            pass
+                if ks:
+                    return base + ".yaml", m, ks[0]
+        for base in (os.path.join(d, f"{c.module}.{c.kernel}"), os.path.join(d, c.module)):
+            if os.path.exists(base + ".error"):
+                with open(base + ".error") as f:
+                    lines = [ln for ln in f.read().splitlines() if ln.strip()]
+                msg = next((ln for ln in lines if "error:" in ln), lines[0] if lines else "(no message)")
+                raise Refused(f"pykc refused it: {msg}")
+        if not os.path.isdir(d):
+            raise RuntimeError(f"{d}: no such directory (run tests/conformance/build.py)")
+        raise RuntimeError(f"the bundle has no kernel {c.kernel} of {c.area}/{c.module}")
+
+    def manifest(self, path):
+        if path not in self.manifests:
+            from gpu_bench import load_manifest
+            self.manifests[path] = load_manifest(path)
+        return self.manifests[path]
+
+    def function(self, c, args):
+        path, m, k = self.find(c, args)
+        if path not in self.modules:
+            import cupy
+            self.cp = cupy
+            target = m["targets"][0]
+            coop = any(x.get("cooperative") for x in m["kernels"])
+            self.modules[path] = cupy.RawModule(path=os.path.join(os.path.dirname(path), target["file"]),
+                                                enable_cooperative_groups=coop)
+        return k, self.modules[path].get_function(k["entry"])
+
+
+class DevArray:
+    """A device array as pack() sees it: data.ptr, shape, strides, dtype,
+    flags of the host array it mirrors."""
+
+    class _Data:
+        def __init__(self, ptr):
+            self.ptr = ptr
+
+    def __init__(self, ptr, host):
+        self.data = self._Data(ptr)
+        self.shape, self.strides, self.dtype = host.shape, host.strides, host.dtype
+        self.ndim, self.flags, self.size = host.ndim, host.flags, host.size
+
+
+def host_base(a):
+    return a.base if isinstance(a, View) else a
+
+
+def launch_pykc(bundle, c, args):
+    from check_kernels import check_params, pack
+    import cupy as cp
+    bufs, dargs = {}, []
+    for i, a in enumerate(args):
+        if isinstance(a, (np.ndarray, View)):
+            base = host_base(a)
+            if not (base.flags.c_contiguous or base.flags.f_contiguous):
+                raise RuntimeError(f"argument {i}: a view's base must be contiguous")
+            raw = np.frombuffer(base.tobytes(order="A"), np.uint8)
+            buf = cp.asarray(raw) if raw.size else cp.zeros(1, cp.uint8)
+            bufs[i] = (buf, base)
+            view = a.view if isinstance(a, View) else base
+            off = 0
+            if isinstance(a, View):
+                off = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+                if view.size == 0:
+                    off = 0
+            dargs.append(DevArray(buf.data.ptr + off, view))
+        else:
+            dargs.append(a)
+    kernel, fn = bundle.function(c, dargs)
+    check_params(kernel, dargs)
+    packed = tuple(pack(kernel, dargs))
+    fn(c.grid, c.block, packed, shared_mem=c.shared)
+    cp.cuda.Device().synchronize()
+    out = {}
+    for i, (buf, base) in bufs.items():
+        raw = cp.asnumpy(buf)[:base.nbytes]
+        order = "F" if base.flags.f_contiguous and not base.flags.c_contiguous else "C"
+        out[i] = np.frombuffer(raw.tobytes(), base.dtype).reshape(base.shape, order=order).copy(order=order)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# numba-cuda's side
+
+
+NUMBA_MODULES = {}
+
+
+def numba_kernel(c):
+    key = (c.area, c.module)
+    if key not in NUMBA_MODULES:
+        modname = f"conformance_{c.area}_{c.module}"
+        loader = importlib.machinery.SourceFileLoader(modname, c.source)
+        mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(modname, loader))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loader.exec_module(mod)
+        NUMBA_MODULES[key] = mod
+    return getattr(NUMBA_MODULES[key], c.kernel)
+
+
+def launch_numba(c, args, simulate=False):
+    from numba import cuda
+    kern = numba_kernel(c)
+    dev, kargs = {}, []
+    for i, a in enumerate(args):
+        if isinstance(a, (np.ndarray, View)):
+            base = host_base(a).copy(order="K")
+            d = cuda.to_device(base)
+            dev[i] = (d, base)
+            kargs.append(d[a.key] if isinstance(a, View) else d)
+        else:
+            kargs.append(a)
+    grid = c.grid if len(c.grid) > 1 else c.grid[0]
+    block = c.block if len(c.block) > 1 else c.block[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kern[grid, block, 0, c.shared](*kargs)
+    cuda.synchronize()
+    return {i: d.copy_to_host() for i, (d, base) in dev.items()}
+
+
+def no_device_needed():
+    """numba-cuda compiles a kernel's device functions for the current
+    device: here, without one, for an sm_90 that stands in."""
+    import numba.cuda.dispatcher as dispatcher
+
+    class Device:
+        compute_capability = (9, 0)
+    dispatcher.get_current_device = lambda: Device()
+
+
+def numba_signature(args):
+    from numba import typeof
+    return tuple(typeof(a.view if isinstance(a, View) else a) for a in args)
+
+
+# ---------------------------------------------------------------------------
+# One case
+
+
+def run_case(bundle, c, mode, verbose):
+    """(status, message): PASS or FAIL, before xfail."""
+    args = build_args(c.args, case_rng(c))
+    if mode == "dry":
+        return dry_case(bundle, c, args)
+    if mode == "compile":
+        from numba import cuda
+        from numba.cuda.cudadrv.error import CudaSupportError
+        try:
+            kern = numba_kernel(c)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cuda.compile_ptx(kern.py_func, numba_signature(args), cc=(9, 0))
+        except CudaSupportError:
+            return "SKIP", "numba-cuda needs a GPU to compile it"
+        except AttributeError as e:
+            if "insert_unresolved_ref" not in str(e):
+                raise
+            # without a device, numba-cuda cannot compile self-recursion
+            # (its own recursion tests fail here the same way)
+            return "SKIP", "numba-cuda compiles recursion only with a GPU"
+        return "PASS", "numba-cuda compiles it"
+    if mode == "sim":
+        try:
+            launch_numba(c, args, simulate=True)
+        except AttributeError as e:
+            if not (str(e).startswith("tid=") and "'Fake" in str(e)):
+                raise
+            return "SKIP", f"the simulator lacks it: {first_line(e)}"
+        except (ValueError, OverflowError, ZeroDivisionError, TypeError) as e:
+            if not str(e).startswith("tid="):
+                raise
+            # the simulator runs the kernel as Python: math.log(-1) raises there
+            return "SKIP", f"the simulator's Python semantics: {first_line(e)}"
+        return "PASS", "runs in the simulator"
+    try:
+        want = launch_numba(c, args)
+    except Exception as e:
+        if verbose:
+            traceback.print_exc()
+        return "FAIL", f"numba-cuda failed (a bad case): {type(e).__name__}: {first_line(e)}"
+    try:
+        got = launch_pykc(bundle, c, [copy_arg(a) for a in args])
+    except Refused as e:
+        return "FAIL", str(e)
+    problems = []
+    for i in sorted(want):
+        d = compare(got[i], want[i], c.tol_for(i), unordered=i in c.unordered)
+        if d:
+            problems.append(f"arg {i} ({c.tol_for(i)}): {d}")
+    if problems:
+        return "FAIL", "; ".join(problems)
+    tols = sorted({str(c.tol_for(i)) for i in want if want[i].dtype.kind in "fc"})
+    return "PASS", ("floats: " + "/".join(tols)) if tols else "exact"
+
+
+def copy_arg(a):
+    if isinstance(a, View):
+        return View(a.base.copy(order="K"), a.key)
+    if isinstance(a, np.ndarray):
+        return a.copy(order="K")
+    return a
+
+
+def dry_case(bundle, c, args):
+    from check_kernels import check_params, pack
+    from gpu_bench import ptx_entry_params
+    dargs = []
+    for a in args:
+        if isinstance(a, (np.ndarray, View)):
+            h = a.view if isinstance(a, View) else a
+            dargs.append(DevArray(h.__array_interface__["data"][0], h))
+        else:
+            dargs.append(a)
+    path, m, kernel = bundle.find(c, dargs)
+    check_params(kernel, dargs)
+    packed = pack(kernel, dargs)
+    with open(os.path.join(os.path.dirname(path), m["targets"][0]["file"])) as f:
+        sizes = ptx_entry_params(f.read(), kernel["entry"])
+    if sizes is None:
+        raise RuntimeError(f"the PTX has no entry {kernel['entry']}")
+    have = [v.dtype.itemsize for v in packed]
+    if have != sizes:
+        raise RuntimeError(f"packed {have} bytes, the PTX entry takes {sizes}")
+    threads = int(np.prod(c.block))
+    if threads > 1024:
+        raise RuntimeError(f"{threads} threads a block")
+    return "PASS", f"{len(packed)} PTX parameters packed"
+
+
+def first_line(e):
+    text = str(e).strip().splitlines()
+    return text[0] if text else ""
+
+
+STICKY = ("illegal", "ILLEGAL", "LAUNCH_FAILED", "launch failure", "MISALIGNED", "misaligned",
+          "unspecified launch", "HARDWARE_STACK", "TRAP", "context is destroyed", "UNKNOWN")
+
+
+# ---------------------------------------------------------------------------
+# Workers and the supervisor
+
+
+def selected(cases, args):
+    out = []
+    for idx, c in enumerate(cases):
+        if args.k and not any(k in c.name for k in args.k):
+            continue
+        if args.simulate and not c.sim:
+            continue
+        out.append(idx)
+    return out
+
+
+def worker(args, mode):
+    cases = harness.load_cases()
+    if mode == "compile":
+        no_device_needed()
+    bundle = Bundle(args.bundle) if args.bundle else None
+    todo = [int(x) for x in args.cases.split(",")] if args.cases else selected(cases, args)
+    for idx in todo:
+        c = cases[idx]
+        print("@@ " + json.dumps({"start": idx}), flush=True)
+        sticky = False
+        try:
+            status, msg = run_case(bundle, c, mode, args.verbose)
+        except Refused as e:
+            status, msg = "FAIL", str(e)
+        except Exception as e:
+            if args.verbose:
+                traceback.print_exc()
+            status, msg = "FAIL", f"{type(e).__name__}: {first_line(e)}"
+            sticky = mode == "gpu" and any(s in str(e) or s in type(e).__name__ for s in STICKY)
+        print("@@ " + json.dumps({"idx": idx, "status": status, "msg": msg}), flush=True)
+        if sticky:
+            return 3
+    return 0
+
+
+def final_status(c, status, msg, mode):
+    if c.xfail and mode == "gpu":
+        if status == "FAIL":
+            return "XFAIL", f"known difference: {c.xfail} ({msg})"
+        return "XPASS", f"passes: take off its xfail ({c.xfail})"
+    return status, msg
+
+
+def supervise(args, mode, passthrough):
+    cases = harness.load_cases()
+    idxs = selected(cases, args)
+    # shards: whole modules, dealt out by case count
+    by_module = {}
+    for i in idxs:
+        by_module.setdefault((cases[i].area, cases[i].module), []).append(i)
+    jobs = max(1, args.jobs)
+    shards = [[] for _ in range(jobs)]
+    for key in sorted(by_module, key=lambda k: -len(by_module[k])):
+        min(shards, key=len).extend(by_module[key])
+    shards = [sorted(s) for s in shards if s]
+    results = {}
+    lock = threading.Lock()
+    events = queue.Queue()
+
+    def report(idx, status, msg):
+        c = cases[idx]
+        status, msg = final_status(c, status, msg, mode)
+        with lock:
+            results[idx] = status
+            if status != "PASS" or not args.quiet:
+                print(f"{status:5} {c.name:56} {msg}", flush=True)
+
+    def drive(shard):
+        left = list(shard)
+        while left:
+            cmd = [sys.executable, os.path.abspath(__file__)] + passthrough + \
+                ["--worker", "--cases", ",".join(map(str, left))]
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, bufsize=1)
+            current = None
+            last_seen = [time.monotonic()]
+            timed_out = [False]
+
+            def watchdog():
+                while proc.poll() is None:
+                    if time.monotonic() - last_seen[0] > args.timeout:
+                        timed_out[0] = True
+                        proc.kill()
+                        return
+                    time.sleep(1)
+            threading.Thread(target=watchdog, daemon=True).start()
+            for line in proc.stdout:
+                last_seen[0] = time.monotonic()
+                if line.startswith("@@ "):
+                    r = json.loads(line[3:])
+                    if "start" in r:
+                        current = r["start"]
+                    else:
+                        report(r["idx"], r["status"], r["msg"])
+                        left.remove(r["idx"])
+                        current = None
+                else:
+                    with lock:
+                        sys.stdout.write(line)
+                        sys.stdout.flush()
+            proc.wait()
+            if current is not None and current in left:
+                why = (f"no result in {args.timeout} s (a hang?)" if timed_out[0]
+                       else f"the worker process died (exit status {proc.returncode})")
+                report(current, "FAIL", why)
+                left.remove(current)
+            elif left and proc.returncode not in (0, 3):
+                for i in left:
+                    report(i, "FAIL", f"the worker process failed (exit status {proc.returncode})")
+                left = []
+
+    threads = [threading.Thread(target=drive, args=(s,)) for s in shards]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return summary(cases, results, mode)
+
+
+def summary(cases, results, mode):
+    by_area = {}
+    for idx, status in results.items():
+        a = by_area.setdefault(cases[idx].area, {})
+        a[status] = a.get(status, 0) + 1
+    print()
+    print(f"{'area':16} {'cases':>5} {'pass':>5} {'fail':>5} {'xfail':>5} {'skip':>5}")
+    for area in sorted(by_area):
+        a = by_area[area]
+        print(f"{area:16} {sum(a.values()):5} {a.get('PASS', 0):5} {a.get('FAIL', 0) + a.get('XPASS', 0):5} "
+              f"{a.get('XFAIL', 0):5} {a.get('SKIP', 0):5}")
+    counts = {}
+    for s in results.values():
+        counts[s] = counts.get(s, 0) + 1
+    passed = counts.get("PASS", 0)
+    failed = counts.get("FAIL", 0) + counts.get("XPASS", 0)
+    line = f"{passed} passed, {failed} failed"
+    if counts.get("SKIP"):
+        line += f", {counts['SKIP']} skipped"
+    if counts.get("XFAIL"):
+        line += f", {counts['XFAIL']} xfail (known differences)"
+    if counts.get("XPASS"):
+        line += f" ({counts['XPASS']} of the failures passed but are marked xfail)"
+    print(line)
+    return 0 if failed == 0 else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("bundle", nargs="?", default=None, help="what tests/conformance/build.py wrote")
+    ap.add_argument("-k", action="append", help="only the cases whose name contains this (repeatable)")
+    ap.add_argument("-j", "--jobs", type=int, default=4, help="worker processes (default 4)")
+    ap.add_argument("--timeout", type=float, default=120, help="seconds a case may take (default 120)")
+    ap.add_argument("--dry-run", action="store_true", help="no GPU: arguments against pykc's manifests and PTX")
+    ap.add_argument("--numba-compile", action="store_true",
+                    help="no GPU: numba-cuda compiles every kernel for its case's argument types")
+    ap.add_argument("--simulate", action="store_true", help="no GPU: every case in numba-cuda's simulator")
+    ap.add_argument("--list", action="store_true", help="list the cases")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print only the cases that do not pass")
+    ap.add_argument("-v", "--verbose", action="store_true", help="tracebacks")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cases", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    mode = "dry" if args.dry_run else "compile" if args.numba_compile else "sim" if args.simulate else "gpu"
+    if args.list:
+        cases = harness.load_cases()
+        for idx in selected(cases, args):
+            c = cases[idx]
+            print(c.name + (f"   (xfail: {c.xfail})" if c.xfail else ""))
+        return 0
+    if mode == "sim":
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    if mode in ("gpu", "dry") and not args.bundle:
+        ap.error("give the bundle directory (tests/conformance/build.py; make check-numba writes build/conformance)")
+    if args.bundle and not os.path.isdir(args.bundle):
+        ap.error(f"{args.bundle}: no such directory")
+    if args.worker:
+        return worker(args, mode)
+    if mode == "gpu" and importlib.util.find_spec("cupy") is None:
+        print("run.py: cupy is not installed (it launches pykc's kernels)", file=sys.stderr)
+        return 2
+    passthrough = [a for a in sys.argv[1:]]
+    return supervise(args, mode, passthrough)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
