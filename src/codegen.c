@@ -1463,8 +1463,9 @@ static LLVMAtomicRMWBinOp atomic_rmw(AtomicOp op, const Type *t) {
 }
 
 static LLVMValueRef gen_atomic(CodeGen *g, Node *call, const Entity *e) {
-    LLVMValueRef p = call_element_ptr(g, call);
     AtomicOp op = (AtomicOp)e->op;
+    /* compare_and_swap has no index: it works on element 0, the data pointer. */
+    LLVMValueRef p = op == ATOMIC_CAS_FIRST ? extract(g, gen_expr(g, call->items[0]), 0, "data") : call_element_ptr(g, call);
     if (op == ATOMIC_CAS || op == ATOMIC_CAS_FIRST) {
         int first = op == ATOMIC_CAS ? 2 : 1;
         LLVMValueRef old = arg_cast(g, call, first), val = arg_cast(g, call, first + 1);
