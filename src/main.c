@@ -38,6 +38,9 @@ static const char usage_text[] =
     "  -Werror              treat warnings as errors\n"
     "  -Wignored-options    warn of cuda.jit options that do nothing here (cache, lto)\n"
     "  -ferror-limit=N      stop after N errors (default 20, 0 for no limit)\n"
+    "  --diagnostics-format=FMT  text (default), json (GCC's JSON) or sarif (SARIF\n"
+    "                       2.1.0): one document on stderr, every diagnostic with its\n"
+    "                       range, notes and fix-its\n"
     "  -fsyntax-only        check the input, write nothing\n"
     "  -v                   list the host code skipped (module-level statements and\n"
     "                       functions that are not kernels, device functions,\n"
@@ -112,6 +115,15 @@ static int add_include(Options *o, const char *dir) {
     return 0;
 }
 
+static bool parse_diag_format(const char *v, DiagFormat *out) {
+    static const struct { const char *name; DiagFormat format; } formats[] = {
+        {"text", DIAG_FORMAT_TEXT}, {"json", DIAG_FORMAT_JSON}, {"sarif", DIAG_FORMAT_SARIF},
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(v, formats[i].name) == 0) return *out = formats[i].format, true;
+    return false;
+}
+
 static int parse_flag(Options *o, const char *arg) {
     static const struct { const char *name; size_t field; } flags[] = {
         {"-g", offsetof(Options, debug_info)},   {"--lineinfo", offsetof(Options, lineinfo)},
@@ -167,6 +179,9 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "--libdevice")) {
         if (!(v = VALUE("--libdevice"))) return EXIT_USAGE + 1;
         o->libdevice = v;
+    } else if (is_option(arg, "--diagnostics-format")) {
+        if (!(v = VALUE("--diagnostics-format"))) return EXIT_USAGE + 1;
+        if (!parse_diag_format(v, &o->diag_format)) return usage_error("unknown diagnostics format '%s' (text, json, sarif)", v), EXIT_USAGE + 1;
     } else if (strncmp(arg, "-ferror-limit=", 14) == 0) {
         char *end;
         long n = strtol(arg + 14, &end, 10);
@@ -397,6 +412,7 @@ static int compile(const Options *o) {
     diag_init(&diag, stderr);
     diag.error_limit = o->error_limit;
     diag.werror = o->werror;
+    diag.format = o->diag_format;
     const char *why;
     int file = diag_load_file(&diag, o->input, &why);
     if (file < 0) {

@@ -92,7 +92,14 @@ typedef struct Span {
     uint32_t begin, end;
 } Span;
 
-typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
+/* A fix-it is reported as a note is, after the diagnostic it mends: its
+ * span is the text to replace (empty to insert) and its message the text
+ * to put there. */
+typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE, DIAG_FIXIT } DiagLevel;
+
+/* How diagnostics are written: clang's text as they come, or one JSON
+ * document (GCC's -fdiagnostics-format=json) or SARIF 2.1.0 log at the end. */
+typedef enum { DIAG_FORMAT_TEXT, DIAG_FORMAT_JSON, DIAG_FORMAT_SARIF } DiagFormat;
 
 /* Where diag_line_col_at last was: see there. */
 typedef struct LineColCursor {
@@ -118,7 +125,19 @@ typedef struct Diag {
     uint32_t last_held_key; /* sort with it */
     int hold_depth;         /* holders nest: an outer one prints all */
     LineColCursor cursor;   /* for messages printed in source order */
+    Span last_excerpt;      /* what the last text excerpt showed, for a fix-it */
+    DiagFormat format;
+    struct DiagRecord *records; /* JSON, SARIF: what was reported, in order */
+    int record_count, record_cap;
 } Diag;
+
+/* A diagnostic kept for a JSON or SARIF document. */
+typedef struct DiagRecord {
+    DiagLevel level;
+    bool promoted;
+    Span where;             /* file -1: no place */
+    char *message;
+} DiagRecord;
 
 void diag_init(Diag *d, FILE *out);
 /* Holding: from diag_hold on, diagnostics are counted (and the error limit
@@ -158,6 +177,10 @@ static inline int utf8_char_bytes(const char *s, size_t avail) {
 void diag_error(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 void diag_warning(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 void diag_note(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
+/* Mends the diagnostic just reported: replace where (insert, if empty) by text. */
+void diag_fixit(Diag *d, Span where, const char *text);
+/* Writes the JSON or SARIF document of d's records to d->out (diagfmt.c). */
+void diag_write_document(Diag *d);
 void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list ap);
 /* An error that concerns no place in a source file. */
 void diag_plain(Diag *d, DiagLevel level, const char *fmt, ...) PYKC_PRINTF(3, 4);
@@ -1229,6 +1252,7 @@ struct Options {
     const char **sigs;              /* --sig 'NAME(type, ...)', in order */
     int sig_count;
     int error_limit;
+    DiagFormat diag_format;     /* --diagnostics-format */
 };
 
 /* Parses argv; on a usage error prints it and returns EXIT_USAGE, for

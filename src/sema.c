@@ -222,6 +222,7 @@ static void note_undefined(Sema *s, Node *n) {
     int errors = s->diag->error_count;
     if (hint) sema_error(s, n->span, "undefined name '%s'; did you mean '%s'?", n->name, hint);
     else sema_error(s, n->span, "undefined name '%s'", n->name);
+    if (hint && s->diag->error_count != errors) diag_fixit(s->diag, n->span, hint);
     if (s->star_import && s->diag->error_count != errors)
         diag_note(s->diag, s->star_import->span, "'from %s import *' binds no names in pykc: import the names kernels use",
                   s->star_import->name ? s->star_import->name : ".");
@@ -2656,6 +2657,8 @@ static void note_untyped_parameter(Sema *s, FuncInfo *f, int i, const ParamUsage
     else
         diag_note(s->diag, p->span, "the kernel uses it as a scalar (%s): annotate it, e.g. '%s: %s'",
                   u->index ? "an index or a bound" : u->combined ? "never indexed or measured" : "unused", p->name, type);
+    Span after_name = {p->span.file, p->span.begin + (uint32_t)strlen(p->name), p->span.begin + (uint32_t)strlen(p->name)};
+    diag_fixit(s->diag, after_name, arena_printf(s->arena, ": %s", type));
 }
 
 /* After a kernel's untyped parameters: the import their suggested dtypes
