@@ -866,6 +866,27 @@ static pykrt_status read_ptx_params(reader *r, yaml_node_t *map, const char *whe
     return check_parts(r, map, items, where, k);
 }
 
+/* checks: [bounds, div0, assert], what a checked kernel checks: any of
+ * them, as debug=True, makes a launch report what a thread raised. */
+static pykrt_status read_checks(reader *r, yaml_node_t *map, const char *where, pk_kernel *k)
+{
+    static const char *const names[] = {"bounds", "div0", "assert"};
+    yaml_node_item_t *items;
+    size_t count;
+    pykrt_status st = get_seq(r, map, "checks", false, where, &items, &count);
+    for (size_t i = 0; i < count && st == PYKRT_SUCCESS; i++) {
+        yaml_node_t *n = node_at(r, items[i]);
+        const char *s = n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : "";
+        size_t j = 0;
+        while (j < 3 && strcmp(s, names[j]) != 0)
+            j++;
+        if (j == 3)
+            st = bad(r, n, where, "unknown check '%.40s' (bounds, div0, assert)", s);
+    }
+    k->reports = k->debug || count > 0;
+    return st;
+}
+
 static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, pk_kernel *k)
 {
     int64_t shared = 0;
@@ -881,7 +902,8 @@ static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, 
         (st = get_int(r, map, "registers", false, 0, 1 << 16, where, &k->registers)) != PYKRT_SUCCESS ||
         (st = get_int(r, map, "shared_memory_carveout", false, -1, 100, where, &k->carveout)) != PYKRT_SUCCESS ||
         (st = get_bool(r, map, "cooperative", where, &k->cooperative)) != PYKRT_SUCCESS ||
-        (st = get_bool(r, map, "debug", where, &k->debug)) != PYKRT_SUCCESS)
+        (st = get_bool(r, map, "debug", where, &k->debug)) != PYKRT_SUCCESS ||
+        (st = read_checks(r, map, where, k)) != PYKRT_SUCCESS)
         return st;
     k->shared_static = (uint64_t)shared;
     return PYKRT_SUCCESS;
@@ -1006,13 +1028,17 @@ static pykrt_status read_constants(reader *r, yaml_node_t *root)
 
 static pykrt_status read_exception(reader *r, yaml_node_t *map, const char *where, int64_t index, pk_exception *e)
 {
+    static const char *const kinds[] = {"raise", "bounds", "div0", NULL};
     pykrt_status st;
+    e->kind = PK_EXC_RAISE; /* absent: a raise */
     if ((st = get_int(r, map, "code", true, 1, INT32_MAX, where, &e->code)) != PYKRT_SUCCESS ||
+        (st = get_choice(r, map, "kind", false, kinds, where, &e->kind)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "type", true, where, &e->type)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "message", false, where, &e->message)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "function", true, where, &e->function)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "file", true, where, &e->file)) != PYKRT_SUCCESS ||
-        (st = get_int(r, map, "line", true, 1, INT32_MAX, where, &e->line)) != PYKRT_SUCCESS)
+        (st = get_int(r, map, "line", true, 1, INT32_MAX, where, &e->line)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "column", false, 0, INT32_MAX, where, &e->column)) != PYKRT_SUCCESS)
         return st;
     if (e->code != index + 1) {
         yaml_node_t *n;

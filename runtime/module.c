@@ -262,6 +262,16 @@ static pykrt_status find_exception_record(pykrt_module *m)
         return pk_fail(PYKRT_ERROR_MANIFEST, "%s lists exceptions, but its code has no pykc_exception record: recompile",
                        m->name);
     }
+    bool checks = false;
+    for (size_t i = 0; i < m->mf->nexceptions; i++)
+        checks = checks || m->mf->exceptions[i].kind != PK_EXC_RAISE;
+    if (checks && (pk_drv.cuModuleGetGlobal(&m->exception_detail, &bytes[0], m->cu, "pykc_exception_detail") !=
+                       CUDA_SUCCESS ||
+                   bytes[0] != 24)) {
+        m->exception = m->exception_thread = m->exception_detail = 0;
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s lists failed checks, but its code has no pykc_exception_detail "
+                       "record: recompile", m->name);
+    }
     return PYKRT_SUCCESS;
 }
 

@@ -182,14 +182,20 @@ typedef struct pk_kernel {
     int64_t registers;
     int64_t carveout; /* shared_memory_carveout: -1 (the driver's choice) to 100 */
     bool cooperative;
-    bool debug; /* debug=True: a launch reports what a thread raised */
+    bool debug;   /* debug=True */
+    bool reports; /* debug=True or checks: a launch reports what a thread raised */
 } pk_kernel;
 
-/* What a debug=True kernel's thread raised, by its code. */
+enum { PK_EXC_RAISE, PK_EXC_BOUNDS, PK_EXC_DIV0 };
+
+/* What a debug=True or checked kernel's thread raised, by its code: a
+ * raise or assert, or a failed check (kind), whose values are in
+ * pykc_exception_detail. */
 typedef struct pk_exception {
     int64_t code;
+    int kind; /* PK_EXC_* */
     const char *type, *message, *function, *file; /* message "" when none */
-    int64_t line;
+    int64_t line, column;
 } pk_exception;
 
 typedef struct pk_target {
@@ -292,6 +298,7 @@ struct pykrt_module {
     const pk_target *target;
     pykrt_kernel **kernels; /* mf->nkernels of them, each its own object */
     CUdeviceptr exception, exception_thread; /* pykc_exception and its thread; 0 if none */
+    CUdeviceptr exception_detail;            /* a failed check's values; 0 if no checks */
     char *name; /* manifest path, for messages */
     pthread_mutex_t dyn_lock;
 };

@@ -252,6 +252,13 @@ static bool check_atomic_index(Sema *s, const Entity *e, Node *idx, const Type *
     return ok;
 }
 
+/* An atomic's index, checked as a subscript is: the call is the site. */
+static bool check_atomic_call_index(Sema *s, const Entity *e, Node *call, const Type *ary) {
+    if (!check_atomic_index(s, e, call->items[1], ary)) return false;
+    sema_note_check(s, call, EXC_BOUNDS);
+    return true;
+}
+
 static Type *type_atomic(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 3, 3)) return &ty_error;
     Type *ary = arg_type(call, 0);
@@ -269,7 +276,7 @@ static Type *type_atomic(Sema *s, Node *call, const Entity *e) {
         sema_error(s, call->items[0]->span, "%s does not support %s arrays", e->path, sema_type_name(s, ary->dtype));
         return &ty_error;
     }
-    if (!check_atomic_index(s, e, call->items[1], ary)) return &ty_error;
+    if (!check_atomic_call_index(s, e, call, ary)) return &ty_error;
     if (!is_scalar(arg_type(call, 2)) || type_conversion(arg_type(call, 2), ary->dtype) == CONV_NONE) {
         sema_error(s, call->items[2]->span, "%s: cannot store %s into a %s array", e->path,
                    sema_type_name(s, arg_type(call, 2)), sema_type_name(s, ary->dtype));
@@ -295,7 +302,7 @@ static Type *type_cas(Sema *s, Node *call, const Entity *e) {
         sema_error(s, call->items[0]->span, "%s needs a 1-d array", e->path);
         return &ty_error;
     }
-    if (indexed && !check_atomic_index(s, e, call->items[1], ary)) return &ty_error;
+    if (indexed && !check_atomic_call_index(s, e, call, ary)) return &ty_error;
     int n = nargs(call);
     for (int i = indexed ? 2 : 1; i < n; i++) {
         Type *t = arg_type(call, i);

@@ -123,6 +123,9 @@ static LLVMValueRef extract(CodeGen *g, LLVMValueRef agg, unsigned i, const char
 static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t);
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to);
 static void gen_raise(CodeGen *g, const Node *site);
+static void check_indices(CodeGen *g, const Node *site, const Type *t, LLVMValueRef arr, LLVMValueRef *idx,
+                          const Type **idx_ty);
+static void check_divisor(CodeGen *g, const Node *site, LLVMValueRef b);
 static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt);
 
 static LLVMValueRef make_optional(CodeGen *g, const Type *opt, LLVMValueRef value, LLVMValueRef valid) {
@@ -805,8 +808,10 @@ static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValue
         if (g->fastmath && at->kind == ND_BINOP && t->kind == TY_FLOAT && t->bits == 32 && tb->kind == TY_FLOAT && tb->bits == 32)
             return TARGET(g)->fast_fdiv(g, FDIV_FAST, a, b);
         return fp_op(g, float_div(g, B, a, b, ""));
-    case OP_FLOORDIV: return fp ? float_divmod(g, a, b, t, false) : int_divmod(g, a, b, t, false);
-    case OP_MOD: return fp ? float_divmod(g, a, b, t, true) : int_divmod(g, a, b, t, true);
+    case OP_FLOORDIV: case OP_MOD:
+        if (fp) return float_divmod(g, a, b, t, op == OP_MOD);
+        check_divisor(g, at, b);
+        return int_divmod(g, a, b, t, op == OP_MOD);
     case OP_LSHIFT: case OP_RSHIFT: return shift(g, op, a, convert(g, b, tb, t), t);
     case OP_BITAND: return LLVMBuildAnd(B, a, b, "");
     case OP_BITOR: return LLVMBuildOr(B, a, b, "");
@@ -1091,6 +1096,7 @@ static LLVMValueRef subscript_ptr(CodeGen *g, Node *n) {
     LLVMValueRef *idx;
     const Type **tys;
     gen_indices(g, n->rhs, &idx, &tys);
+    check_indices(g, n, n->lhs->ty, arr, idx, tys);
     return element_ptr(g, n->lhs->ty, arr, idx, tys);
 }
 
@@ -1440,6 +1446,7 @@ static LLVMValueRef call_element_ptr(CodeGen *g, Node *call) {
     LLVMValueRef *idx;
     const Type **tys;
     gen_indices(g, call->items[1], &idx, &tys);
+    check_indices(g, call, call->items[0]->ty, arr, idx, tys);
     return element_ptr(g, call->items[0]->ty, arr, idx, tys);
 }
 
@@ -2525,10 +2532,40 @@ static void gen_item(CodeGen *g, const CfgItem *it) {
     }
 }
 
-/* Where a debug=True function's raise tells the host: the first code
- * raised in the launch, and the thread that raised it (threadIdx x y z,
- * blockIdx x y z), which libpykrt reads after the launch. */
-static void record_exception(CodeGen *g, int code) {
+/* Whether the function's raises and asserts report to the host. */
+static bool reports_raises(const FuncInfo *f) { return f->debug || (f->checks & CHECK_ASSERT); }
+
+/* A thread that raised stops: a kernel returns, a device function's
+ * thread exits (where numba-cuda's device function returns an error its
+ * callers pass up). */
+static void end_thread(CodeGen *g) {
+    if (g->fn->is_kernel) {
+        LLVMBuildRetVoid(g->b);
+        return;
+    }
+    TARGET(g)->exit_thread(g);
+    LLVMBuildUnreachable(g->b);
+}
+
+/* A failed check's values, beside the thread that failed it. */
+static void record_detail(CodeGen *g, LLVMValueRef *detail) {
+    LLVMTypeRef detail_t = LLVMArrayType2(i64(g), 3);
+    LLVMValueRef d = LLVMGetNamedGlobal(g->mod, "pykc_exception_detail");
+    if (!d) {
+        d = add_global(g, MEM_GLOBAL, detail_t, "pykc_exception_detail");
+        LLVMSetInitializer(d, LLVMConstNull(detail_t));
+    }
+    for (int i = 0; i < 3; i++) {
+        LLVMValueRef at[] = {cg_i32(g, 0), cg_i32(g, i)};
+        LLVMBuildStore(g->b, detail[i], LLVMBuildGEP2(g->b, detail_t, d, at, 2, ""));
+    }
+}
+
+/* Where a debug=True function's raise or a checked function's failed
+ * check tells the host: the first code raised in the launch, the thread
+ * that raised it (threadIdx x y z, blockIdx x y z), and for a check its
+ * values (detail: index, axis, extent), which libpykrt reads after the launch. */
+static void record_exception(CodeGen *g, int code, LLVMValueRef *detail) {
     LLVMTypeRef i32t = LLVMInt32TypeInContext(g->ctx), thread_t = LLVMArrayType2(i32t, 6);
     LLVMValueRef flag = LLVMGetNamedGlobal(g->mod, "pykc_exception"), thread = LLVMGetNamedGlobal(g->mod, "pykc_exception_thread");
     if (!flag) {
@@ -2547,8 +2584,45 @@ static void record_exception(CodeGen *g, int code) {
         LLVMValueRef v = TARGET(g)->special(g, i < 3 ? SV_THREAD_IDX : SV_BLOCK_IDX, i % 3);
         LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, v, i32t, ""), LLVMBuildGEP2(g->b, thread_t, thread, at, 2, ""));
     }
+    if (detail) record_detail(g, detail);
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* Continues where ok holds; where not, the thread records the failed
+ * check of site and ends. The failure is marked unlikely. */
+static void fail_unless(CodeGen *g, const Node *site, LLVMValueRef ok, LLVMValueRef *detail) {
+    LLVMBasicBlockRef fail = cg_new_block(g, "check.fail"), pass = cg_new_block(g, "check.ok");
+    LLVMValueRef br = LLVMBuildCondBr(g->b, ok, pass, fail);
+    LLVMMetadataRef weights[] = {LLVMMDStringInContext2(g->ctx, "branch_weights", 14),
+                                 LLVMValueAsMetadata(cg_i32(g, 1 << 20)), LLVMValueAsMetadata(cg_i32(g, 1))};
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->ctx, "prof", 4),
+                    LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, weights, 3)));
+    LLVMPositionBuilderAtEnd(g->b, fail);
+    record_exception(g, site->exception, detail);
+    end_thread(g);
+    LLVMPositionBuilderAtEnd(g->b, pass);
+}
+
+/* A checked subscript: each index within its extent after wraparound. */
+static void check_indices(CodeGen *g, const Node *site, const Type *t, LLVMValueRef arr, LLVMValueRef *idx,
+                          const Type **idx_ty) {
+    if (!site->exception) return;
+    for (int d = 0; d < t->ndim; d++) {
+        bool is_unsigned = idx_ty[d]->kind == TY_INT && !idx_ty[d]->is_signed;
+        LLVMValueRef raw = convert(g, idx[d], idx_ty[d], is_unsigned ? &ty_uint64 : &ty_int64);
+        LLVMValueRef extent = array_dim(g, arr, 1, d);
+        LLVMValueRef i = is_unsigned ? raw : wrap_index(g, raw, extent);
+        LLVMValueRef detail[] = {raw, i64c(g, d), extent};
+        fail_unless(g, site, LLVMBuildICmp(g->b, LLVMIntULT, i, extent, ""), detail);
+    }
+}
+
+/* A checked integer // or %: a divisor that is not zero. */
+static void check_divisor(CodeGen *g, const Node *site, LLVMValueRef b) {
+    if (!site || !site->exception) return;
+    LLVMValueRef zero = i64c(g, 0), detail[] = {zero, zero, zero};
+    fail_unless(g, site, LLVMBuildICmp(g->b, LLVMIntNE, b, LLVMConstNull(LLVMTypeOf(b)), ""), detail);
 }
 
 /* What Numba lowers a raise to: the function returns; without debug=True
@@ -2556,13 +2630,10 @@ static void record_exception(CodeGen *g, int code) {
  * thread ends: a kernel returns, a device function's thread exits (where
  * numba-cuda's device function returns an error its callers pass up). */
 static void gen_raise(CodeGen *g, const Node *site) {
-    if (site && site->exception && g->fn->debug) {
-        record_exception(g, site->exception);
-        if (!g->fn->is_kernel) {
-            TARGET(g)->exit_thread(g);
-            LLVMBuildUnreachable(g->b);
-            return;
-        }
+    if (site && site->exception && reports_raises(g->fn)) {
+        record_exception(g, site->exception, NULL);
+        end_thread(g);
+        return;
     }
     if (g->fn->is_kernel || g->fn->ret == &ty_none) LLVMBuildRetVoid(g->b);
     else LLVMBuildRet(g->b, LLVMConstNull(llvm_type(g, g->fn->ret)));
@@ -2584,7 +2655,7 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         mark_back_edge(g, blk, LLVMBuildBr(g->b, to[0]));
         return;
     case TERM_BRANCH: {
-        if (blk->node->kind == ND_ASSERT && !g->fn->debug) { /* checked only under debug=True, as in numba-cuda */
+        if (blk->node->kind == ND_ASSERT && !reports_raises(g->fn)) { /* checked only under debug=True, as in numba-cuda */
             gen_phi_moves(g, blk);
             LLVMBuildBr(g->b, to[0]);
             return;
@@ -2613,7 +2684,7 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         }
         return;
     case TERM_RAISE:
-        if (blk->node->kind == ND_ASSERT && !g->fn->debug) LLVMBuildUnreachable(g->b); /* never branched to: see above */
+        if (blk->node->kind == ND_ASSERT && !reports_raises(g->fn)) LLVMBuildUnreachable(g->b); /* never branched to: see above */
         else gen_raise(g, blk->node);
         return;
     }

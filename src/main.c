@@ -28,6 +28,10 @@ static const char usage_text[] =
     "                       the k.ptx (or k.sm_XX.ptx) that --emit ptx -o k.ptx writes\n"
     "  -g, --lineinfo       debug information, or line tables only\n"
     "  --fastmath           fast floating-point math, as @cuda.jit(fastmath=True)\n"
+    "  --checks=LIST        checked kernels: bounds (every index within its extent),\n"
+    "                       div0 (integer // and % by zero), assert (asserts and\n"
+    "                       raises active), comma-separated, or all; a failing\n"
+    "                       thread ends, and libpykrt reports the first failure\n"
     "  --sig 'NAME(T, ...)' types for kernel NAME, which has no annotations, in Numba's\n"
     "                       syntax (float32[::1], int64); repeatable, each one a\n"
     "                       specialisation (entry NAME, then NAME__<digest>)\n"
@@ -115,6 +119,24 @@ static int add_include(Options *o, const char *dir) {
     return 0;
 }
 
+/* bounds,div0,assert or all, into CHECK_* bits. */
+static bool parse_checks(const char *v, unsigned *out) {
+    static const struct { const char *name; unsigned bits; } checks[] = {
+        {"bounds", CHECK_BOUNDS}, {"div0", CHECK_DIV0}, {"assert", CHECK_ASSERT},
+        {"all", CHECK_BOUNDS | CHECK_DIV0 | CHECK_ASSERT}, {"none", 0},
+    };
+    *out = 0;
+    while (*v) {
+        size_t n = strcspn(v, ","), i = 0;
+        while (i < sizeof checks / sizeof checks[0] && (strlen(checks[i].name) != n || strncmp(v, checks[i].name, n)))
+            i++;
+        if (i == sizeof checks / sizeof checks[0]) return false;
+        *out |= checks[i].bits;
+        v += n + (v[n] == ',');
+    }
+    return true;
+}
+
 static bool parse_diag_format(const char *v, DiagFormat *out) {
     static const struct { const char *name; DiagFormat format; } formats[] = {
         {"text", DIAG_FORMAT_TEXT}, {"json", DIAG_FORMAT_JSON}, {"sarif", DIAG_FORMAT_SARIF},
@@ -179,6 +201,9 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "--libdevice")) {
         if (!(v = VALUE("--libdevice"))) return EXIT_USAGE + 1;
         o->libdevice = v;
+    } else if (is_option(arg, "--checks")) {
+        if (!(v = VALUE("--checks"))) return EXIT_USAGE + 1;
+        if (!parse_checks(v, &o->checks)) return usage_error("bad --checks '%s' (bounds, div0, assert, all, comma-separated)", v), EXIT_USAGE + 1;
     } else if (is_option(arg, "--diagnostics-format")) {
         if (!(v = VALUE("--diagnostics-format"))) return EXIT_USAGE + 1;
         if (!parse_diag_format(v, &o->diag_format)) return usage_error("unknown diagnostics format '%s' (text, json, sarif)", v), EXIT_USAGE + 1;

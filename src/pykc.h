@@ -881,6 +881,8 @@ struct FuncInfo {
     Sym **locals;            /* every version of every local (ssa.c) */
     int local_count, local_cap;
     bool fastmath, debug, lineinfo, cooperative;
+    bool boundscheck;        /* boundscheck=True */
+    unsigned checks;         /* CHECK_*: --checks, and boundscheck=True */
     bool unoptimized;        /* opt=False */
     bool forceinline;
     KernelLimits limits;
@@ -917,14 +919,22 @@ typedef struct Skipped {
     const char *what;
 } Skipped;
 
-/* An exception a debug=True function can raise, which libpykrt reports
- * as numba-cuda does: its class, its message, where it is raised. */
+/* The checks a checked kernel makes (--checks, boundscheck=True). */
+enum { CHECK_BOUNDS = 1, CHECK_DIV0 = 2, CHECK_ASSERT = 4 };
+
+/* What a site that fails reports: a raise or an assert (as numba-cuda
+ * reports it), or a failed check (as a diagnostic, with the values). */
+typedef enum { EXC_RAISE, EXC_BOUNDS, EXC_DIV0 } ExceptionKind;
+
+/* An exception a debug=True or checked function can raise, which
+ * libpykrt reports: its class, its message, where it is raised. */
 typedef struct ExceptionSite {
-    const char *type;        /* AssertionError, ValueError ... */
+    ExceptionKind kind;
+    const char *type;        /* AssertionError, IndexError ... */
     const char *message;     /* str() of its arguments; NULL for none */
     const char *function;
     const char *file;        /* the .pyk file's name, as the input names it */
-    int line;
+    int line, column;
 } ExceptionSite;
 
 typedef struct Unit {
@@ -961,6 +971,7 @@ bool sema_is_literal(Sema *s, Node *n);
 Type *sema_dtype_arg(Sema *s, Node *n, const char *what);
 /* Marks an array argument as read or written, for the manifest. */
 void sema_note_access(Sema *s, Node *array_arg, bool read, bool write);
+void sema_note_check(Sema *s, Node *n, ExceptionKind kind);
 /* The current function synchronizes its grid: a kernel that calls it
  * needs a cooperative launch. */
 void sema_note_cooperative(Sema *s);
@@ -1161,6 +1172,7 @@ typedef struct ManifestKernel {
     int registers;             /* 0 if unknown */
     bool cooperative;
     bool debug;                /* debug=True: the loader reports its raises */
+    unsigned checks;           /* CHECK_*: the loader reports failed checks */
 } ManifestKernel;
 
 typedef struct ManifestTarget {
@@ -1251,6 +1263,7 @@ struct Options {
     int define_count;
     const char **sigs;              /* --sig 'NAME(type, ...)', in order */
     int sig_count;
+    unsigned checks;            /* --checks: CHECK_* */
     int error_limit;
     DiagFormat diag_format;     /* --diagnostics-format */
 };

@@ -1070,6 +1070,36 @@ static Type *uniform_element(Sema *s, Type *t) {
     return first;
 }
 
+/* A raise or assert of a debug=True function gets a code, by which the
+ * thread that raises it tells the host what it raised, where. */
+static void add_exception_site(Sema *s, Node *n, ExceptionKind kind, const char *type, const char *message) {
+    Unit *u = s->unit;
+    ARENA_GROW(s->arena, u->exceptions, u->exception_count, u->exception_cap, 4);
+    int line, col;
+    diag_line_col(s->diag, n->span.file, n->span.begin, &line, &col);
+    u->exceptions[u->exception_count++] = (ExceptionSite){kind, type, message, s->fn->def->name,
+                                                          diag_file(s->diag, n->span.file)->path, line, col};
+    n->exception = u->exception_count;
+}
+
+static void note_exception(Sema *s, Node *n, const char *type, const char *message) {
+    if (!s->fn || !(s->fn->debug || (s->fn->checks & CHECK_ASSERT)) || n->exception || s->quiet) return;
+    add_exception_site(s, n, EXC_RAISE, type, message);
+}
+
+/* A place where a checked function checks an index or a divisor: it gets
+ * a code as a raise does, which the failing thread reports with the values. */
+void sema_note_check(Sema *s, Node *n, ExceptionKind kind) {
+    unsigned check = kind == EXC_BOUNDS ? CHECK_BOUNDS : CHECK_DIV0;
+    if (!s->fn || !(s->fn->checks & check) || n->exception || s->quiet) return;
+    add_exception_site(s, n, kind, kind == EXC_BOUNDS ? "IndexError" : "ZeroDivisionError", NULL);
+}
+
+/* Integer floor division and modulo check their divisor when asked. */
+static void note_division(Sema *s, Node *n, Op op, const Type *result) {
+    if ((op == OP_FLOORDIV || op == OP_MOD) && is_integer(result)) sema_note_check(s, n, EXC_DIV0);
+}
+
 /* Array indices: integers (Numba normalises to intp) or slices. */
 static Type *type_subscript(Sema *s, Node *n) {
     bool outer = s->reading_field;
@@ -1122,6 +1152,7 @@ static Type *type_subscript(Sema *s, Node *n) {
         sema_error(s, n->rhs->span, "%d-d array indexed with %d indices", base->ndim, count);
         return &ty_error;
     }
+    if (ints) sema_note_check(s, n, EXC_BOUNDS);
     if (ints == base->ndim) return base->dtype;
     return type_array(s->arena, base->dtype, base->ndim - ints, view_layout(base, nodes, count));
 }
@@ -1360,6 +1391,7 @@ static Type *type_binop(Sema *s, Node *n) {
     }
     n->casts = new_casts(s, 2);
     Type *r = resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+    note_division(s, n, n->op, r);
     return n->inplace && r->kind != TY_ERROR ? inplace_result(n->op, r, n->lhs->ty, n->rhs->ty) : r;
 }
 
@@ -1508,6 +1540,7 @@ static FuncInfo *declare_function(Sema *s, Node *def);
 static void copy_decorations(FuncInfo *sp, const FuncInfo *f) {
     sp->fastmath = f->fastmath;
     sp->debug = f->debug;
+    sp->checks = f->checks;
     sp->lineinfo = f->lineinfo;
     sp->unoptimized = f->unoptimized;
     sp->forceinline = f->forceinline;
@@ -2123,19 +2156,6 @@ static void warn_ignored_annotation(Sema *s, Node *n, Type *annotated) {
 
 /* ---- raise and assert ------------------------------------------------------------ */
 
-/* A raise or assert of a debug=True function gets a code, by which the
- * thread that raises it tells the host what it raised, where. */
-static void note_exception(Sema *s, Node *n, const char *type, const char *message) {
-    if (!s->fn || !s->fn->debug || n->exception || s->quiet) return;
-    Unit *u = s->unit;
-    ARENA_GROW(s->arena, u->exceptions, u->exception_count, u->exception_cap, 4);
-    int line, col;
-    diag_line_col(s->diag, n->span.file, n->span.begin, &line, &col);
-    u->exceptions[u->exception_count++] = (ExceptionSite){type, message, s->fn->def->name,
-                                                          diag_file(s->diag, n->span.file)->path, line};
-    n->exception = u->exception_count;
-}
-
 /* Python's str() of a constant argument, repr() inside a tuple. */
 static const char *argument_text(Sema *s, Node *arg, bool quoted) {
     if (arg->kind == ND_STR) return quoted ? arena_printf(s->arena, "'%s'", arg->v.s.data) : arg->v.s.data;
@@ -2213,6 +2233,7 @@ static void type_statement(Sema *s, Node *n) {
         type_expr(s, n->rhs);
         n->casts = new_casts(s, 2);
         Type *r = cur->kind == TY_ERROR ? cur : resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+        note_division(s, n, n->op, r);
         n->ty = r = r->kind == TY_ERROR ? r : inplace_result(n->op, r, cur, n->rhs->ty);
         if (n->lhs->kind == ND_NAME) assign_name(s, n->lhs, r, n->span);
         else if (n->lhs->kind == ND_SUBSCRIPT) assign_item(s, n->lhs, r, n->span), sema_note_access(s, n->lhs->lhs, true, true);
@@ -2409,7 +2430,6 @@ typedef enum {
     OPT_CARVEOUT,       /* shared_memory_carveout: -1..100 or a name */
     OPT_IGNORED,        /* accepted, with any value; nothing to do */
     OPT_NO_EFFECT,      /* accepted; -Wignored-options says why it does nothing */
-    OPT_FALSE_ONLY,     /* accepted when false; numba-cuda refuses true */
     OPT_REFUSED,        /* numba-cuda refuses it, whatever its value */
 } JitOptionKind;
 
@@ -2417,7 +2437,7 @@ static const struct {
     const char *name;
     JitOptionKind kind;
     size_t field;
-    const char *why;    /* NO_EFFECT, FALSE_ONLY, REFUSED: what to say */
+    const char *why;    /* NO_EFFECT, REFUSED: what to say */
 } jit_options[] = {
     {"device", OPT_NOT_FLAG, offsetof(FuncInfo, is_kernel), NULL},
     {"fastmath", OPT_FLAG, offsetof(FuncInfo, fastmath), NULL},
@@ -2433,7 +2453,7 @@ static const struct {
     {"cache", OPT_NO_EFFECT, 0, "pykc compiles ahead of time: its output is the cache"},
     {"lto", OPT_NO_EFFECT, 0, "pykc links libdevice into the PTX it writes; there is no LTO-IR to link"},
     {"extensions", OPT_NO_EFFECT, 0, "argument handlers are Python objects, for numba-cuda's launches"},
-    {"boundscheck", OPT_FALSE_ONLY, 0, "bounds checking is not supported for CUDA"},
+    {"boundscheck", OPT_FLAG, offsetof(FuncInfo, boundscheck), NULL},
     {"argtypes", OPT_REFUSED, 0, "the argtypes keyword was removed from numba; pass a signature"},
     {"restype", OPT_REFUSED, 0, "the restype keyword was removed from numba; pass a signature"},
     {"bind", OPT_REFUSED, 0, "the bind keyword was removed from numba"},
@@ -2524,7 +2544,6 @@ static void read_jit_option(Sema *s, FuncInfo *f, Node *kw, JitOptionKind kind, 
 static void apply_jit_option(Sema *s, FuncInfo *f, Node *kw) {
     for (size_t i = 0; i < sizeof jit_options / sizeof jit_options[0]; i++) {
         if (strcmp(kw->name, jit_options[i].name) != 0) continue;
-        bool truth;
         switch (jit_options[i].kind) {
         case OPT_IGNORED: return;
         case OPT_NO_EFFECT:
@@ -2532,9 +2551,6 @@ static void apply_jit_option(Sema *s, FuncInfo *f, Node *kw) {
             if (s->unit->opts->warn_ignored_options)
                 diag_warning(s->diag, kw->span, "cuda.jit option '%s' has no effect: %s [-Wignored-options]", kw->name,
                              jit_options[i].why);
-            return;
-        case OPT_FALSE_ONLY:
-            if (option_truth(s, kw, &truth) && truth) sema_error(s, kw->span, "%s", jit_options[i].why);
             return;
         case OPT_REFUSED: sema_error(s, kw->span, "%s", jit_options[i].why); return;
         default: read_jit_option(s, f, kw, jit_options[i].kind, jit_options[i].field); return;
@@ -3825,7 +3841,9 @@ static void prepare_function(Sema *s, FuncInfo *f) {
         Node *d = f->def->decorators[k];
         type_expr(s, d->kind == ND_CALL ? d->func : d);
     }
-    if (!apply_decorators(s, f)) {
+    bool decorated = apply_decorators(s, f);
+    f->checks = (s->unit->opts ? s->unit->opts->checks : 0) | (f->boundscheck ? CHECK_BOUNDS : 0);
+    if (!decorated) {
         /* a decorator that is not cuda.jit was reported as such */
         if (!f->def->decorator_len) sema_error(s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
         f->abstract = true;

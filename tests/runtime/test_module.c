@@ -128,16 +128,41 @@ static void test_kernel_exception(void)
     pykrt_launch_config cfg = {{2, 1, 1}, {32, 1, 1}, 0, NULL};
     ASSERT_OK(pykrt_launch(checked, &cfg, args, 1));
     const int thread[6] = {5, 0, 0, 1, 0, 0};
-    fake.raise_next(2, thread);
+    fake.raise_next(2, thread, NULL);
     ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch(checked, &cfg, args, 1),
                "pykrt_launch(checked): AssertionError: In function 'checked', file raises.pyk, line 11, "
                "tid=[0, 0, 5] ctaid=[0, 0, 1]: three");
-    fake.raise_next(1, thread);
+    fake.raise_next(1, thread, NULL);
     ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch_unchecked(checked, &cfg, args, 1),
                "ValueError: In function 'checked', file raises.pyk, line 10, tid=[0, 0, 5] ctaid=[0, 0, 1]: negative");
     ASSERT_OK(pykrt_launch(checked, &cfg, args, 1));
-    fake.raise_next(2, thread);
+    fake.raise_next(2, thread, NULL);
     ASSERT_OK(pykrt_launch(unchecked, &cfg, args, 1));
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
+/* A checked kernel (fixtures/checks.pyk): a failed check reads as a
+ * diagnostic, with the index, the axis, the extent and the thread. */
+static void test_kernel_failed_check(void)
+{
+    pykrt_module *m;
+    pykrt_kernel *k;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("checks.yaml"), &m));
+    ASSERT_OK(pykrt_kernel_get(m, "scaled", &k));
+    pykrt_array a = {.data = 0x1000, .dtype = PYKRT_INT64, .ndim = 1, .shape = {64}, .strides = {8}};
+    pykrt_arg args[3] = {pykrt_arg_array(&a), pykrt_arg_array(&a), pykrt_arg_int64(2)};
+    pykrt_launch_config cfg = {{2, 1, 1}, {33, 1, 1}, 0, NULL};
+    const int thread[6] = {31, 0, 0, 1, 0, 0}, thread3d[6] = {1, 2, 0, 0, 1, 0};
+    const long long detail[3] = {64, 0, 64};
+    fake.raise_next(1, thread, detail);
+    ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch(k, &cfg, args, 3),
+               "pykrt_launch(scaled): checks.pyk:10:14: error: index 64 out of bounds for axis 0 with size 64 "
+               "(thread 31 of block 1)");
+    fake.raise_next(2, thread3d, (const long long[3]){0, 0, 0});
+    ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch(k, &cfg, args, 3),
+               "pykrt_launch(scaled): checks.pyk:10:14: error: integer division or modulo by zero "
+               "(thread (1, 2, 0) of block (0, 1, 0))");
+    ASSERT_OK(pykrt_launch(k, &cfg, args, 3));
     ASSERT_OK(pykrt_module_unload(m));
 }
 
@@ -502,6 +527,7 @@ const t_case module_tests[] = {
     T(test_kernel_not_found),
     T(test_kernel_for_args),
     T(test_kernel_exception),
+    T(test_kernel_failed_check),
     T(test_arch_choice),
     T(test_arch_variants),
     T(test_load_memory),
