@@ -787,10 +787,23 @@ static LLVMValueRef bf16_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVM
     }
 }
 
+/* a op b, a and b converted to their case's argument types t and tb;
+ * result is its return type. */
 static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t, const Type *tb,
                           const Type *result) {
     LLVMBuilderRef B = g->b;
     if (t->kind == TY_BFLOAT16) return bf16_arith(g, at, op, a, b);
+    if (t->kind == TY_INT && result->kind == TY_INT) {
+        /* Numba computes an integer case in its return type, both operands
+         * cast there: (uint64, int64) -> int64 divides signed. The exponent
+         * of ** keeps its own type, which says whether it can be negative. */
+        a = convert(g, a, t, result);
+        if (op != OP_POW) {
+            b = convert(g, b, tb, result);
+            tb = result;
+        }
+        t = result;
+    }
     if (op == OP_POW) return power(g, a, b, t, tb);
     if (t->kind == TY_COMPLEX) return complex_arith(g, at, op, a, b);
     bool fp = t->kind == TY_FLOAT;
@@ -1191,6 +1204,14 @@ static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
     return load_place(g, n->ty, subscript_ptr(g, n), element_align(n->lhs->ty));
 }
 
+/* The return type of a binary operator's case: the node's type, but for
+ * ints dividing as floats, whose float64 quotient operator.itruediv then
+ * stores as the int the node's type says (sema). */
+static const Type *case_result(Node *n) {
+    if (n->op == OP_DIV && n->casts[0]->kind == TY_INT) return &ty_float64;
+    return type_strip(n->ty);
+}
+
 static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
     LLVMValueRef a = gen_cast(g, n->lhs, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
     if (n->lhs->ty->kind == TY_TUPLE) { /* a + b of tuples: the concatenation */
@@ -1207,8 +1228,7 @@ static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
         const Type *rt = type_strip(n->ty);
         return shift(g, n->op, convert(g, a, n->casts[0], rt), convert(g, b, n->casts[1], rt), rt);
     }
-    /* ints divide as floats; operator.itruediv then gives the int the type says (sema) */
-    const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
+    const Type *rt = case_result(n);
     return convert(g, arith(g, n, n->op, a, b, n->casts[0], n->casts[1], rt), rt, n->ty);
 }
 
@@ -1710,7 +1730,7 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
     case BUILTIN_CONJUGATE: case BUILTIN_BIT_COUNT: return gen_method(g, call, (BuiltinOp)e->op);
     case BUILTIN_POW: {
         LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
-        return convert(g, power(g, a, b, call->casts[0], call->casts[1]), call->casts[0], call->ty);
+        return arith(g, call, OP_POW, a, b, call->casts[0], call->casts[1], call->ty);
     }
     }
     ice("builtin %s has no lowering", e->path);
@@ -2491,8 +2511,7 @@ static void gen_statement(CodeGen *g, Node *n) {
             const Type *wide = type_strip(n->ty);
             r = shift(g, n->op, convert(g, a, n->casts[0], wide), convert(g, b, n->casts[1], wide), wide);
         } else {
-            /* ints divide as floats; x /= y then stores the quotient as an int (sema) */
-            const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
+            const Type *rt = case_result(n);
             r = convert(g, arith(g, n, n->op, a, b, n->casts[0], n->casts[1], rt), rt, n->ty);
         }
         if (ptr) store_place(g, n->lhs->ty, convert(g, r, n->ty, n->lhs->ty), ptr, align);
