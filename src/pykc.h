@@ -1170,6 +1170,13 @@ struct Manifest {
  * NULL, with a diagnostic, if libyaml fails. */
 char *manifest_render(const Manifest *m, size_t *len, Diag *d);
 
+/* ---- emitc.c: the C of --emit header and --emit c ----------------------- */
+
+/* Adds at `path` to outs the header of typed launchers for m's kernels
+ * (codes NULL), or with codes, one Code per target of m, the C source that
+ * holds the header and embeds m's manifest and those images. */
+bool emitc_module(Unit *u, const Manifest *m, const Code *codes, const char *path, Outputs *outs);
+
 /* ---- codegen.c --------------------------------------------------------- */
 
 /* Builds the LLVM module of a typed unit for cfg; NULL after errors. */
