@@ -168,18 +168,21 @@ if command -v pkg-config > /dev/null 2>&1 && [ -z "$san" ]; then
     static=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --static --cflags --libs pykrt)
     check "build against the installed libpykrt.so" sh -c \
         "$cc samples/vadd_host.c $flags -o $t/installed_shared"
+    # pkg-config's rpath finds the installed libpykrt.so.0: no LD_LIBRARY_PATH
     expect "run against the installed libpykrt.so" 2 "no CUDA driver" \
-        env LD_LIBRARY_PATH="$prefix/lib" PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/installed_shared" x.yaml
-    expect "the installed libpykrt.so on the double" 0 "all equal" \
-        env LD_LIBRARY_PATH="$prefix/lib" PYKRT_LIBCUDA="$fake" "$t/installed_shared" "$fixtures/vadd.yaml" 1000
+        env -u LD_LIBRARY_PATH PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/installed_shared" x.yaml
+    expect "the installed libpykrt.so on the double, found through the rpath" 0 "all equal" \
+        env -u LD_LIBRARY_PATH PYKRT_LIBCUDA="$fake" "$t/installed_shared" "$fixtures/vadd.yaml" 1000
+    check "the program uses the installed libpykrt.so.0" sh -c \
+        "env -u LD_LIBRARY_PATH ldd $t/installed_shared | grep -qF '$prefix/lib/libpykrt.so.0'"
     check "build against the installed libpykrt.a" sh -c \
         "$cc samples/vadd_host.c -static-libgcc $(echo "$static" | sed 's/-lpykrt/-l:libpykrt.a/') -o $t/installed_static"
     expect "the installed libpykrt.a on the double" 0 "all equal" \
         env PYKRT_LIBCUDA="$fake" "$t/installed_static" "$fixtures/vadd.yaml" 1000
 elif [ -n "$san" ]; then
-    skip 5 "building against the installed libraries (SAN=1: they are sanitizer builds)"
+    skip 6 "building against the installed libraries (SAN=1: they are sanitizer builds)"
 else
-    skip 5 "building against the installed libraries (no pkg-config)"
+    skip 6 "building against the installed libraries (no pkg-config)"
 fi
 
 # 7. The fuzz harness over the fixtures' manifests (prefixes and flips).
