@@ -111,11 +111,12 @@ static bool name_taken(const Launcher *l, int upto, const char *name) {
     return false;
 }
 
-/* A name for C parameter i: its own, or with underscores added until C
- * takes it and no earlier parameter has it. */
+/* A name for C parameter i: its own, with an underscore after it where
+ * it is reserved (no reserved name ends in one), and more until no
+ * earlier parameter has it. */
 static const char *c_param_name(Arena *a, const Launcher *l, int i, const char *base) {
-    const char *name = base;
-    while (is_reserved(name) || name_taken(l, i, name)) name = arena_printf(a, "%s_", name);
+    const char *name = is_reserved(base) ? arena_printf(a, "%s_", base) : base;
+    while (name_taken(l, i, name)) name = arena_printf(a, "%s_", name);
     return name;
 }
 
@@ -172,17 +173,22 @@ static void put_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-/* The input's stem as a C identifier: other bytes become '_', and a
- * leading digit gets "pyk_" before it. */
+static bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* The input's stem as a C identifier: bytes other than letters, digits
+ * and '_' become '_', and "pyk_" goes before one that does not start with
+ * a letter or that starts as pykrt's and the views' names do (pykrt.pyk's
+ * pykrt_module would be pykrt.h's). */
 static char *c_prefix(Arena *a, const char *input) {
     const char *base = strrchr(input, '/') ? strrchr(input, '/') + 1 : input;
     const char *dot = strrchr(base, '.');
     size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-    bool digit = n == 0 || (base[0] >= '0' && base[0] <= '9');
-    char *out = arena_printf(a, "%s%.*s", digit ? "pyk_" : "", (int)n, base);
+    char *out = arena_strndup(a, base, n);
     for (char *p = out; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
-    return out;
+        if (!is_letter(*p) && !(*p >= '0' && *p <= '9')) *p = '_';
+    bool taken = !strncmp(out, "pykrt", 5) || !strncmp(out, "pykc", 4) || !strncmp(out, "PYKRT", 5) ||
+                 !strncmp(out, "PYKC", 4);
+    return !is_letter(out[0]) || taken ? arena_printf(a, "pyk_%s", out) : out;
 }
 
 static char *upper(Arena *a, const char *s) {

@@ -4,7 +4,8 @@
  * runs it:
  *
  *   lex_file -> parse_module -> sema_module -> cg_module -> target_link
- *            -> target_optimize -> target_emit -> manifest_render -> outputs
+ *            -> target_optimize -> target_emit -> manifest_render (or
+ *            emitc_module, the C of --emit header and c) -> outputs
  *
  * Everything a pass allocates for the unit lives in the unit's Arena and is
  * released at once. Nothing here names LLVM: the back end's files
