@@ -204,6 +204,17 @@ static char *upper(Arena *a, const char *s) {
  * (pk_interface_digest, docs/manifest.md): FNV-1a of each kernel's
  * `entry(type,type,...)` and a newline, a type being its dtype, an
  * array's with "[ndim]", a tuple's member dtypes in parentheses. */
+static void put_interface_type(FILE *f, const ManifestParam *p) {
+    if (!p->members) {
+        fputs(p->dtype, f);
+        if (p->is_array) fprintf(f, "[%d]", p->ndim);
+        return;
+    }
+    fputc('(', f);
+    for (int t = 0; t < p->member_count; t++) fprintf(f, "%s%s", t ? "," : "", p->members[t]);
+    fputc(')', f);
+}
+
 static void interface_digest(const Manifest *m, char out[25]) {
     char *text = NULL;
     size_t len = 0;
@@ -213,16 +224,8 @@ static void interface_digest(const Manifest *m, char out[25]) {
         const ManifestKernel *k = &m->kernels[i];
         fprintf(f, "%s(", k->entry);
         for (int j = 0; j < k->param_count; j++) {
-            const ManifestParam *p = &k->params[j];
             fputs(j ? "," : "", f);
-            if (p->members) {
-                fputc('(', f);
-                for (int t = 0; t < p->member_count; t++) fprintf(f, "%s%s", t ? "," : "", p->members[t]);
-                fputc(')', f);
-            } else {
-                fputs(p->dtype, f);
-                if (p->is_array) fprintf(f, "[%d]", p->ndim);
-            }
+            put_interface_type(f, &k->params[j]);
         }
         fputs(")\n", f);
     }
@@ -341,7 +344,10 @@ static void emit_head(Emit *e, const char *source, const char *digest, bool embe
     fprintf(f, ".yaml\", &m);    or %s_load_embedded(ctx, &m)\n", e->prefix);
     fprintf(f, " *     %s(&m, &config, arguments...);\n *     %s_unload(&m);\n */\n",
             e->m->kernel_count ? e->names[0] : arena_printf(e->arena, "%s_KERNEL", e->prefix), e->prefix);
-    if (embedded) fputs("#if defined(__clang__)\n#pragma clang diagnostic ignored \"-Wunused-function\"\n#endif\n", f);
+    /* a source's unused static functions are clang's warning, a header's not */
+    if (embedded)
+        fputs("#if defined(__clang__)\n#pragma clang diagnostic push\n"
+              "#pragma clang diagnostic ignored \"-Wunused-function\"\n#endif\n", f);
     fprintf(f, "#ifndef PYKC_%s_H\n#define PYKC_%s_H\n\n#include <pykrt.h>\n\n", e->upper, e->upper);
     fputs("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", f);
     fprintf(f, "/* The interface digest of the kernels this header was generated for: the\n"
@@ -353,9 +359,8 @@ static void emit_module(Emit *e) {
     FILE *f = e->f;
     const char *p = e->prefix;
     int n = e->m->kernel_count;
-    fputs("/* The module, loaded, and its kernels in the manifest's order:", f);
-    for (int i = 0; i < n; i++) fprintf(f, "%s %s", i ? "," : "", e->m->kernels[i].entry);
-    fprintf(f, "%s. */\ntypedef struct %s_module {\n    pykrt_module *module;\n", n ? "" : " none", p);
+    fprintf(f, "/* The module, loaded, and its kernels in the manifest's order. */\n"
+               "typedef struct %s_module {\n    pykrt_module *module;\n", p);
     fprintf(f, "    pykrt_kernel *kernels[%d];\n} %s_module;\n\n", n ? n : 1, p);
     fputs("/* The module of `pykc --emit c`, where its source is linked in. */\n", f);
     fprintf(f, "extern const unsigned char %s_embedded_manifest[];\nextern const size_t %s_embedded_manifest_size;\n", p, p);
@@ -570,7 +575,7 @@ bool emitc_module(Unit *u, const Manifest *m, const Code *codes, const char *pat
     fputs("#ifdef __cplusplus\n}\n#endif\n\n", e.f);
     fprintf(e.f, "#endif /* PYKC_%s_H */\n", e.upper);
     if (codes) {
-        fputc('\n', e.f);
+        fputs("#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n\n", e.f);
         emit_embedded(&e, codes, manifest, manifest_len);
     }
     fclose(e.f);
