@@ -63,13 +63,56 @@ void pk_manifest_free(pk_manifest *m)
     free(m);
 }
 
-uint64_t pk_fnv1a64(const void *data, size_t len)
+/* FNV-1a over `len` more bytes, from the hash `h` so far. */
+static uint64_t fnv_add(uint64_t h, const void *data, size_t len)
 {
     const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < len; i++) {
         h ^= p[i];
         h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+
+uint64_t pk_fnv1a64(const void *data, size_t len)
+{
+    return fnv_add(FNV_OFFSET, data, len);
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+    return fnv_add(h, s, strlen(s));
+}
+
+/* A parameter in the interface text: its dtype, an array's "[ndim]" after
+ * it, a tuple's member dtypes in parentheses. */
+static uint64_t fnv_param(uint64_t h, const pk_param *p)
+{
+    if (p->kind == PYKRT_KIND_TUPLE) {
+        h = fnv_str(h, "(");
+        for (size_t j = 0; j < p->nmembers; j++)
+            h = fnv_str(fnv_str(h, j ? "," : ""), pykrt_dtype_name(p->members[j].dtype));
+        return fnv_str(h, ")");
+    }
+    h = fnv_str(h, pykrt_dtype_name(p->dtype));
+    if (p->kind != PYKRT_KIND_ARRAY)
+        return h;
+    char dims[16];
+    snprintf(dims, sizeof dims, "[%d]", p->ndim);
+    return fnv_str(h, dims);
+}
+
+uint64_t pk_interface_digest(const pk_manifest *m)
+{
+    uint64_t h = FNV_OFFSET;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        const pk_kernel *k = &m->kernels[i];
+        h = fnv_str(fnv_str(h, k->entry), "(");
+        for (size_t j = 0; j < k->nparams; j++)
+            h = fnv_param(fnv_str(h, j ? "," : ""), &k->params[j]);
+        h = fnv_str(h, ")\n");
     }
     return h;
 }
@@ -309,7 +352,7 @@ static bool parse_arch(const char *s, int *sm, char *variant)
     return digits >= 2 && digits <= 4 && *s == '\0';
 }
 
-static bool parse_digest(const char *s, uint64_t *out)
+bool pk_parse_digest(const char *s, uint64_t *out)
 {
     static const char prefix[] = "fnv1a64:";
     if (strncmp(s, prefix, sizeof prefix - 1) != 0 || strlen(s) != sizeof prefix - 1 + 16)
@@ -343,7 +386,7 @@ static pykrt_status read_target(reader *r, yaml_node_t *map, const char *where, 
         field(r, map, "arch", true, where, &n);
         return bad(r, n, where, "arch '%.40s' is not of the form sm_75", t->arch);
     }
-    if (!parse_digest(digest, &t->digest)) {
+    if (!pk_parse_digest(digest, &t->digest)) {
         field(r, map, "digest", true, where, &n);
         return bad(r, n, where, "digest '%.40s' is not fnv1a64: and 16 lowercase hex digits", digest);
     }
@@ -1080,7 +1123,7 @@ static pykrt_status read_source(reader *r, yaml_node_t *root)
         (st = get_string(r, src, "path", false, "source", &r->m->source_path)) != PYKRT_SUCCESS ||
         (st = get_string(r, src, "digest", false, "source", &digest)) != PYKRT_SUCCESS)
         return st;
-    if (*digest && !parse_digest(digest, &d))
+    if (*digest && !pk_parse_digest(digest, &d))
         return bad(r, src, "source", "digest '%.40s' is not fnv1a64: and 16 lowercase hex digits", digest);
     return PYKRT_SUCCESS;
 }

@@ -400,6 +400,31 @@ pykrt_status pykrt_module_describe(const pykrt_module *module, pykrt_module_info
     return PYKRT_SUCCESS;
 }
 
+pykrt_status pykrt_module_bind(pykrt_module *module, const char *digest, pykrt_kernel **kernels, size_t nkernels)
+{
+    if (!module || !digest || (!kernels && nkernels))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_bind: %s is NULL",
+                       !module ? "module" : !digest ? "digest" : "kernels");
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_module_bind", PK_MODULE);
+    uint64_t want, have = pk_interface_digest(module->mf);
+    if (!pk_parse_digest(digest, &want))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT,
+                       "pykrt_module_bind(%s): digest '%.40s' is not fnv1a64: and 16 lowercase hex digits", module->name,
+                       digest);
+    if (want != have)
+        return pk_fail(PYKRT_ERROR_STALE,
+                       "pykrt_module_bind(%s): its kernels (interface fnv1a64:%016llx) are not the ones the header "
+                       "was generated for (%s): generate the header and the module from the same source",
+                       module->name, (unsigned long long)have, digest);
+    if (kernels && nkernels != module->mf->nkernels)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_bind(%s): room for %zu kernels, the module has %zu",
+                       module->name, nkernels, module->mf->nkernels);
+    for (size_t i = 0; kernels && i < nkernels; i++)
+        kernels[i] = module->kernels[i];
+    return PYKRT_SUCCESS;
+}
+
 /* ---- kernels ---- */
 
 pykrt_status pykrt_kernel_get(pykrt_module *module, const char *name, pykrt_kernel **out)

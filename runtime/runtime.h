@@ -242,6 +242,14 @@ void pk_manifest_free(pk_manifest *m);
 /* FNV-1a, 64 bits: the manifest's staleness digest. */
 uint64_t pk_fnv1a64(const void *data, size_t len);
 
+/* "fnv1a64:" and 16 lowercase hex digits into *out; false if s is not one. */
+bool pk_parse_digest(const char *s, uint64_t *out);
+
+/* The digest of the kernels' interface (docs/manifest.md, Interface
+ * digest): FNV-1a of each kernel's entry and parameter types, the text
+ * pykc's generated headers were made from. */
+uint64_t pk_interface_digest(const pk_manifest *m);
+
 /* The dtype named by Numba's name, or PYKRT_DTYPE_INVALID. */
 pykrt_dtype pk_dtype_from_name(const char *name);
 

@@ -4,7 +4,8 @@
  * runs it:
  *
  *   lex_file -> parse_module -> sema_module -> cg_module -> target_link
- *            -> target_optimize -> target_emit -> manifest_render -> outputs
+ *            -> target_optimize -> target_emit -> manifest_render (or
+ *            emitc_module, the C of --emit header and c) -> outputs
  *
  * Everything a pass allocates for the unit lives in the unit's Arena and is
  * released at once. Nothing here names LLVM: the back end's files
@@ -1204,6 +1205,13 @@ struct Manifest {
 /* The manifest as YAML text (malloc'd, *len bytes), written with libyaml;
  * NULL, with a diagnostic, if libyaml fails. */
 char *manifest_render(const Manifest *m, size_t *len, Diag *d);
+
+/* ---- emitc.c: the C of --emit header and --emit c ----------------------- */
+
+/* Adds at `path` to outs the header of typed launchers for m's kernels
+ * (codes NULL), or with codes, one Code per target of m, the C source that
+ * holds the header and embeds m's manifest and those images. */
+bool emitc_module(Unit *u, const Manifest *m, const Code *codes, const char *path, Outputs *outs);
 
 /* ---- codegen.c --------------------------------------------------------- */
 

@@ -522,6 +522,53 @@ static void test_module_load_driver_error(void)
     ASSERT(m == NULL);
 }
 
+/* "fnv1a64:" and the 16 hex digits of FNV-1a over text. */
+static const char *digest_of(const char *text, char out[25])
+{
+    snprintf(out, 25, "fnv1a64:%016llx", (unsigned long long)pk_fnv1a64(text, strlen(text)));
+    return out;
+}
+
+/* pykrt_module_bind: the interface digest is FNV-1a of each kernel's
+ * `entry(type,...)` line, as docs/manifest.md spells it; a match gives the
+ * kernels in manifest order, anything else is refused. */
+static void test_module_bind(void)
+{
+    pykrt_module *m;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("specs.yaml"), &m));
+    char want[25], other[25];
+    digest_of("scale(float32[1],float32)\nscale__95569457(float64[1],float64)\n"
+              "scale__12a548ca(float32[1],float32)\n", want);
+    pykrt_kernel *k[3] = {NULL, NULL, NULL}, *third;
+    ASSERT_OK(pykrt_module_bind(m, want, k, 3));
+    ASSERT_OK(pykrt_kernel_at(m, 2, &third));
+    ASSERT(k[2] == third && k[0] != k[1]);
+    ASSERT_OK(pykrt_module_bind(m, want, NULL, 0));
+    /* a kernel's parameter of another dtype, or one kernel fewer */
+    digest_of("scale(float32[1],float64)\nscale__95569457(float64[1],float64)\n"
+              "scale__12a548ca(float32[1],float32)\n", other);
+    ASSERT_ERR(PYKRT_ERROR_STALE, pykrt_module_bind(m, other, k, 3), "are not the ones the header was generated for");
+    ASSERT_CONTAINS(pykrt_last_error(), other);
+    ASSERT_ERR(PYKRT_ERROR_STALE, pykrt_module_bind(m, digest_of("scale(float32[1],float32)\n", other), NULL, 0),
+               "specs.yaml");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_module_bind(m, want, k, 2), "room for 2 kernels, the module has 3");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_module_bind(m, "fnv1a64:123", k, 3), "is not fnv1a64:");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_module_bind(m, want, NULL, 3), "kernels is NULL");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_module_bind(m, NULL, k, 3), "digest is NULL");
+    ASSERT_OK(pykrt_module_unload(m));
+    ASSERT_ERR(PYKRT_ERROR_INVALID_HANDLE, pykrt_module_bind(m, want, k, 3), "pykrt_module_bind");
+
+    /* every dtype; records; a tuple, its member dtypes in parentheses */
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("abi.yaml"), &m));
+    digest_of("scalars(int8,int16,int32,int64,uint8,uint16,uint32,uint64,float16,float32,float64,bool,complex64,"
+              "complex128,float64[1])\n"
+              "arrays(float64[2],float32[2],int32[3],int64[1])\n"
+              "coop(int32[1])\ndynshared(float32[1])\nuse_const(float32[1])\nrng(record[1],uint64[1])\n"
+              "tuples((int32,float64,float64,complex64),int16,float64[1])\nnoargs()\n", want);
+    ASSERT_OK(pykrt_module_bind(m, want, NULL, 0));
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
 const t_case module_tests[] = {
     T(test_load_vadd),
     T(test_kernel_not_found),
@@ -532,6 +579,7 @@ const t_case module_tests[] = {
     T(test_arch_variants),
     T(test_load_memory),
     T(test_load_memory_sizes),
+    T(test_module_bind),
     T(test_entry_missing),
     T(test_entry_parameters),
     T(test_ptx_reader),
