@@ -57,6 +57,8 @@ static const char usage_text[] =
     "  --libdevice PATH     libdevice bitcode for math functions\n"
     "  --dump-ast           print the syntax tree\n"
     "  --dump-types         print each function's signature and locals' types\n"
+    "  --explain-types NAME why local NAME has its type: a note at each assignment\n"
+    "                       and merge of its versions, as Numba types them\n"
     "  --version            print the version, LLVM's, the default target and arch, and\n"
     "                       the libdevice a compilation would use\n"
     "  --help               print this help\n";
@@ -206,6 +208,9 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "--libdevice")) {
         if (!(v = VALUE("--libdevice"))) return EXIT_USAGE + 1;
         o->libdevice = v;
+    } else if (is_option(arg, "--explain-types")) {
+        if (!(v = VALUE("--explain-types"))) return EXIT_USAGE + 1;
+        o->explain_types = v;
     } else if (is_option(arg, "--checks")) {
         if (!(v = VALUE("--checks"))) return EXIT_USAGE + 1;
         if (!parse_checks(v, &o->checks)) return usage_error("bad --checks '%s' (bounds, div0, assert, all, comma-separated)", v), EXIT_USAGE + 1;
@@ -488,10 +493,11 @@ static int compile(const Options *o) {
     Node *module = parse_module(&arena, &diag, file, &toks);                /* parse */
     Unit unit = {.arena = &arena, .diag = &diag, .opts = o, .module = module};
     if (o->dump_ast && diag.error_count == 0) ast_dump(stdout, &diag, module);
-    bool front_only = o->dump_ast || o->dump_types || o->syntax_only;
+    bool front_only = o->dump_ast || o->dump_types || o->explain_types || o->syntax_only;
     if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);         /* names, types */
     if (o->verbose) print_skipped(&unit);
     if (o->dump_types && diag.error_count == 0) sema_dump_types(stdout, &unit);
+    if (o->explain_types && diag.error_count == 0) explain_types(&unit, o->explain_types);
     Outputs outs;
     outputs_init(&outs, &diag);
     if (diag.error_count == 0 && (o->dep_only || o->dep_file)) write_deps(&unit, o, &outs);

@@ -837,6 +837,8 @@ struct Sym {
                                 predecessor, NULL where none does */
     int incoming_count;
     bool is_phi;
+    Span merged;             /* a phi: the statement that ends the block where
+                                the versions meet (a loop, a test), or the function */
     bool typing_phi;         /* sema: its type is being computed */
     Span assigned;           /* LOCAL: what is assigned to it, where a
                                 merge that does not unify is reported */
@@ -999,6 +1001,8 @@ void sema_assign_item(Sema *s, Node *target, Type *value, Span where);
 /* Resolves names and types the module as Numba would; false on errors. */
 bool sema_module(Unit *u);
 /* Prints --dump-types: each function's signature and each local's type. */
+/* --explain-types NAME: notes on each version of local NAME (explain.c). */
+void explain_types(const Unit *u, const char *name);
 void sema_dump_types(FILE *out, const Unit *u);
 
 /* ---- ssa.c ------------------------------------------------------------- */
@@ -1272,6 +1276,7 @@ struct Options {
     const char **sigs;              /* --sig 'NAME(type, ...)', in order */
     int sig_count;
     unsigned checks;            /* --checks: CHECK_* */
+    const char *explain_types;  /* --explain-types NAME */
     int error_limit;
     DiagFormat diag_format;     /* --diagnostics-format */
 };
