@@ -115,8 +115,7 @@ static bool want_args(Sema *s, Node *call, const Entity *e, int lo, int hi) {
         return false;
     }
     if (nargs(call) >= lo && nargs(call) <= hi) return true;
-    if (lo == hi) sema_error(s, call->span, "%s takes %d argument%s, %d given", e->path, lo, lo == 1 ? "" : "s", nargs(call));
-    else sema_error(s, call->span, "%s takes %d to %d arguments, %d given", e->path, lo, hi, nargs(call));
+    sema_arg_count_error(s, call, e->path, lo, hi);
     return false;
 }
 

@@ -357,6 +357,11 @@ struct Node {
                                    starred expression) */
     const char *asname;         /* Alias: `as` name (or NULL) */
     Op op;                      /* BinOp, UnaryOp, BoolOp, AugAssign */
+    Span at;                    /* where an error about the node points, as
+                                   clang points: a BinOp's or AugAssign's
+                                   operator, an Attribute's name after the
+                                   dot (empty elsewhere: use span) */
+    Span *op_at;                /* Compare: each operator's span */
 
     Node *lhs, *rhs;            /* BinOp; Assign/AugAssign/AnnAssign target
                                    and value; Attribute/Subscript value and
@@ -929,6 +934,9 @@ const char *sema_type_name(Sema *s, Type *t);
 void sema_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 /* A call's argument types as diagnostics list them: "int32, float32". */
 const char *sema_arg_types(Sema *s, const Node *call);
+/* "CALLEE takes LO [to HI] argument(s), N given", where clang puts it: at
+ * the first argument past hi, or at the closing parenthesis of too few. */
+void sema_arg_count_error(Sema *s, const Node *call, const char *callee, int lo, int hi);
 /* A compile-time integer (a literal, a module constant, arithmetic of
  * them); reports an error naming what and returns false otherwise. */
 bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out);

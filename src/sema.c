@@ -793,12 +793,15 @@ static Type *type_name_ref(Sema *s, Node *n) {
     return sym->ty ? sym->ty : &ty_error;
 }
 
+/* Where an error about an attribute points: its name after the dot. */
+static Span name_site(const Node *n) { return n->at.end > n->at.begin ? n->at : n->span; }
+
 static Type *member(Sema *s, Node *n, const Entity *base) {
     char path[256];
     snprintf(path, sizeof path, "%s.%s", base->path, n->name);
     const Entity *e = entity_lookup(path);
     if (!e) {
-        sema_error(s, n->span, "'%s' has no attribute '%s'", base->path, n->name);
+        sema_error(s, name_site(n), "'%s' has no attribute '%s'", base->path, n->name);
         return &ty_error;
     }
     if (e->kind == ENT_DTYPE) return type_dtype(s->arena, e->type);
@@ -913,7 +916,7 @@ static Type *class_attribute(Sema *s, Node *n, ClassInfo *c) {
             n->sym = c->members[i];
             return n->sym->ty;
         }
-    sema_error(s, n->span, "%s has no %s '%s'", sema_type_name(s, type_class(s->arena, c)),
+    sema_error(s, name_site(n), "%s has no %s '%s'", sema_type_name(s, type_class(s->arena, c)),
                c->kind == CLASS_NAMED_TUPLE ? "attribute" : "member", n->name);
     return &ty_error;
 }
@@ -937,7 +940,7 @@ static Type *type_attribute(Sema *s, Node *n) {
         if (mod && mod->kind == SYM_MODULE) {
             Sym *member = scope_find(mod->members, n->name);
             if (!member || (member->kind != SYM_FUNC && member->kind != SYM_CONST)) {
-                sema_error(s, n->span, "module '%s' has no device function or constant '%s'", n->lhs->name, n->name);
+                sema_error(s, name_site(n), "module '%s' has no device function or constant '%s'", n->lhs->name, n->name);
                 return &ty_error;
             }
             n->sym = member;
@@ -950,7 +953,7 @@ static Type *type_attribute(Sema *s, Node *n) {
     s->reading_field = outer;
     if (base->kind == TY_ERROR) return base;
     if (base->kind == TY_ENTITY && base->entity->kind != ENT_DIM3) return member(s, n, base->entity);
-    if (base->kind == TY_RECORD) return record_member(s, n, base, n->name, n->span);
+    if (base->kind == TY_RECORD) return record_member(s, n, base, n->name, name_site(n));
     if (base->kind == TY_CLASS) return class_attribute(s, n, base->cls);
     Type *t = base->kind == TY_TUPLE && base->cls ? field_attribute(s, n, base) : NULL;
     if (t) return t;
@@ -958,11 +961,11 @@ static Type *type_attribute(Sema *s, Node *n) {
     t = n->attr == ATTR_NONE ? NULL : type_value_attribute(s, base, n->attr);
     if (!t && base->kind == TY_ARRAY && base->dtype->kind == TY_RECORD) {
         n->attr = ATTR_NONE;
-        return record_array_view(s, n, base, n->name, n->span);
+        return record_array_view(s, n, base, n->name, name_site(n));
     }
     if (t && base->kind == TY_ENTITY) n->entity = base->entity;
     if (t) return t;
-    sema_error(s, n->span, "%s has no attribute '%s'", sema_type_name(s, base), n->name);
+    sema_error(s, name_site(n), "%s has no attribute '%s'", sema_type_name(s, base), n->name);
     return &ty_error;
 }
 
@@ -1174,7 +1177,7 @@ static bool tuples_compare(Op op, Type *a, Type *b) {
  * which compares each element with x as `elem == x` does (casts[0] is the
  * type they compare in, or the tuple x is); the empty tuple contains
  * nothing, a constant. */
-static Type *resolve_contains(Sema *s, Node *n, Op op, Type *const *args, Type **casts) {
+static Type *resolve_contains(Sema *s, Span at, Op op, Type *const *args, Type **casts) {
     casts[0] = args[0];
     casts[1] = args[1];
     bool vector = args[1]->kind == TY_ARRAY;
@@ -1191,7 +1194,7 @@ static Type *resolve_contains(Sema *s, Node *n, Op op, Type *const *args, Type *
         ok = k >= 0;
     }
     if (!ok) {
-        sema_error(s, n->span, "operator '%s' is not supported between %s and %s%s", op_spelling(op),
+        sema_error(s, at, "operator '%s' is not supported between %s and %s%s", op_spelling(op),
                    sema_type_name(s, args[0]), sema_type_name(s, args[1]),
                    elem ? "" : " (numba-cuda searches tuples whose elements have one type)");
         return &ty_error;
@@ -1235,7 +1238,14 @@ static bool enum_equality(Op op, Type *const *args, int nargs) {
     return (op == OP_EQ || op == OP_NE) && nargs == 2 && args[0]->kind == TY_ENUM && type_equal(args[0], args[1]);
 }
 
-static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **casts) {
+/* Where an error about operator i of n points: the operator as written;
+ * the whole node where there is none (operator.add(a, b), a ufunc). */
+static Span op_site(const Node *n, int i) {
+    if (n->op_at) return n->op_at[i];
+    return n->at.end > n->at.begin ? n->at : n->span;
+}
+
+static Type *resolve_op(Sema *s, Node *n, Span at, Op op, Node *lhs, Node *rhs, Type **casts) {
     Type *args[2] = {lhs->ty, rhs ? rhs->ty : NULL};
     int nargs = rhs ? 2 : 1;
     if (args[0]->kind == TY_ERROR || (rhs && args[1]->kind == TY_ERROR)) return &ty_error;
@@ -1246,7 +1256,7 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     }
     if (op >= OP_EQ && op <= OP_GE && rhs && args[0]->kind == TY_TUPLE && args[1]->kind == TY_TUPLE) {
         if (!tuples_compare(op, args[0], args[1])) {
-            sema_error(s, n->span, "operator '%s' is not supported between %s and %s", op_spelling(op),
+            sema_error(s, at, "operator '%s' is not supported between %s and %s", op_spelling(op),
                        sema_type_name(s, args[0]), sema_type_name(s, args[1]));
             return &ty_error;
         }
@@ -1256,7 +1266,7 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     }
     if ((op == OP_IN || op == OP_NOTIN) && rhs && (args[1]->kind == TY_TUPLE || args[1]->kind == TY_ARRAY)) {
         sema_note_access(s, rhs, true, false);
-        return resolve_contains(s, n, op, args, casts);
+        return resolve_contains(s, at, op, args, casts);
     }
     if (enum_equality(op, args, nargs)) {
         casts[0] = args[0];
@@ -1284,7 +1294,7 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     bool lowerable;
     if (bfloat16_operator(op, args, nargs, &lowerable)) {
         if (!lowerable) {
-            sema_error(s, n->span, "operator '%s' between %s and %s is not supported: numba-cuda types it on bfloat16 "
+            sema_error(s, at, "operator '%s' between %s and %s is not supported: numba-cuda types it on bfloat16 "
                        "but has no conversion of an 8-bit integer to bfloat16; convert it with bfloat16() first",
                        op_spelling(op), sema_type_name(s, args[0]), sema_type_name(s, rhs ? args[1] : args[0]));
             return &ty_error;
@@ -1299,15 +1309,15 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     int k = cases ? resolve_overload(cases, ncases, args, nargs, unsafe) : -1;
     if (k < 0) {
         if (rhs)
-            sema_error(s, n->span, "operator '%s' is not supported between %s and %s", op_spelling(op),
+            sema_error(s, at, "operator '%s' is not supported between %s and %s", op_spelling(op),
                        sema_type_name(s, args[0]), sema_type_name(s, args[1]));
         else
-            sema_error(s, n->span, "operator '%s' is not supported for %s", op_spelling(op), sema_type_name(s, args[0]));
+            sema_error(s, at, "operator '%s' is not supported for %s", op_spelling(op), sema_type_name(s, args[0]));
         return &ty_error;
     }
     casts[0] = cases[k].args[0];
     if (rhs) casts[1] = cases[k].args[1];
-    return casts_lowered(s, n->span, args, casts, nargs) ? cases[k].ret : &ty_error;
+    return casts_lowered(s, at, args, casts, nargs) ? cases[k].ret : &ty_error;
 }
 
 /* CPython folds operations on int literals before Numba sees them
@@ -1358,7 +1368,7 @@ static Type *type_binop(Sema *s, Node *n) {
         return lit;
     }
     n->casts = new_casts(s, 2);
-    Type *r = resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+    Type *r = resolve_op(s, n, op_site(n, 0), n->op, n->lhs, n->rhs, n->casts);
     return n->inplace && r->kind != TY_ERROR ? inplace_result(n->op, r, n->lhs->ty, n->rhs->ty) : r;
 }
 
@@ -1380,7 +1390,7 @@ static Type *type_unary(Sema *s, Node *n) {
         n->casts[0] = n->rhs->ty;
         return &ty_bool;
     }
-    return resolve_op(s, n, n->op, n->rhs, NULL, n->casts);
+    return resolve_op(s, n, n->span, n->op, n->rhs, NULL, n->casts);
 }
 
 static Type *type_compare(Sema *s, Node *n) {
@@ -1388,7 +1398,7 @@ static Type *type_compare(Sema *s, Node *n) {
     n->casts = new_casts(s, 2 * (n->item_len - 1));
     Type *t = &ty_bool;
     for (int i = 0; i + 1 < n->item_len; i++) {
-        Type *r = resolve_op(s, n, n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i]);
+        Type *r = resolve_op(s, n, op_site(n, i), n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i]);
         if (r->kind == TY_ERROR) return r;
         if (n->item_len == 2) t = r; /* `x in ()` is Literal[bool](False) */
     }
@@ -1481,7 +1491,15 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
         return &ty_error;
     }
     Type *args[3] = {NULL, NULL, NULL};
-    int n = call->item_len;
+    int n = call->item_len, lo = e->cases[0].nargs, hi = lo;
+    for (int k = 1; k < e->ncases; k++) {
+        lo = e->cases[k].nargs < lo ? e->cases[k].nargs : lo;
+        hi = e->cases[k].nargs > hi ? e->cases[k].nargs : hi;
+    }
+    if (n < lo || n > hi) {
+        sema_arg_count_error(s, call, e->path, lo, hi);
+        return &ty_error;
+    }
     for (int i = 0; i < n && i < 3; i++) args[i] = call->items[i]->ty;
     int k = n <= 3 ? resolve_overload(e->cases, e->ncases, args, n, true) : -1;
     if (k < 0) {
@@ -1501,6 +1519,13 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
 
 static FuncInfo *type_function(Sema *s, FuncInfo *f);
 static FuncInfo *declare_function(Sema *s, Node *def);
+
+void sema_arg_count_error(Sema *s, const Node *call, const char *callee, int lo, int hi) {
+    int n = call->item_len;
+    Span at = n > hi ? call->items[hi]->span : (Span){call->span.file, call->span.end - 1, call->span.end};
+    if (lo == hi) sema_error(s, at, "%s takes %d argument%s, %d given", callee, lo, lo == 1 ? "" : "s", n);
+    else sema_error(s, at, "%s takes %d to %d arguments, %d given", callee, lo, hi, n);
+}
 
 /* What a specialisation keeps of the decorator its function was read
  * with. */
@@ -1560,8 +1585,7 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
         return &ty_error;
     }
     if (call->item_len != f->param_count) {
-        sema_error(s, call->span, "'%s' takes %d argument%s, %d given", f->def->name, f->param_count,
-                   f->param_count == 1 ? "" : "s", call->item_len);
+        sema_arg_count_error(s, call, arena_printf(s->arena, "'%s'", f->def->name), f->param_count, f->param_count);
         return &ty_error;
     }
     if (!f->has_signature) {
@@ -1625,7 +1649,7 @@ static Type *type_method_call(Sema *s, Node *n) {
         return &ty_error;
     }
     if ((conj && !is_number(recv)) || (!conj && !is_integer(recv))) {
-        sema_error(s, n->func->span, "%s has no attribute '%s'", sema_type_name(s, recv), n->func->name);
+        sema_error(s, name_site(n->func), "%s has no attribute '%s'", sema_type_name(s, recv), n->func->name);
         return &ty_error;
     }
     n->entity = entity_lookup(conj ? "method.conjugate" : "method.bit_count");
@@ -2211,7 +2235,7 @@ static void type_statement(Sema *s, Node *n) {
         Type *cur = n->lhs->kind == ND_NAME ? set_type(n->lhs, read_version(s, n->sym, n->lhs)) : type_expr(s, n->lhs);
         type_expr(s, n->rhs);
         n->casts = new_casts(s, 2);
-        Type *r = cur->kind == TY_ERROR ? cur : resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+        Type *r = cur->kind == TY_ERROR ? cur : resolve_op(s, n, op_site(n, 0), n->op, n->lhs, n->rhs, n->casts);
         n->ty = r = r->kind == TY_ERROR ? r : inplace_result(n->op, r, cur, n->rhs->ty);
         if (n->lhs->kind == ND_NAME) assign_name(s, n->lhs, r, n->span);
         else if (n->lhs->kind == ND_SUBSCRIPT) assign_item(s, n->lhs, r, n->span), sema_note_access(s, n->lhs->lhs, true, true);
