@@ -869,6 +869,9 @@ struct FuncInfo {
     const char *inline_mode; /* "never", "always" or NULL */
     bool prepared;           /* decorators and parameters read */
     bool typing, typed;      /* in progress (recursion), finished */
+    struct FuncInfo *typed_from; /* while typing: the function whose call
+                                    is typing it (NULL: none), so that a
+                                    call cycle can be named */
     bool has_signature;      /* an eager signature fixed the types */
     bool typed_quietly;      /* typed inside a silent pass: type again to report */
     bool abstract;           /* unannotated: exists only as specialisations */

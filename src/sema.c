@@ -1615,8 +1615,23 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
     return type_callee(s, call, f);
 }
 
+/* A call of f while f is being typed, from another function: mutual
+ * recursion, which numba-cuda cannot compile (its lowering of the call
+ * that closes the cycle fails), though it compiles a function calling
+ * itself. The cycle is named in the order the calls were typed. */
+static bool refuse_call_cycle(Sema *s, Node *call, FuncInfo *f) {
+    if (!f->typing || f == s->fn) return false;
+    const char *cycle = f->def->name;
+    for (FuncInfo *g = s->fn; g && g != f; g = g->typed_from) cycle = arena_printf(s->arena, "%s -> %s", g->def->name, cycle);
+    sema_error(s, call->span, "mutually recursive device functions are not supported: this call closes the cycle %s -> %s "
+               "(numba-cuda compiles a device function that calls itself, not functions that call each other)",
+               f->def->name, cycle);
+    return true;
+}
+
 /* The type of a call of f, typing f first if it is not yet. */
 static Type *type_callee(Sema *s, Node *call, FuncInfo *f) {
+    if (refuse_call_cycle(s, call, f)) return &ty_error;
     if (f->typing && !f->ret) {
         sema_error(s, call->span, "recursive call to '%s' needs its return type annotated", f->def->name);
         return &ty_error;
@@ -2306,6 +2321,7 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     s->locals = &scope;
     s->loop_depth = 0;
     f->typing = true;
+    f->typed_from = outer_fn;
     ssa_build(s->arena, s->diag, f, global_constant, s);
     for (int i = 0; i < f->param_count; i++) scope_add(s, &scope, f->params[i]);
     for (int i = 0; i < f->local_count; i++)
