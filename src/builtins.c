@@ -1171,6 +1171,15 @@ static Type *type_operator_refused(Sema *s, Node *call, const Entity *e) {
     return &ty_error;
 }
 
+/* cuda.fp16.atomicAdd: numba-cuda types it atomicAdd(float16*, float16), and
+ * a kernel has no way to make that pointer from an array, so every call of
+ * it fails to type there; cuda.atomic.add has no float16 either. */
+static Type *type_fp16_atomic_add(Sema *s, Node *call, const Entity *e) {
+    sema_error(s, call->span, "%s(%s) is not supported: numba-cuda types it only as atomicAdd(float16*, float16), "
+               "and a kernel cannot take that pointer from an array", e->path, sema_arg_types(s, call));
+    return &ty_error;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 #define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, 0, NULL}
@@ -1242,7 +1251,18 @@ static const Entity entities[] = {
     NUMPY_AND_NUMBA(complex64), NUMPY_AND_NUMBA(complex128),
     DTYPE("numba.intp", int64), DTYPE("numpy.intp", int64), DTYPE("numba.uintp", uint64), DTYPE("numpy.uintp", uint64),
     DTYPE("numba.boolean", bool), DTYPE("numba.bool_", bool), DTYPE("numpy.bool_", bool),
-    DTYPE("numba.float_", float32), DTYPE("numba.double", float64), DTYPE("numpy.double", float64),
+    DTYPE("numba.double", float64), DTYPE("numpy.double", float64),
+    /* numba's other names of its scalar types (numba.types and numba have
+     * each; numba.types alone has f2) */
+    DTYPE("numba.b1", bool), DTYPE("numba.bool", bool), DTYPE("numba.i1", int8), DTYPE("numba.i2", int16),
+    DTYPE("numba.i4", int32), DTYPE("numba.i8", int64), DTYPE("numba.u1", uint8), DTYPE("numba.u2", uint16),
+    DTYPE("numba.u4", uint32), DTYPE("numba.u8", uint64), DTYPE("numba.f2", float16), DTYPE("numba.f4", float32),
+    DTYPE("numba.f8", float64), DTYPE("numba.c8", complex64), DTYPE("numba.c16", complex128),
+    DTYPE("numba.char", int8), DTYPE("numba.uchar", uint8), DTYPE("numba.byte", uint8), DTYPE("numba.short", int16),
+    DTYPE("numba.ushort", uint16), DTYPE("numba.intc", int32), DTYPE("numba.uintc", uint32),
+    DTYPE("numba.int_", int64), DTYPE("numba.uint", uint64), DTYPE("numba.long_", int64), DTYPE("numba.ulong", uint64),
+    DTYPE("numba.longlong", int64), DTYPE("numba.ulonglong", uint64), DTYPE("numba.size_t", uint64),
+    DTYPE("numba.ssize_t", int64),
     DTYPE("numba.void", none), DTYPE("numba.none", none),
 
     {"numpy.dtype", ENT_FUNCTION, type_np_dtype, NULL, 0, NULL, LW_COMPILE_TIME, 0, NULL},
@@ -1341,6 +1361,7 @@ static const Entity entities[] = {
     FP16("hge", fp16_compare, FP16_GE), FP16("hlt", fp16_compare, FP16_LT), FP16("hle", fp16_compare, FP16_LE),
     FP16("hneg", fp16_unary, FP16_NEG), FP16("habs", fp16_unary, FP16_ABS), FP16("hfma", fp16_ternary, FP16_FMA),
     FP16("hrcp", fp16_unary, FP16_RCP),
+    RULE("numba.cuda.fp16.atomicAdd", type_fp16_atomic_add, NULL, LW_NONE, 0),
     FP16_VIA("hsqrt", "sqrt"), FP16_VIA("hrsqrt", "rsqrt"), FP16_VIA("hsin", "sin"), FP16_VIA("hcos", "cos"),
     FP16_VIA("htanh", "tanh"), FP16_VIA("htanh_approx", "tanh"), FP16_VIA("hexp", "exp"), FP16_VIA("hexp2", "exp2"),
     FP16_VIA("hexp10", "exp10"), FP16_VIA("hlog", "log"), FP16_VIA("hlog2", "log2"), FP16_VIA("hlog10", "log10"),
@@ -1517,6 +1538,38 @@ const Entity *entity_lookup(const char *path) {
     for (uint32_t h = path_hash(path); entity_index[h]; h = (h + 1) & (ENTITY_SLOTS - 1))
         if (strcmp(entity_index[h]->path, path) == 0) return entity_index[h];
     return NULL;
+}
+
+/* Every name each module whose imports pykc checks defines, as Python
+ * and numba-cuda define them (module_names.def, generated). */
+typedef struct ModuleNames {
+    const char *module;
+    const char *const *names;
+    int count;
+} ModuleNames;
+
+#define MODULE_NAMES(m, ...) {m, (const char *const[]){__VA_ARGS__}, N_(((const char *const[]){__VA_ARGS__}))},
+static const ModuleNames module_names[] = {
+#include "module_names.def"
+};
+#undef MODULE_NAMES
+
+int entity_module_defines(const char *module, const char *name) {
+    for (int i = 0; i < N_(module_names); i++) {
+        if (strcmp(module_names[i].module, module) != 0) continue;
+        for (int k = 0; k < module_names[i].count; k++)
+            if (strcmp(module_names[i].names[k], name) == 0) return 1;
+        return 0;
+    }
+    return -1;
+}
+
+const char *entity_modules_defining(Arena *a, const char *name) {
+    const char *list = NULL;
+    for (int i = 0; i < N_(module_names); i++)
+        if (entity_module_defines(module_names[i].module, name) == 1)
+            list = list ? arena_printf(a, "%s, %s", list, module_names[i].module) : module_names[i].module;
+    return list;
 }
 
 const char *entity_module_path(const char *import_name) {

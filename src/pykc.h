@@ -585,6 +585,9 @@ Type *type_strip(Type *t);
 Type *type_strip_deep(Arena *a, Type *t);  /* inside tuples too */
 /* Numba's scalar type names and aliases (intp, float_, double, bool_...). */
 Type *type_by_name(const char *name);
+/* A name of numba.types as a signature string uses it: type_by_name's and
+ * its C-flavoured ones (int_, ulonglong, size_t ...). */
+Type *type_by_numba_name(const char *name);
 
 bool type_equal(const Type *a, const Type *b);
 bool is_scalar(const Type *t);   /* bool, int, float, complex, bfloat16 */
@@ -779,6 +782,13 @@ bool entity_takes_optionals(const Entity *e);
 const char *own_module_source(const char *name);
 /* Canonical path of `import X` for a module pykc knows, else NULL. */
 const char *entity_module_path(const char *import_name);
+/* Whether `from module import name` finds name, as Python and numba-cuda
+ * define the module (src/module_names.def): 1 it does, 0 it does not, -1
+ * for a module whose names pykc does not check (numpy, a .pyk file). */
+int entity_module_defines(const char *module, const char *name);
+/* The checked modules that define name, "numba.types, numba.cuda.types",
+ * or NULL: where an import of it that fails could take it from. */
+const char *entity_modules_defining(Arena *a, const char *name);
 
 /* HOST: a module name that host code binds (an assignment, a function
  * without @cuda.jit, an import of a module kernels cannot use): reading it

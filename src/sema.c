@@ -566,7 +566,7 @@ static const Entity *entity_of(Sema *s, Node *n) {
 /* A name in a signature string: Numba evaluates the string among
  * numba.types' names alone, so the module's own names are not seen. */
 static Type *signature_name(Sema *s, Node *n) {
-    Type *t = type_by_name(n->name);
+    Type *t = type_by_numba_name(n->name);
     if (!t) sema_error(s, n->span, "unknown type '%s' in the signature: it names Numba types such as float32", n->name);
     return t ? t : &ty_error;
 }
@@ -799,7 +799,8 @@ static Span name_site(const Node *n) { return n->at.end > n->at.begin ? n->at : 
 static Type *member(Sema *s, Node *n, const Entity *base) {
     char path[256];
     snprintf(path, sizeof path, "%s.%s", base->path, n->name);
-    const Entity *e = entity_lookup(path);
+    /* numba.float16 is pykc's own name of numba.types.float16: numba lacks it */
+    const Entity *e = entity_module_defines(base->path, n->name) == 0 ? NULL : entity_lookup(path);
     if (!e) {
         sema_error(s, name_site(n), "'%s' has no attribute '%s'", base->path, n->name);
         return &ty_error;
@@ -2988,6 +2989,17 @@ static void import_from_module(Sema *s, Node *n) {
     }
 }
 
+/* Python's ImportError at the name, where the module pykc checks lacks it,
+ * with the modules that have it. The name is bound to the error, which a
+ * use does not repeat. */
+static void refuse_import(Sema *s, const char *module, const Node *alias) {
+    const char *elsewhere = entity_modules_defining(s->arena, alias->name);
+    const char *why = arena_printf(s->arena, "cannot import name '%s' from '%s'%s%s%s", alias->name, module,
+                                   elsewhere ? " (it is in " : "", elsewhere ? elsewhere : "", elsewhere ? ")" : "");
+    sema_error(s, alias->span, "%s", why);
+    bind_host(s, alias->asname ? alias->asname : alias->name, alias->span, NULL, why);
+}
+
 /* from M import a, b: names pykc knows (numba, math, numpy ...) or of a
  * .pyk module; any other import is the host's, an error only if a kernel
  * reads what it binds. */
@@ -3009,6 +3021,10 @@ static void import_from(Sema *s, Node *n) {
                                      n->level, "..........", n->name ? n->name : "");
     for (int i = 0; i < n->item_len; i++) {
         Node *a = n->items[i];
+        if (mod && entity_module_defines(mod, a->name) == 0) {
+            refuse_import(s, n->name, a);
+            continue;
+        }
         /* numba.types.float32 and numba.cuda.types.float16 are numba.float32 and numba.float16 */
         bool alias = mod && (!strcmp(mod, "numba.types") || !strcmp(mod, "numba.cuda.types"));
         const Entity *e = mod ? entity_lookup(arena_printf(s->arena, "%s.%s", mod, a->name)) : NULL;

@@ -43,7 +43,7 @@ static const struct { const char *name; Type *type; } type_names[] = {
     {"u1", &ty_uint8}, {"u2", &ty_uint16}, {"u4", &ty_uint32}, {"u8", &ty_uint64},
     {"float16", &ty_float16}, {"float32", &ty_float32}, {"float64", &ty_float64},
     {"f2", &ty_float16}, {"f4", &ty_float32}, {"f8", &ty_float64},
-    {"float_", &ty_float32}, {"double", &ty_float64},
+    {"double", &ty_float64},
     {"complex64", &ty_complex64}, {"complex128", &ty_complex128}, {"c8", &ty_complex64}, {"c16", &ty_complex128},
     {"void", &ty_none}, {"none", &ty_none},
 };
@@ -52,6 +52,20 @@ Type *type_by_name(const char *name) {
     for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
         if (strcmp(type_names[i].name, name) == 0) return type_names[i].type;
     return NULL;
+}
+
+/* numba.types' C-flavoured names, which are no NumPy dtype strings or
+ * NumPy's names of other types ('uint', 'char'): signatures only. */
+static const struct { const char *name; Type *type; } numba_c_names[] = {
+    {"bool", &ty_bool}, {"char", &ty_int8}, {"uchar", &ty_uint8}, {"short", &ty_int16}, {"ushort", &ty_uint16},
+    {"int_", &ty_int64}, {"uint", &ty_uint64}, {"long_", &ty_int64}, {"ulong", &ty_uint64},
+    {"longlong", &ty_int64}, {"ulonglong", &ty_uint64}, {"size_t", &ty_uint64}, {"ssize_t", &ty_int64},
+};
+
+Type *type_by_numba_name(const char *name) {
+    for (size_t i = 0; i < sizeof numba_c_names / sizeof numba_c_names[0]; i++)
+        if (strcmp(numba_c_names[i].name, name) == 0) return numba_c_names[i].type;
+    return type_by_name(name);
 }
 
 Type *type_int(int bits, bool is_signed) {
