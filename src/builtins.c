@@ -527,11 +527,13 @@ static Type *type_sum(Sema *s, Node *call, const Entity *e) {
     return acc;
 }
 
-/* len(): int64; of a tuple that a parameter holds, as the function was
- * called, the constant its length is (rewrite_semantic_constants). */
+/* len(): int64; of a range, its own type; of a tuple that a parameter
+ * holds, as the function was called, the constant its length is
+ * (rewrite_semantic_constants). */
 static Type *type_len(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 1, 1)) return &ty_error;
     Type *t = arg_type(call, 0);
+    if (t->kind == TY_RANGE) return t->dtype;
     if (t->kind != TY_ARRAY && t->kind != TY_TUPLE) {
         sema_error(s, call->items[0]->span, "len() of %s is not supported", sema_type_name(s, t));
         return &ty_error;
@@ -540,6 +542,74 @@ static Type *type_len(Sema *s, Node *call, const Entity *e) {
     if (t->kind == TY_TUPLE && arg->kind == ND_NAME && arg->sym && arg->sym->kind == SYM_PARAM)
         return type_literal_int(sema_arena(s), t->elem_count, false);
     return &ty_int64;
+}
+
+/* The iterator of argument i, or NULL after an error saying that Numba
+ * iterates over none of it. */
+static Type *iterable_arg(Sema *s, Node *call, const Entity *e, int i) {
+    Type *t = arg_type(call, i);
+    Type *it = type_getiter(sema_arena(s), t);
+    if (!it && t->kind != TY_ERROR)
+        sema_error(s, call->items[i]->span, "%s() of %s is not supported: numba-cuda iterates over a range, an array, a "
+                   "tuple of one element type and an iterator", e->path + 9, sema_type_name(s, t));
+    return it;
+}
+
+static Type **iterable_casts(Sema *s, Node *call) {
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, nargs(call) ? nargs(call) : 1);
+    for (int i = 0; i < nargs(call); i++) call->casts[i] = arg_type(call, i);
+    return call->casts;
+}
+
+/* enumerate(iterable[, start]): Numba's EnumerateType, counting in intp
+ * from start, an integer. */
+static Type *type_enumerate_call(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 2)) return &ty_error;
+    Type *it = iterable_arg(s, call, e, 0);
+    if (!it) return &ty_error;
+    if (nargs(call) == 2 && !is_integer(type_strip(arg_type(call, 1)))) {
+        sema_error(s, call->items[1]->span, "the start of enumerate() must be an integer, not %s",
+                   sema_type_name(s, arg_type(call, 1)));
+        return &ty_error;
+    }
+    iterable_casts(s, call);
+    if (nargs(call) == 2) call->casts[1] = &ty_int64;
+    return type_enumerate(sema_arena(s), it);
+}
+
+/* zip(iterable, ...): Numba's ZipType of their iterators; zip() yields
+ * nothing. */
+static Type *type_zip_call(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 0, nargs(call))) return &ty_error;
+    Type **of = ARENA_ARRAY(sema_arena(s), Type *, nargs(call) ? nargs(call) : 1);
+    for (int i = 0; i < nargs(call); i++)
+        if (!(of[i] = iterable_arg(s, call, e, i))) return &ty_error;
+    iterable_casts(s, call);
+    return type_zip(sema_arena(s), of, nargs(call));
+}
+
+/* iter(iterable): its iterator (an iterator's is itself). */
+static Type *type_iter_call(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    Type *it = iterable_arg(s, call, e, 0);
+    if (!it) return &ty_error;
+    iterable_casts(s, call);
+    return it;
+}
+
+/* next(iterator): what it yields; StopIteration past its end (the
+ * function returns, as a raise does). */
+static Type *type_next_call(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    Type *t = arg_type(call, 0);
+    if (t->kind != TY_ITER) {
+        if (t->kind != TY_ERROR)
+            sema_error(s, call->items[0]->span, "next() of %s is not supported: it takes an iterator (iter(), "
+                       "enumerate(), zip())", sema_type_name(s, t));
+        return &ty_error;
+    }
+    iterable_casts(s, call);
+    return t->dtype;
 }
 
 /* int(x): ints keep their type, floats and bools give int64; float(x):
@@ -916,9 +986,13 @@ static const char cmath_source[] =
 static const char random_source[] =
 #include "random.pyk.inc"
     ;
+static const char range_source[] =
+#include "range.pyk.inc"
+    ;
 
 const char *own_module_source(const char *name) {
-    static const struct { const char *name, *source; } modules[] = {{"cmath", cmath_source}, {"random", random_source}};
+    static const struct { const char *name, *source; } modules[] = {{"cmath", cmath_source}, {"random", random_source},
+                                                                         {"range", range_source}};
     for (int i = 0; i < N_(modules); i++)
         if (strcmp(modules[i].name, name) == 0) return modules[i].source;
     return NULL;
@@ -1498,9 +1572,10 @@ static const Entity entities[] = {
     RULE("builtins.len", type_len, NULL, LW_BUILTIN, BUILTIN_LEN),
     RULE("builtins.sum", type_sum, NULL, LW_BUILTIN, BUILTIN_SUM),
     CASES("builtins.range", range_cases, LW_RANGE, ITER_RANGE),
-    /* only as for-loop iterables: sema's type_for types them */
-    {"builtins.enumerate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, ITER_ENUMERATE, NULL},
-    {"builtins.zip", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, ITER_ZIP, NULL},
+    RULE("builtins.enumerate", type_enumerate_call, NULL, LW_RANGE, ITER_ENUMERATE),
+    RULE("builtins.zip", type_zip_call, NULL, LW_RANGE, ITER_ZIP),
+    RULE("builtins.iter", type_iter_call, NULL, LW_BUILTIN, BUILTIN_ITER),
+    RULE("builtins.next", type_next_call, NULL, LW_BUILTIN, BUILTIN_NEXT),
     RULE("builtins.int", type_number_ctor, &ty_int64, LW_BUILTIN, BUILTIN_INT),
     RULE("builtins.float", type_number_ctor, &ty_float64, LW_BUILTIN, BUILTIN_FLOAT),
     RULE("builtins.bool", type_number_ctor, &ty_bool, LW_BUILTIN, BUILTIN_BOOL),
@@ -1586,7 +1661,7 @@ Attr attr_lookup(const char *name) {
         {"shape", ATTR_SHAPE}, {"strides", ATTR_STRIDES}, {"ndim", ATTR_NDIM}, {"size", ATTR_SIZE},
         {"itemsize", ATTR_ITEMSIZE}, {"nbytes", ATTR_NBYTES}, {"T", ATTR_T}, {"dtype", ATTR_DTYPE},
         {"real", ATTR_REAL}, {"imag", ATTR_IMAG}, {"x", ATTR_X}, {"y", ATTR_Y}, {"z", ATTR_Z}, {"w", ATTR_W},
-        {"sync", ATTR_SYNC}, {"value", ATTR_VALUE},
+        {"sync", ATTR_SYNC}, {"value", ATTR_VALUE}, {"start", ATTR_START}, {"stop", ATTR_STOP}, {"step", ATTR_STEP},
     };
     for (int i = 0; i < N_(attrs); i++)
         if (strcmp(attrs[i].name, name) == 0) return attrs[i].attr;

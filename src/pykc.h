@@ -331,7 +331,7 @@ typedef enum {
  * table: sema types an Attribute node by its attr and codegen lowers it. */
 typedef enum {
     ATTR_NONE, ATTR_SHAPE, ATTR_STRIDES, ATTR_NDIM, ATTR_SIZE, ATTR_ITEMSIZE, ATTR_NBYTES, ATTR_T, ATTR_DTYPE,
-    ATTR_REAL, ATTR_IMAG, ATTR_X, ATTR_Y, ATTR_Z, ATTR_W, ATTR_SYNC, ATTR_VALUE,
+    ATTR_REAL, ATTR_IMAG, ATTR_X, ATTR_Y, ATTR_Z, ATTR_W, ATTR_SYNC, ATTR_VALUE, ATTR_START, ATTR_STOP, ATTR_STEP,
     ATTR_FIELD,         /* a named tuple's field: its index in Node.dims */
 } Attr;
 
@@ -388,6 +388,10 @@ struct Node {
     Node **kwargs; int kwarg_len;   /* Call and ClassDef keywords */
     Node **decorators; int decorator_len; /* FunctionDef */
     Op *ops;                        /* Compare: item_len - 1 operators */
+    Node **op_calls;                /* Compare, set by sema: where a function
+                                       of pykc's own modules computes
+                                       operator i (x in range(...)), its
+                                       call, typed; else NULL */
     int level;                      /* ImportFrom: leading dots */
     bool star;                      /* ImportFrom: `import *` */
     bool paren;                     /* Tuple written in parentheses */
@@ -473,14 +477,27 @@ typedef enum {
                     as the address of its bytes, as Numba holds it */
     TY_ENUM,     /* a member of an Enum or IntEnum class: cls; its value a dtype */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
+    TY_RANGE,    /* range(...): Numba's RangeType (range_state_int64), its
+                    start, stop and step; dtype their type */
+    TY_ITER,     /* an iterator: iter its IterKind, dtype what it yields,
+                    elems what it iterates (ITER_RANGE none: dtype) */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
-    TY_RANGE,    /* range(...), only as a for-loop iterable */
     TY_DTYPE,    /* a type used as a value: float32, np.int32 */
     TY_ENTITY,   /* a module, function or attribute that Numba names */
     TY_FUNC,     /* a device function of the module */
     TY_SLICE,    /* an index slice a:b:c */
     TY_CLASS,    /* a class of the module used as a value (Color, Point): cls */
 } TypeKind;
+
+/* Numba's iterators, which getiter makes of an iterable, and enumerate()
+ * and zip() of iterables: what a TY_ITER's elems are. */
+typedef enum {
+    ITER_RANGE,         /* range_iter_int64: none (dtype its values' type) */
+    ITER_ARRAY,         /* iter(array(...)): the array */
+    ITER_TUPLE,         /* iter(UniTuple(...)): the tuple */
+    ITER_ENUMERATE,     /* enumerate(iter(...)): the iterator it counts */
+    ITER_ZIP,           /* zip(...): the iterators it zips, none or more */
+} IterKind;
 
 /* numba.types' tuple types as an annotation writes them. */
 typedef enum { TUPLE_TYPE_UNI, TUPLE_TYPE_HETEROGENEOUS } TupleTypeKind;
@@ -527,7 +544,8 @@ struct Type {
     bool literal;          /* INT, BOOL: Numba's Literal[int](v) / Literal[bool](v) */
     int64_t lit_value;
     Type *dtype;           /* ARRAY element; DTYPE the type it names;
-                              RANGE the loop variable's type; VECTOR the
+                              RANGE its values' type; ITER what it yields;
+                              VECTOR the
                               type of each of its elem_count members;
                               ENUM its value's type */
     int ndim;              /* ARRAY */
@@ -538,8 +556,9 @@ struct Type {
     const long *nested;    /* ARRAY: a record field that is an array,
                               Numba's NestedArray: its ndim extents */
     const Record *record;  /* RECORD */
-    Type **elems;          /* TUPLE */
-                           /* elem_count: TUPLE, VECTOR */
+    Type **elems;          /* TUPLE; ITER what it iterates (IterKind) */
+                           /* elem_count: TUPLE, VECTOR, ITER */
+    IterKind iter;         /* ITER */
     int elem_count;
     const Entity *entity;  /* ENTITY */
     Node *func;            /* FUNC: its FunctionDef */
@@ -559,6 +578,14 @@ Type *type_tuple(Arena *a, Type **elems, int n);
 Type *type_unituple(Arena *a, Type *elem, int n);
 Type *type_dtype(Arena *a, Type *t);
 Type *type_range(Arena *a, Type *elem);
+/* The iterator that Numba's getiter makes of t (an iterator is its own), or
+ * NULL where t is not iterable (a tuple of more than one element type). */
+Type *type_getiter(Arena *a, Type *t);
+/* enumerate(of) and zip(of[0], ...): of are iterators. */
+Type *type_enumerate(Arena *a, Type *of);
+Type *type_zip(Arena *a, Type **of, int n);
+/* The one element type of a tuple (literals stripped), or NULL. */
+Type *type_uniform_element(Arena *a, Type *t);
 /* OptionalType(of), of without its literal value. */
 Type *type_optional(Arena *a, Type *of);
 Type *type_entity(Arena *a, const Entity *e);
@@ -640,7 +667,8 @@ typedef enum {
     LW_ATOMIC,          /* op: AtomicOp */
     LW_MATH,            /* op: MathOp; name: the math library's (sin, tgamma) */
     LW_BUILTIN,         /* op: BuiltinOp */
-    LW_RANGE,           /* op: IterKind */
+    LW_RANGE,           /* range(), enumerate(), zip(): op the IterKind
+                           they make (ITER_RANGE: a range, not its iterator) */
     LW_CAST,            /* a dtype called as a function: float32(x) */
     LW_BITOP,           /* op: BitOp */
     LW_FMA, LW_SELP,
@@ -684,8 +712,8 @@ typedef enum { CACHE_CA, CACHE_CG, CACHE_CS, CACHE_LU, CACHE_CV, CACHE_WB, CACHE
 typedef enum {
     BUILTIN_ABS, BUILTIN_MIN, BUILTIN_MAX, BUILTIN_LEN, BUILTIN_INT, BUILTIN_FLOAT, BUILTIN_BOOL, BUILTIN_COMPLEX,
     BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT, BUILTIN_SUM,
+    BUILTIN_ITER, BUILTIN_NEXT,
 } BuiltinOp;
-typedef enum { ITER_RANGE, ITER_ENUMERATE, ITER_ZIP } IterKind;
 typedef enum { BIT_POPC, BIT_CLZ, BIT_FFS, BIT_BREV } BitOp;
 typedef enum {
     MATH_CALL,          /* the library's function `name` */

@@ -906,6 +906,7 @@ static Type *type_value_attribute(Sema *s, Type *base, Attr a) {
     case TY_GRID_GROUP: return a == ATTR_SYNC ? type_entity(s->arena, entity_lookup("GridGroup.sync")) : NULL;
     case TY_VECTOR: return component >= 0 && component < base->elem_count ? base->dtype : NULL;
     case TY_ENUM: return a == ATTR_VALUE ? base->dtype : NULL;
+    case TY_RANGE: return a >= ATTR_START && a <= ATTR_STEP ? base->dtype : NULL;
     default: return NULL;
     }
 }
@@ -1065,13 +1066,7 @@ static Type *tuple_constant_index(Sema *s, Node *n, Type *base, const ConstValue
 /* The one type of a tuple's elements, literals made plain: a UniTuple to
  * Numba, which indexes, iterates and searches only such tuples at run
  * time. NULL for an empty tuple or one of mixed types. */
-static Type *uniform_element(Sema *s, Type *t) {
-    if (t->kind != TY_TUPLE || t->elem_count == 0) return NULL;
-    Type *first = type_strip_deep(s->arena, t->elems[0]);
-    for (int i = 1; i < t->elem_count; i++)
-        if (!type_equal(first, type_strip_deep(s->arena, t->elems[i]))) return NULL;
-    return first;
-}
+static Type *uniform_element(Sema *s, Type *t) { return type_uniform_element(s->arena, t); }
 
 /* Array indices: integers (Numba normalises to intp) or slices. */
 static Type *type_subscript(Sema *s, Node *n) {
@@ -1394,12 +1389,39 @@ static Type *type_unary(Sema *s, Node *n) {
     return resolve_op(s, n, n->span, n->op, n->rhs, NULL, n->casts);
 }
 
+/* x in r of a range: numba-cuda's overload of operator.contains, a call of
+ * pykc's own range.pyk, by the value's kind as rangeobj.py chooses the
+ * implementation (op_calls[i]). */
+static Type *range_contains(Sema *s, Node *n, int i) {
+    Node *val = n->items[i], *r = n->items[i + 1];
+    if (!n->op_calls) n->op_calls = ARENA_ARRAY(s->arena, Node *, n->item_len);
+    Node *call = n->op_calls[i];
+    if (!call) {
+        call = n->op_calls[i] = node_new(s->arena, ND_CALL, op_site(n, i));
+        call->items = ARENA_ARRAY(s->arena, Node *, 2);
+        call->items[0] = r;
+        call->items[1] = val;
+        call->item_len = 2;
+    }
+    Type *v = type_strip(val->ty);
+    const char *name = v->kind == TY_INT || v->kind == TY_BOOL ? "contains"
+                       : v->kind == TY_FLOAT ? "contains_real"
+                       : v->kind == TY_COMPLEX ? "contains_complex" : "contains_other";
+    Type *args[2] = {r->ty, v};
+    n->casts[2 * i] = v;
+    n->casts[2 * i + 1] = r->ty;
+    return sema_call_own(s, call, "range", name, args);
+}
+
 static Type *type_compare(Sema *s, Node *n) {
     for (int i = 0; i < n->item_len; i++) type_expr(s, n->items[i]);
     n->casts = new_casts(s, 2 * (n->item_len - 1));
     Type *t = &ty_bool;
     for (int i = 0; i + 1 < n->item_len; i++) {
-        Type *r = resolve_op(s, n, op_site(n, i), n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i]);
+        bool in_range = (n->ops[i] == OP_IN || n->ops[i] == OP_NOTIN) && n->items[i + 1]->ty->kind == TY_RANGE &&
+                        n->items[i]->ty->kind != TY_ERROR;
+        Type *r = in_range ? range_contains(s, n, i)
+                           : resolve_op(s, n, op_site(n, i), n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i]);
         if (r->kind == TY_ERROR) return r;
         if (n->item_len == 2) t = r; /* `x in ()` is Literal[bool](False) */
     }
@@ -1919,7 +1941,7 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
         sema_error(s, where, "strings can only be printed or used as assert messages in kernels");
         return;
     }
-    if (!is_value(value) && value->kind != TY_RANGE) {
+    if (!is_value(value)) {
         sema_error(s, where, "cannot assign %s to a variable", sema_type_name(s, value));
         return;
     }
@@ -2048,15 +2070,12 @@ static void type_block(Sema *s, Node **body, int n);
 
 static void type_condition(Sema *s, Node *cond) { check_truth(s, cond, type_expr(s, cond)); }
 
-/* What iterating over a typed iterable yields: range its ints, an array
- * its elements (a view of a row for several dimensions). */
-static Type *element_of(Sema *s, Node *it) {
+/* The iterator a for loop takes of its iterable (Numba's getiter), with
+ * the errors where there is none. */
+static Type *loop_iterator(Sema *s, Node *it) {
     Type *t = type_expr(s, it);
-    if (t->kind == TY_RANGE) return t->dtype;
-    if (t->kind == TY_ARRAY)
-        return t->ndim == 1 ? t->dtype : type_array(s->arena, t->dtype, t->ndim - 1, t->layout == 'C' ? 'C' : 'A');
-    Type *elem = uniform_element(s, t);
-    if (elem) return elem;
+    Type *iter = t->kind == TY_ERROR ? NULL : type_getiter(s->arena, t);
+    if (iter) return iter;
     if (t->kind == TY_TUPLE)
         sema_error(s, it->span, "a for loop over a tuple needs elements of one type, not %s (numba-cuda iterates "
                    "a UniTuple only)", sema_type_name(s, t));
@@ -2066,42 +2085,9 @@ static Type *element_of(Sema *s, Node *it) {
     return &ty_error;
 }
 
-static bool is_builtin_call(Sema *s, Node *n, const char *name) {
-    if (n->kind != ND_CALL || n->func->kind != ND_NAME || lookup(s, n->func->name)) return false;
-    return !strcmp(n->func->name, name);
-}
-
-/* enumerate(it[, start]) and zip(a, b, ...) exist only as loop iterables. */
-static Type *loop_element(Sema *s, Node *iter) {
-    bool enumerate = is_builtin_call(s, iter, "enumerate"), zip = is_builtin_call(s, iter, "zip");
-    if (!enumerate && !zip) return element_of(s, iter);
-    iter->entity = entity_lookup(enumerate ? "builtins.enumerate" : "builtins.zip");
-    iter->ty = &ty_none;
-    if (iter->kwarg_len || (enumerate && (iter->item_len < 1 || iter->item_len > 2)) || (zip && iter->item_len < 1)) {
-        sema_error(s, iter->span, "%s", enumerate ? "enumerate() takes an iterable and an optional start"
-                                                  : "zip() takes one or more iterables");
-        return &ty_error;
-    }
-    Type **elems = ARENA_ARRAY(s->arena, Type *, iter->item_len + 1);
-    int n = 0;
-    if (enumerate) {
-        elems[n++] = &ty_int64;
-        elems[n++] = element_of(s, iter->items[0]);
-        if (iter->item_len == 2 && !is_integer(type_expr(s, iter->items[1]))) {
-            sema_error(s, iter->items[1]->span, "the start of enumerate() must be an integer");
-            return &ty_error;
-        }
-    } else {
-        for (int i = 0; i < iter->item_len; i++) elems[n++] = element_of(s, iter->items[i]);
-    }
-    for (int i = 0; i < n; i++)
-        if (elems[i]->kind == TY_ERROR) return &ty_error;
-    return type_tuple(s->arena, elems, n);
-}
-
 static void type_for(Sema *s, Node *n) {
-    Type *elem = loop_element(s, n->iter);
-    assign_target(s, n->cond, elem, n->cond->span);
+    n->ty = loop_iterator(s, n->iter);
+    assign_target(s, n->cond, n->ty->kind == TY_ERROR ? n->ty : n->ty->dtype, n->cond->span);
     s->loop_depth++;
     type_block(s, n->body, n->body_len);
     s->loop_depth--;
@@ -3950,7 +3936,7 @@ void sema_dump_types(FILE *out, const Unit *u) {
         for (int j = 0; j < f->local_count; j++) all[k++] = f->locals[j];
         qsort(all, (size_t)k, sizeof(Sym *), by_name);
         for (int j = 0; j < k; j++)
-            if (all[j]->ty && (is_value(all[j]->ty) || all[j]->ty->kind == TY_RANGE))
+            if (all[j]->ty && is_value(all[j]->ty))
                 fprintf(out, "%s %s %s\n", f->def->name, all[j]->name, type_name(u->arena, all[j]->ty));
     }
 }
