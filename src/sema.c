@@ -2105,8 +2105,8 @@ static void type_return(Sema *s, Node *n) {
         s->return_failed = true;
         return;
     }
-    if (f->ret_declared) {
-        if (type_conversion(t, f->ret) == CONV_NONE)
+    if (f->ret_declared) { /* a refused annotation was said where it is */
+        if (f->ret->kind != TY_ERROR && type_conversion(t, f->ret) == CONV_NONE)
             sema_error(s, n->span, "'%s' returns %s, which does not convert to %s", f->def->name,
                        sema_type_name(s, t), sema_type_name(s, f->ret));
         return;
