@@ -675,7 +675,7 @@ static Type *type_pow(Sema *s, Node *call, const Entity *e) {
 
 static Type *type_print(Sema *s, Node *call, const Entity *e) {
     if (nargs(call) > 32) {
-        sema_error(s, call->span, "print() takes at most 32 arguments in kernels");
+        sema_error(s, call->items[32]->span, "print() takes at most 32 arguments in kernels");
         return &ty_error;
     }
     for (int i = 0; i < nargs(call); i++) {

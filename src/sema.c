@@ -1683,7 +1683,7 @@ static Type *type_method_call(Sema *s, Node *n) {
     if (recv->kind == TY_ERROR) return recv;
     bool conj = !strcmp(n->func->name, "conjugate");
     if (n->item_len || n->kwarg_len) {
-        sema_error(s, n->span, "%s() takes no arguments", n->func->name);
+        sema_error(s, n->item_len ? n->items[0]->span : n->kwargs[0]->span, "%s() takes no arguments", n->func->name);
         return &ty_error;
     }
     if ((conj && !is_number(recv)) || (!conj && !is_integer(recv))) {
@@ -1814,7 +1814,10 @@ static Type *type_call(Sema *s, Node *n) {
             return casts_lowered(s, n->span, &arg, &callee->dtype, 1) ? callee->dtype : &ty_error;
         }
         if (n->item_len != 1 || n->kwarg_len || !is_scalar(arg)) {
-            sema_error(s, n->span, "%s() takes one scalar argument", sema_type_name(s, callee->dtype));
+            /* where clang points: the first argument too many, or the one that is no scalar */
+            Span at = n->item_len > 1 ? n->items[1]->span : n->kwarg_len ? n->kwargs[0]->span
+                      : n->item_len ? n->items[0]->span : n->span;
+            sema_error(s, at, "%s() takes one scalar argument", sema_type_name(s, callee->dtype));
             return &ty_error;
         }
         if (arg->kind == TY_COMPLEX && (callee->dtype->kind == TY_INT || callee->dtype->kind == TY_FLOAT)) {
