@@ -310,6 +310,7 @@ Node *node_clone(Arena *a, const Node *n) {
     c->attr = ATTR_NONE;
     c->constant = NULL;
     c->dims = NULL;
+    c->op_calls = NULL;
     c->retest = NULL;
     c->unreached = false;
     Node **kids[] = {&c->lhs, &c->rhs, &c->cond, &c->iter, &c->then, &c->els, &c->annotation,

@@ -355,7 +355,7 @@ typedef enum {
  * table: sema types an Attribute node by its attr and codegen lowers it. */
 typedef enum {
     ATTR_NONE, ATTR_SHAPE, ATTR_STRIDES, ATTR_NDIM, ATTR_SIZE, ATTR_ITEMSIZE, ATTR_NBYTES, ATTR_T, ATTR_DTYPE,
-    ATTR_REAL, ATTR_IMAG, ATTR_X, ATTR_Y, ATTR_Z, ATTR_W, ATTR_SYNC, ATTR_VALUE,
+    ATTR_REAL, ATTR_IMAG, ATTR_X, ATTR_Y, ATTR_Z, ATTR_W, ATTR_SYNC, ATTR_VALUE, ATTR_START, ATTR_STOP, ATTR_STEP,
     ATTR_FIELD,         /* a named tuple's field: its index in Node.dims */
 } Attr;
 
@@ -381,6 +381,11 @@ struct Node {
                                    starred expression) */
     const char *asname;         /* Alias: `as` name (or NULL) */
     Op op;                      /* BinOp, UnaryOp, BoolOp, AugAssign */
+    Span at;                    /* where an error about the node points, as
+                                   clang points: a BinOp's or AugAssign's
+                                   operator, an Attribute's name after the
+                                   dot (empty elsewhere: use span) */
+    Span *op_at;                /* Compare: each operator's span */
 
     Node *lhs, *rhs;            /* BinOp; Assign/AugAssign/AnnAssign target
                                    and value; Attribute/Subscript value and
@@ -407,6 +412,10 @@ struct Node {
     Node **kwargs; int kwarg_len;   /* Call and ClassDef keywords */
     Node **decorators; int decorator_len; /* FunctionDef */
     Op *ops;                        /* Compare: item_len - 1 operators */
+    Node **op_calls;                /* Compare, set by sema: where a function
+                                       of pykc's own modules computes
+                                       operator i (x in range(...)), its
+                                       call, typed; else NULL */
     int level;                      /* ImportFrom: leading dots */
     bool star;                      /* ImportFrom: `import *` */
     bool paren;                     /* Tuple written in parentheses */
@@ -492,14 +501,27 @@ typedef enum {
                     as the address of its bytes, as Numba holds it */
     TY_ENUM,     /* a member of an Enum or IntEnum class: cls; its value a dtype */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
+    TY_RANGE,    /* range(...): Numba's RangeType (range_state_int64), its
+                    start, stop and step; dtype their type */
+    TY_ITER,     /* an iterator: iter its IterKind, dtype what it yields,
+                    elems what it iterates (ITER_RANGE none: dtype) */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
-    TY_RANGE,    /* range(...), only as a for-loop iterable */
     TY_DTYPE,    /* a type used as a value: float32, np.int32 */
     TY_ENTITY,   /* a module, function or attribute that Numba names */
     TY_FUNC,     /* a device function of the module */
     TY_SLICE,    /* an index slice a:b:c */
     TY_CLASS,    /* a class of the module used as a value (Color, Point): cls */
 } TypeKind;
+
+/* Numba's iterators, which getiter makes of an iterable, and enumerate()
+ * and zip() of iterables: what a TY_ITER's elems are. */
+typedef enum {
+    ITER_RANGE,         /* range_iter_int64: none (dtype its values' type) */
+    ITER_ARRAY,         /* iter(array(...)): the array */
+    ITER_TUPLE,         /* iter(UniTuple(...)): the tuple */
+    ITER_ENUMERATE,     /* enumerate(iter(...)): the iterator it counts */
+    ITER_ZIP,           /* zip(...): the iterators it zips, none or more */
+} IterKind;
 
 /* numba.types' tuple types as an annotation writes them. */
 typedef enum { TUPLE_TYPE_UNI, TUPLE_TYPE_HETEROGENEOUS } TupleTypeKind;
@@ -546,7 +568,8 @@ struct Type {
     bool literal;          /* INT, BOOL: Numba's Literal[int](v) / Literal[bool](v) */
     int64_t lit_value;
     Type *dtype;           /* ARRAY element; DTYPE the type it names;
-                              RANGE the loop variable's type; VECTOR the
+                              RANGE its values' type; ITER what it yields;
+                              VECTOR the
                               type of each of its elem_count members;
                               ENUM its value's type */
     int ndim;              /* ARRAY */
@@ -557,8 +580,9 @@ struct Type {
     const long *nested;    /* ARRAY: a record field that is an array,
                               Numba's NestedArray: its ndim extents */
     const Record *record;  /* RECORD */
-    Type **elems;          /* TUPLE */
-                           /* elem_count: TUPLE, VECTOR */
+    Type **elems;          /* TUPLE; ITER what it iterates (IterKind) */
+                           /* elem_count: TUPLE, VECTOR, ITER */
+    IterKind iter;         /* ITER */
     int elem_count;
     const Entity *entity;  /* ENTITY */
     Node *func;            /* FUNC: its FunctionDef */
@@ -578,6 +602,14 @@ Type *type_tuple(Arena *a, Type **elems, int n);
 Type *type_unituple(Arena *a, Type *elem, int n);
 Type *type_dtype(Arena *a, Type *t);
 Type *type_range(Arena *a, Type *elem);
+/* The iterator that Numba's getiter makes of t (an iterator is its own), or
+ * NULL where t is not iterable (a tuple of more than one element type). */
+Type *type_getiter(Arena *a, Type *t);
+/* enumerate(of) and zip(of[0], ...): of are iterators. */
+Type *type_enumerate(Arena *a, Type *of);
+Type *type_zip(Arena *a, Type **of, int n);
+/* The one element type of a tuple (literals stripped), or NULL. */
+Type *type_uniform_element(Arena *a, Type *t);
 /* OptionalType(of), of without its literal value. */
 Type *type_optional(Arena *a, Type *of);
 Type *type_entity(Arena *a, const Entity *e);
@@ -604,6 +636,9 @@ Type *type_strip(Type *t);
 Type *type_strip_deep(Arena *a, Type *t);  /* inside tuples too */
 /* Numba's scalar type names and aliases (intp, float_, double, bool_...). */
 Type *type_by_name(const char *name);
+/* A name of numba.types as a signature string uses it: type_by_name's and
+ * its C-flavoured ones (int_, ulonglong, size_t ...). */
+Type *type_by_numba_name(const char *name);
 
 bool type_equal(const Type *a, const Type *b);
 bool is_scalar(const Type *t);   /* bool, int, float, complex, bfloat16 */
@@ -656,7 +691,8 @@ typedef enum {
     LW_ATOMIC,          /* op: AtomicOp */
     LW_MATH,            /* op: MathOp; name: the math library's (sin, tgamma) */
     LW_BUILTIN,         /* op: BuiltinOp */
-    LW_RANGE,           /* op: IterKind */
+    LW_RANGE,           /* range(), enumerate(), zip(): op the IterKind
+                           they make (ITER_RANGE: a range, not its iterator) */
     LW_CAST,            /* a dtype called as a function: float32(x) */
     LW_BITOP,           /* op: BitOp */
     LW_FMA, LW_SELP,
@@ -700,8 +736,8 @@ typedef enum { CACHE_CA, CACHE_CG, CACHE_CS, CACHE_LU, CACHE_CV, CACHE_WB, CACHE
 typedef enum {
     BUILTIN_ABS, BUILTIN_MIN, BUILTIN_MAX, BUILTIN_LEN, BUILTIN_INT, BUILTIN_FLOAT, BUILTIN_BOOL, BUILTIN_COMPLEX,
     BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT, BUILTIN_SUM,
+    BUILTIN_ITER, BUILTIN_NEXT,
 } BuiltinOp;
-typedef enum { ITER_RANGE, ITER_ENUMERATE, ITER_ZIP } IterKind;
 typedef enum { BIT_POPC, BIT_CLZ, BIT_FFS, BIT_BREV } BitOp;
 typedef enum {
     MATH_CALL,          /* the library's function `name` */
@@ -798,6 +834,13 @@ bool entity_takes_optionals(const Entity *e);
 const char *own_module_source(const char *name);
 /* Canonical path of `import X` for a module pykc knows, else NULL. */
 const char *entity_module_path(const char *import_name);
+/* Whether `from module import name` finds name, as Python and numba-cuda
+ * define the module (src/module_names.def): 1 it does, 0 it does not, -1
+ * for a module whose names pykc does not check (numpy, a .pyk file). */
+int entity_module_defines(const char *module, const char *name);
+/* The checked modules that define name, "numba.types, numba.cuda.types",
+ * or NULL: where an import of it that fails could take it from. */
+const char *entity_modules_defining(Arena *a, const char *name);
 
 /* HOST: a module name that host code binds (an assignment, a function
  * without @cuda.jit, an import of a module kernels cannot use): reading it
@@ -892,6 +935,9 @@ struct FuncInfo {
     const char *inline_mode; /* "never", "always" or NULL */
     bool prepared;           /* decorators and parameters read */
     bool typing, typed;      /* in progress (recursion), finished */
+    struct FuncInfo *typed_from; /* while typing: the function whose call
+                                    is typing it (NULL: none), so that a
+                                    call cycle can be named */
     bool has_signature;      /* an eager signature fixed the types */
     bool typed_quietly;      /* typed inside a silent pass: type again to report */
     bool abstract;           /* unannotated: exists only as specialisations */
@@ -965,6 +1011,9 @@ const char *sema_type_name(Sema *s, Type *t);
 void sema_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 /* A call's argument types as diagnostics list them: "int32, float32". */
 const char *sema_arg_types(Sema *s, const Node *call);
+/* "CALLEE takes LO [to HI] argument(s), N given", where clang puts it: at
+ * the first argument past hi, or at the closing parenthesis of too few. */
+void sema_arg_count_error(Sema *s, const Node *call, const char *callee, int lo, int hi);
 /* A compile-time integer (a literal, a module constant, arithmetic of
  * them); reports an error naming what and returns false otherwise. */
 bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out);
