@@ -1591,9 +1591,25 @@ static LLVMValueRef array_minmax(CodeGen *g, Node *call, bool is_max) {
     return LLVMBuildLoad2(g->b, llvm_type(g, t), slot, "");
 }
 
+/* Whether min or max is of two float32s or float64s, which numba-cuda
+ * lowers to libdevice's fmin and fmax (a NaN gives the other operand; -0.0
+ * is less than +0.0) rather than by Python's comparisons. */
+static bool minmax_is_libdevice(const Node *call) {
+    if (call->item_len != 2) return false;
+    for (int i = 0; i < 2; i++) {
+        const Type *t = type_strip(call->items[i]->ty);
+        if (t->kind != TY_FLOAT || (t->bits != 32 && t->bits != 64)) return false;
+    }
+    return true;
+}
+
 static LLVMValueRef gen_minmax(CodeGen *g, Node *call, bool is_max) {
     if (call->item_len == 1 && call->items[0]->ty->kind == TY_ARRAY) return array_minmax(g, call, is_max);
     const Type *t = call->ty;
+    if (minmax_is_libdevice(call)) {
+        LLVMValueRef args[] = {arg_cast(g, call, 0), arg_cast(g, call, 1)};
+        return math_call(g, is_max ? "fmax" : "fmin", t, args, 2);
+    }
     bool of_tuple = call->item_len == 1;
     LLVMValueRef tuple = of_tuple ? gen_expr(g, call->items[0]) : NULL;
     int n = of_tuple ? call->items[0]->ty->elem_count : call->item_len;
