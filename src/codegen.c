@@ -589,8 +589,8 @@ static LLVMValueRef pow_int_negative(CodeGen *g, LLVMValueRef test, LLVMValueRef
     LLVMBuilderRef B = g->b;
     LLVMTypeRef ty = LLVMTypeOf(r);
     LLVMValueRef zero = LLVMConstNull(ty), min = LLVMConstInt(ty, 1ULL << (LLVMGetIntTypeWidth(ty) - 1), false);
-    LLVMValueRef unit = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, test, LLVMConstInt(ty, 1, false), ""),
-                                    LLVMBuildICmp(B, LLVMIntEQ, test, LLVMConstAllOnes(ty), ""), "");
+    LLVMValueRef one = LLVMBuildICmp(B, LLVMIntEQ, test, LLVMConstInt(ty, 1, false), "");
+    LLVMValueRef unit = LLVMBuildOr(B, one, LLVMBuildICmp(B, LLVMIntEQ, test, LLVMConstAllOnes(ty), ""), "");
     LLVMValueRef other = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, test, zero, ""), min, zero, "");
     return LLVMBuildSelect(B, unit, r, other, "");
 }
@@ -657,7 +657,8 @@ static void pow_body(CodeGen *g, LLVMValueRef fn, const Type *t, const Type *tb)
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, fn, "done");
     LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntUGT, n, LLVMConstInt(LLVMTypeOf(e), 0x10000, false), ""), far, near);
     LLVMPositionBuilderAtEnd(B, far);
-    LLVMValueRef args[] = {convert(g, a, t, &ty_float64), convert(g, e, tb, &ty_float64)};
+    LLVMValueRef fa = convert(g, a, t, &ty_float64), fe = convert(g, e, tb, &ty_float64);
+    LLVMValueRef args[] = {fa, fe};
     LLVMValueRef far_r = convert(g, math_call(g, "pow", &ty_float64, args, 2), &ty_float64, t);
     LLVMBasicBlockRef far_end = LLVMGetInsertBlock(B);
     LLVMBuildBr(B, done);
@@ -808,8 +809,17 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
     case OP_DIV: {
         /* CPython's c_quot, as Numba divides: scale by the larger part of
          * the divisor so that neither the squares overflow nor precision
-         * goes; a zero divisor gives NaNs (no exception in a kernel). */
+         * goes; a zero divisor raises ZeroDivisionError (the function
+         * returns). */
         LLVMTypeRef ft = LLVMTypeOf(ar);
+        LLVMValueRef zero = LLVMConstNull(ft);
+        LLVMValueRef re_zero = LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, "");
+        LLVMValueRef both_zero = LLVMBuildAnd(B, re_zero, LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
+        LLVMBasicBlockRef by_zero = cg_new_block(g, "cdiv.zero"), ok = cg_new_block(g, "cdiv.ok");
+        LLVMBuildCondBr(B, both_zero, by_zero, ok);
+        LLVMPositionBuilderAtEnd(B, by_zero);
+        gen_raise(g, NULL);
+        LLVMPositionBuilderAtEnd(B, ok);
         LLVMTypeRef over[] = {ft};
         LLVMValueRef abs_r = cg_intrinsic(g, "llvm.fabs", over, 1, &br, 1), abs_i = cg_intrinsic(g, "llvm.fabs", over, 1, &bi, 1);
         LLVMValueRef real_big = LLVMBuildFCmp(B, LLVMRealOGE, abs_r, abs_i, "");
@@ -820,11 +830,6 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
         LLVMValueRef re2 = float_div(g, B, LLVMBuildFAdd(B, LLVMBuildFMul(B, ar, ratio2, ""), ai, ""), denom2, "");
         LLVMValueRef im2 = float_div(g, B, LLVMBuildFSub(B, LLVMBuildFMul(B, ai, ratio2, ""), ar, ""), denom2, "");
         LLVMValueRef re = LLVMBuildSelect(B, real_big, re1, re2, ""), im = LLVMBuildSelect(B, real_big, im1, im2, "");
-        LLVMValueRef zero = LLVMConstNull(ft), nan = LLVMConstReal(ft, 0.0 / 0.0);
-        LLVMValueRef both_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, ""),
-                                              LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
-        re = LLVMBuildSelect(B, both_zero, nan, re, "");
-        im = LLVMBuildSelect(B, both_zero, nan, im, "");
         return complex_make(g, LLVMTypeOf(a), re, im);
     }
     default:
@@ -1607,7 +1612,8 @@ static LLVMValueRef gen_minmax(CodeGen *g, Node *call, bool is_max) {
     if (call->item_len == 1 && call->items[0]->ty->kind == TY_ARRAY) return array_minmax(g, call, is_max);
     const Type *t = call->ty;
     if (minmax_is_libdevice(call)) {
-        LLVMValueRef args[] = {arg_cast(g, call, 0), arg_cast(g, call, 1)};
+        LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
+        LLVMValueRef args[] = {a, b};
         return math_call(g, is_max ? "fmax" : "fmin", t, args, 2);
     }
     bool of_tuple = call->item_len == 1;
@@ -1755,7 +1761,8 @@ static LLVMValueRef round_ndigits(CodeGen *g, LLVMValueRef x, LLVMValueRef n, co
     LLVMValueRef inf = LLVMConstReal(d, 1.0 / 0.0);
     LLVMValueRef x_finite = LLVMBuildFCmp(B, LLVMRealOLT, cg_intrinsic(g, "llvm.fabs", &d, 1, &xd, 1), inf, "");
     LLVMValueRef up_inf = LLVMBuildFCmp(B, LLVMRealOEQ, cg_intrinsic(g, "llvm.fabs", &d, 1, &up, 1), inf, "");
-    LLVMValueRef keep = LLVMBuildOr(B, LLVMBuildNot(B, x_finite, ""), LLVMBuildAnd(B, nonneg, up_inf, ""), "");
+    LLVMValueRef not_finite = LLVMBuildNot(B, x_finite, "");
+    LLVMValueRef keep = LLVMBuildOr(B, not_finite, LLVMBuildAnd(B, nonneg, up_inf, ""), "");
     return LLVMBuildSelect(B, keep, x, r, "");
 }
 
