@@ -501,13 +501,99 @@ static bool link_copy(LLVMModuleRef m, const char *path, bool ftz, Diag *d) {
     return linked;
 }
 
+/* The functions m defines: before linking, pykc's own. */
+typedef struct {
+    LLVMValueRef *fns;
+    size_t n;
+} Defined;
+
+static Defined defined_functions(LLVMModuleRef m) {
+    Defined set = {NULL, 0};
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) set.n += !LLVMIsDeclaration(fn);
+    set.fns = malloc((set.n ? set.n : 1) * sizeof *set.fns);
+    if (!set.fns) ice("out of memory listing functions");
+    set.n = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn)) set.fns[set.n++] = fn;
+    return set;
+}
+
+static bool is_defined_in(const Defined *set, LLVMValueRef fn) {
+    for (size_t i = 0; i < set->n; i++)
+        if (set->fns[i] == fn) return true;
+    return false;
+}
+
+/* Numba's PTX leaves libdevice's a*b+c as mul.f64 and add.f64, which the
+ * driver's PTX compiler fuses into fma, as it does Numba's own; pykc's
+ * back end writes mul.rn and add.rn, never fused after it, so it fuses
+ * them itself, where they carry the contract flag (libdevice's bitcode
+ * leaves it off). */
+static void contract_function(LLVMValueRef fn) {
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+            LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+            if (op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul)
+                LLVMSetFastMathFlags(inst, LLVMGetFastMathFlags(inst) | LLVMFastMathAllowContract);
+        }
+}
+
+/* libdevice's int-to-float conversions that round toward zero, as inline
+ * PTX: LLVM 19's instcombine rewrites llvm.nvvm.i2f.rz and its kin into
+ * sitofp/uitofp, which round to the nearest (where NVVM and the back end
+ * keep cvt.rz). The float64 ones from 32 bits are exact either way. */
+static const struct {
+    const char *intrinsic, *ptx, *constraints;
+} rz_conversions[] = {
+    {"llvm.nvvm.i2f.rz", "cvt.rz.f32.s32 $0, $1;", "=f,r"},
+    {"llvm.nvvm.ui2f.rz", "cvt.rz.f32.u32 $0, $1;", "=f,r"},
+    {"llvm.nvvm.ll2f.rz", "cvt.rz.f32.s64 $0, $1;", "=f,l"},
+    {"llvm.nvvm.ull2f.rz", "cvt.rz.f32.u64 $0, $1;", "=f,l"},
+    {"llvm.nvvm.ll2d.rz", "cvt.rz.f64.s64 $0, $1;", "=d,l"},
+    {"llvm.nvvm.ull2d.rz", "cvt.rz.f64.u64 $0, $1;", "=d,l"},
+};
+
+/* Replaces every call of fn with the inline PTX `text`. */
+static void calls_as_ptx(LLVMModuleRef m, LLVMValueRef fn, const char *text, const char *constraints) {
+    LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+    LLVMValueRef asm_fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)constraints, strlen(constraints),
+                                           false, false, LLVMInlineAsmDialectATT, false);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+    LLVMUseRef use;
+    while ((use = LLVMGetFirstUse(fn))) {
+        LLVMValueRef call = LLVMGetUser(use);
+        if (!LLVMIsACallInst(call)) ice("libdevice takes the address of %s", text);
+        LLVMValueRef arg = LLVMGetOperand(call, 0);
+        LLVMPositionBuilderBefore(b, call);
+        LLVMReplaceAllUsesWith(call, LLVMBuildCall2(b, fty, asm_fn, &arg, 1, ""));
+        LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDisposeBuilder(b);
+}
+
+/* What Numba's toolchain does to libdevice that LLVM's pipeline would
+ * not: the contractions in each function linked in (those not in `own`),
+ * the rounding of the rz conversions. */
+static void compile_as_nvvm(LLVMModuleRef m, const Defined *own) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn) && !is_defined_in(own, fn)) contract_function(fn);
+    for (size_t i = 0; i < sizeof rz_conversions / sizeof rz_conversions[0]; i++) {
+        LLVMValueRef fn = LLVMGetNamedFunction(m, rz_conversions[i].intrinsic);
+        if (fn) calls_as_ptx(m, fn, rz_conversions[i].ptx, rz_conversions[i].constraints);
+    }
+}
+
 static bool link_libdevice(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
     const char *caller = first_libdevice_call(m);
     if (!caller) return true;
     char path[4096];
     if (!find_libdevice(cfg, caller, path, sizeof path, d)) return false;
-    for (int ftz = 0; ftz < 2; ftz++)
-        if (calls_copy(m, ftz) && !link_copy(m, path, ftz, d)) return false;
+    Defined own = defined_functions(m);
+    bool linked = true;
+    for (int ftz = 0; ftz < 2 && linked; ftz++) linked = !calls_copy(m, ftz) || link_copy(m, path, ftz, d);
+    if (linked) compile_as_nvvm(m, &own);
+    free(own.fns);
+    if (!linked) return false;
     internalize_libdevice(m);
     mark_ftz_copy(m);
     answer_reflect(m);
