@@ -1865,6 +1865,15 @@ static LLVMValueRef math_two_parts(CodeGen *g, Node *call, const char *name, con
     return LLVMBuildInsertValue(g->b, t, LLVMBuildLoad2(g->b, other, slot, ""), 1, "");
 }
 
+/* A float16 function as cuda_fp16.hpp computes it: the target's own form,
+ * or the float32 function rounded to half. */
+static LLVMValueRef half_math(CodeGen *g, const char *name, LLVMValueRef x) {
+    LLVMValueRef r = TARGET(g)->half_math(g, name, x);
+    if (r) return r;
+    LLVMValueRef f = convert(g, x, &ty_float16, &ty_float32);
+    return convert(g, math_call(g, name, &ty_float32, &f, 1), &ty_float32, &ty_float16);
+}
+
 static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
     LLVMValueRef args[3];
     for (int i = 0; i < call->item_len; i++) args[i] = arg_cast(g, call, i);
@@ -1878,10 +1887,8 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
             if (call->casts[i]->kind == TY_INT) args[i] = convert(g, args[i], call->casts[i], &ty_float64);
         in = &ty_float64;
     }
-    if (in == &ty_float16) { /* float16 math runs in float32 and rounds back */
-        args[0] = convert(g, args[0], in, &ty_float32);
-        return convert(g, math_call(g, e->lower_name, &ty_float32, args, 1), &ty_float32, call->ty);
-    }
+    if (in == &ty_float16) /* numba-cuda's float16 overloads: cuda_fp16.hpp's hsin ... */
+        return convert(g, half_math(g, e->lower_name, args[0]), &ty_float16, call->ty);
     switch (op) {
     case MATH_DEGREES: case MATH_RADIANS: {
         double k = op == MATH_DEGREES ? 57.29577951308232 : 0.017453292519943295;
@@ -2008,7 +2015,7 @@ static LLVMValueRef gen_warp(CodeGen *g, Node *call, const Entity *e) {
 }
 
 /* cuda.fp16: half arithmetic in LLVM's half type (sm_53+ runs it
- * natively); transcendental functions through float32. */
+ * natively); transcendental functions as cuda_fp16.hpp computes them. */
 static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     static const Op ops[] = {[FP16_ADD] = OP_ADD, [FP16_SUB] = OP_SUB, [FP16_MUL] = OP_MUL, [FP16_DIV] = OP_DIV,
                              [FP16_EQ] = OP_EQ,   [FP16_NE] = OP_NE,   [FP16_GT] = OP_GT,   [FP16_GE] = OP_GE,
@@ -2018,7 +2025,9 @@ static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     for (int i = 0; i < call->item_len && i < 3; i++) a[i] = arg_cast(g, call, i);
     LLVMTypeRef over[] = {LLVMHalfTypeInContext(g->ctx)};
     switch (op) {
-    case FP16_EQ: case FP16_NE: case FP16_GT: case FP16_GE: case FP16_LT: case FP16_LE:
+    case FP16_NE: /* __hne is setp.ne.f16: false where either is NaN, unlike != */
+        return LLVMBuildFCmp(g->b, LLVMRealONE, a[0], a[1], "");
+    case FP16_EQ: case FP16_GT: case FP16_GE: case FP16_LT: case FP16_LE:
         return compare(g, ops[op], a[0], a[1], &ty_float16);
     case FP16_ADD: case FP16_SUB: case FP16_MUL: case FP16_DIV:
         return arith(g, call, ops[op], a[0], a[1], &ty_float16, &ty_float16, &ty_float16);
@@ -2027,12 +2036,10 @@ static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     case FP16_FMA: return cg_intrinsic(g, "llvm.fma", over, 1, a, 3);
     case FP16_MAX: return cg_intrinsic(g, "llvm.maxnum", over, 1, a, 2);
     case FP16_MIN: return cg_intrinsic(g, "llvm.minnum", over, 1, a, 2);
-    case FP16_RCP: case FP16_VIA_FLOAT32: break;
+    case FP16_RCP: return half_math(g, "rcp", a[0]);
+    case FP16_VIA_FLOAT32: break;
     }
-    LLVMValueRef f = convert(g, a[0], &ty_float16, &ty_float32);
-    LLVMValueRef r = op == FP16_RCP ? TARGET(g)->math_symbol(g, "frcp_rn", LLVMFloatTypeInContext(g->ctx), &f, 1)
-                                    : math_call(g, e->lower_name, &ty_float32, &f, 1);
-    return convert(g, r, &ty_float32, &ty_float16);
+    return half_math(g, e->lower_name, a[0]);
 }
 
 /* A comparison of cuda.bf16: ordered (false where either is NaN) or

@@ -1209,6 +1209,88 @@ static LLVMValueRef nvptx_math(CodeGen *g, const char *name, const Type *t, LLVM
     return nvptx_math_symbol(g, symbol, cg_type(g, t), args, n);
 }
 
+/* ---- cuda_fp16.hpp's half functions ----------------------------------- */
+
+/* numba-cuda's cuda.fp16 functions (and math.sin ... of a float16) are
+ * cuda_fp16.hpp's, compiled apart from the kernel (no fastmath): most an
+ * approximate float32 instruction rounded to half, then the inputs it
+ * rounds the wrong way fixed up (SPEC_CASE: r + ulp where the input is
+ * spc). Their PTX, as the header writes it (abs.f16 as and.b16, which
+ * PTX 6.3 has). */
+#define HALF_FIX(key, spc, ulp)                                                                                        \
+    " {.reg.b16 spc, ulp, p;\n mov.b16 spc," spc ";\n mov.b16 ulp," ulp ";\n set.eq.f16.f16 p," key ", spc;\n"      \
+    " fma.rn.f16 r,p,ulp,r;\n }\n"
+#define HALF_IN " mov.b16 h,$1;\n cvt.f32.f16 f,h;\n"
+#define HALF_OUT " cvt.rn.f16.f32 r,f;\n"
+#define HALF_RET " mov.b16 $0,r;\n}"
+/* __float_simpl_sinf/cosf: the quadrant q from a*2/pi, the reduced x, the
+ * sine or cosine polynomial by q's parity, negated by q's bit 1. */
+#define HALF_TRIG(quadrant)                                                                                            \
+    "{.reg.b16 h,r,t;\n .reg.b32 f,ar,j,x,x2,z,zn,q,q1,q2,c8,c6,c4,c2,c1,c0;\n .reg.pred podd,pneg;\n" HALF_IN           \
+    " fma.rn.f32 ar,f,0f3F22F983,0f4B400000;\n mov.b32 q,ar;\n sub.rn.f32 j,ar,0f4B400000;\n"                          \
+    " fma.rn.f32 x,j,0fBFC90FDA,f;\n fma.rn.f32 x,j,0fB3A22168,x;\n" quadrant " mul.rn.f32 x2,x,x;\n"                  \
+    " and.b32 q1,q,1;\n setp.ne.u32 podd,q1,0;\n selp.f32 c8,0f37CCF5CE,0fB94CA1F9,podd;\n"                           \
+    " selp.f32 c6,0fBAB6061A,0f3C08839E,podd;\n selp.f32 c4,0f3D2AAAA5,0fBE2AAAA3,podd;\n"                             \
+    " selp.f32 c2,0fBF000000,0f00000000,podd;\n selp.f32 c1,x2,x,podd;\n selp.f32 c0,0f3F800000,x,podd;\n"            \
+    " fma.rn.f32 z,c8,x2,c6;\n fma.rn.f32 z,z,x2,c4;\n fma.rn.f32 z,z,x2,c2;\n fma.rn.f32 z,z,c1,c0;\n"               \
+    " and.b32 q2,q,2;\n setp.ne.u32 pneg,q2,0;\n neg.f32 zn,z;\n selp.f32 f,zn,z,pneg;\n" HALF_OUT
+
+static const struct {
+    const char *name, *ptx;
+} half_functions[] = {
+    {"sin", HALF_TRIG("") " and.b16 t,r,0x8000U;\n and.b16 r,r,0x7FFFU;\n and.b16 h,h,0x7FFFU;\n" HALF_FIX(
+                "h", "0X32B3U", "0x0800U") HALF_FIX("h", "0X5CB0U", "0x9000U") " or.b16 r,r,t;\n" HALF_RET},
+    {"cos", HALF_TRIG(" and.b32 q,q,3;\n add.u32 q,q,1;\n") " and.b16 h,h,0x7FFFU;\n" HALF_FIX("h", "0X2B7CU",
+                                                                                                "0x1000U") HALF_RET},
+    {"exp", "{.reg.b32 f,C,nZ;\n .reg.b16 h,r;\n" HALF_IN " mov.b32 C,0x3fb8aa3bU;\n mov.b32 nZ,0x80000000U;\n"
+            " fma.rn.f32 f,f,C,nZ;\n ex2.approx.ftz.f32 f,f;\n" HALF_OUT HALF_FIX("h", "0X1F79U", "0x9400U")
+                HALF_FIX("h", "0X25CFU", "0x9400U") HALF_FIX("h", "0XC13BU", "0x0400U")
+                    HALF_FIX("h", "0XC1EFU", "0x0200U") HALF_RET},
+    {"exp2", "{.reg.b32 f,ULP;\n .reg.b16 h,r;\n" HALF_IN " ex2.approx.ftz.f32 f,f;\n mov.b32 ULP,0x33800000U;\n"
+             " fma.rn.f32 f,f,ULP,f;\n" HALF_OUT HALF_RET},
+    {"exp10", "{.reg.b32 f,C,nZ;\n .reg.b16 h,r;\n" HALF_IN " mov.b32 C,0x40549A78U;\n mov.b32 nZ,0x80000000U;\n"
+              " fma.rn.f32 f,f,C,nZ;\n ex2.approx.ftz.f32 f,f;\n" HALF_OUT HALF_FIX("h", "0x34DEU", "0x9800U")
+                  HALF_FIX("h", "0x9766U", "0x9000U") HALF_FIX("h", "0x9972U", "0x1000U")
+                      HALF_FIX("h", "0xA5C4U", "0x1000U") HALF_FIX("h", "0xBF0AU", "0x8100U") HALF_RET},
+    {"log2", "{.reg.b32 f;\n .reg.b16 h,r;\n" HALF_IN " lg2.approx.ftz.f32 f,f;\n" HALF_OUT HALF_FIX(
+                 "r", "0xA2E2U", "0x8080U") HALF_FIX("r", "0xBF46U", "0x9400U") HALF_RET},
+    {"log", "{.reg.b32 f,C;\n .reg.b16 h,r;\n" HALF_IN " lg2.approx.ftz.f32 f,f;\n mov.b32 C,0x3f317218U;\n"
+            " mul.f32 f,f,C;\n" HALF_OUT HALF_FIX("h", "0X160DU", "0x9C00U") HALF_FIX("h", "0X3BFEU", "0x8010U")
+                HALF_FIX("h", "0X3C0BU", "0x8080U") HALF_FIX("h", "0X6051U", "0x1C00U") HALF_RET},
+    {"log10", "{.reg.b32 f,C;\n .reg.b16 h,r;\n" HALF_IN " lg2.approx.ftz.f32 f,f;\n mov.b32 C,0x3E9A209BU;\n"
+              " mul.f32 f,f,C;\n" HALF_OUT HALF_FIX("h", "0x338FU", "0x1000U") HALF_FIX("h", "0x33F8U", "0x9000U")
+                  HALF_FIX("h", "0x57E1U", "0x9800U") HALF_FIX("h", "0x719DU", "0x9C00U") HALF_RET},
+    {"rcp", "{.reg.b32 f;\n .reg.b16 h,r;\n" HALF_IN " rcp.approx.ftz.f32 f,f;\n" HALF_OUT HALF_RET},
+    {"rsqrt", "{.reg.b32 f;\n .reg.b16 h,r;\n" HALF_IN " rsqrt.approx.ftz.f32 f,f;\n" HALF_OUT HALF_RET},
+    {"sqrt", "{.reg.b32 f;\n .reg.b16 h,r;\n" HALF_IN " sqrt.approx.ftz.f32 f,f;\n" HALF_OUT HALF_RET},
+};
+
+/* htanh: libdevice's tanhf of the float, rounded (the plain copy: the
+ * header is compiled without fastmath). */
+static LLVMValueRef half_tanh(CodeGen *g, LLVMValueRef x) {
+    LLVMTypeRef f = LLVMFloatTypeInContext(g->ctx);
+    LLVMValueRef wide = LLVMBuildFPExt(g->b, x, f, "");
+    return LLVMBuildFPTrunc(g->b, cg_call(g, f, "__nv_tanhf", &wide, 1), LLVMTypeOf(x), "");
+}
+
+/* cuda_fp16.hpp's function `name` (sin, exp10, rcp, tanh_approx ...) of
+ * the half x, or NULL where the header computes in float32 and rounds, as
+ * the caller does. */
+static LLVMValueRef nvptx_half_math(CodeGen *g, const char *name, LLVMValueRef x) {
+    if (!strcmp(name, "tanh")) return half_tanh(g, x);
+    const char *ptx = NULL;
+    for (size_t i = 0; i < sizeof half_functions / sizeof half_functions[0] && !ptx; i++)
+        if (!strcmp(name, half_functions[i].name)) ptx = half_functions[i].ptx;
+    if (!strcmp(name, "tanh_approx")) { /* htanh's tanh.approx.f16 needs PTX 7.0 */
+        if (ptx_isa(g->cfg) < 70) return half_tanh(g, x);
+        ptx = "tanh.approx.f16 $0, $1;";
+    }
+    if (!ptx) return NULL;
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(g->ctx);
+    LLVMValueRef bits = LLVMBuildBitCast(g->b, x, i16, "");
+    return LLVMBuildBitCast(g->b, inline_ptx(g, i16, ptx, "=h,h", &bits, 1, false), LLVMTypeOf(x), "");
+}
+
 /* Numba's fastmath float32 divisions, as NVVM compiles them with
  * prec-div=0: LLVM 19's NVPTX back end would choose these forms only for
  * the whole process. */
@@ -1304,4 +1386,5 @@ const Target target_nvptx = {
     .exit_thread = nvptx_exit_thread,
     .mark_kernel = nvptx_mark_kernel,
     .mark_fast_model = nvptx_mark_fast_model,
+    .half_math = nvptx_half_math,
 };
