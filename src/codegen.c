@@ -2334,6 +2334,7 @@ struct LoopState {
     bool range;
     const Type *t;                 /* range: the value's type */
     LLVMValueRef step, left;       /* range: the step, the values left */
+    LLVMValueRef start, stop;      /* range: its bounds */
     IterSource *src;               /* other iterables (count of them) */
     int count;
     LLVMValueRef len, first;       /* first: enumerate's start */
@@ -2404,6 +2405,8 @@ static void range_init(CodeGen *g, LoopState *st, Node *it) {
         stop = arg_cast(g, it, 1);
         if (it->item_len == 3) st->step = arg_cast(g, it, 2);
     }
+    st->start = start;
+    st->stop = stop;
     st->counter = cg_entry_alloca(g, ty, "range.i");
     st->left = cg_entry_alloca(g, ty, "range.left");
     LLVMBuildStore(g->b, range_count(g, st->t, start, stop, st->step), st->left);
@@ -2443,6 +2446,24 @@ static LLVMValueRef loop_more(CodeGen *g, Node *n) {
     return LLVMBuildICmp(g->b, LLVMIntSLT, i, st->len, "");
 }
 
+/* What a checked function's bounds checks need to know of a range's
+ * value i, which the count before the loop hides from LLVM: with a
+ * positive step and a start not below 0, 0 <= start <= i < stop, so
+ * i <u stop (unsigned: any step). LLVM folds the step's and the start's
+ * signs where it knows them (cuda.gridsize, cuda.grid) and then the check
+ * of a[i] against a.shape[0] in a loop over range(..., a.shape[0], ...). */
+static void assume_below_stop(CodeGen *g, const LoopState *st, LLVMValueRef i) {
+    LLVMBuilderRef B = g->b;
+    LLVMValueRef below = LLVMBuildICmp(B, LLVMIntULT, i, st->stop, "");
+    if (st->t->is_signed) {
+        LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(i));
+        LLVMValueRef other = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLE, st->step, zero, ""),
+                                         LLVMBuildICmp(B, LLVMIntSLT, st->start, zero, ""), "");
+        below = LLVMBuildOr(B, other, below, "");
+    }
+    cg_intrinsic(g, "llvm.assume", NULL, 0, &below, 1);
+}
+
 /* The top of the body: the element to the target, the counter on. */
 static void loop_target(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
@@ -2452,6 +2473,7 @@ static void loop_target(CodeGen *g, Node *n) {
          * one reads: nsw (nuw for unsigned) lets LLVM bound the index. */
         LLVMTypeRef ty = llvm_type(g, st->t);
         LLVMValueRef i = LLVMBuildLoad2(g->b, ty, st->counter, "");
+        if (g->fn->checks & CHECK_BOUNDS) assume_below_stop(g, st, i);
         store_target(g, n->cond, i, st->t);
         LLVMValueRef left = LLVMBuildLoad2(g->b, ty, st->left, "");
         LLVMBuildStore(g->b, LLVMBuildNUWSub(g->b, left, LLVMConstInt(ty, 1, false), ""), st->left);
