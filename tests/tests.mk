@@ -35,8 +35,9 @@ test-conformance: $(PYKC)
 
 ## check-numba: builds the conformance bundle (build/conformance) and prints the command that runs it on a GPU machine
 CONFORMANCE_DIR := $(BUILD)/conformance
+CONFORMANCE_ARCH ?= sm_90
 check-numba: $(PYKC)
-	@python3 tests/conformance/build.py --pykc $(PYKC) $(CONFORMANCE_DIR)
+	@python3 tests/conformance/build.py --pykc $(PYKC) --arch $(CONFORMANCE_ARCH) $(CONFORMANCE_DIR)
 	@echo "check-numba: on the GPU machine, from the repository root, with $(CONFORMANCE_DIR) carried:"
 	@echo "    python3 tests/conformance/run.py $(CONFORMANCE_DIR) -q"
 

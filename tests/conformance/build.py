@@ -81,7 +81,7 @@ def modules_of(area):
     return sorted(fn[:-4] for fn in os.listdir(os.path.join(HERE, area)) if fn.endswith(".pyk"))
 
 
-def build(out, pykc, quiet=False):
+def build(out, pykc, quiet=False, arch=None):
     """Returns {(area, module, kernel or None): error line} of what pykc refused."""
     refused = {}
     nmod = 0
@@ -95,7 +95,7 @@ def build(out, pykc, quiet=False):
             src = os.path.join(adir, module + ".pyk")
             with open(src) as f:
                 text = f.read()
-            opts = options_of(text)
+            opts = (["--arch", arch] if arch else []) + options_of(text)
             nmod += 1
             base = os.path.join(odir, module)
             # the source is compiled where it is: its messages name the file in the tree
@@ -134,11 +134,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")
     ap.add_argument("--pykc", default=os.path.join(ROOT, "build", "pykc"))
+    ap.add_argument("--arch", default="sm_90",
+                    help="the GPU's arch (default sm_90): numba-cuda compiles for the device it runs on, and some "
+                         "lowerings depend on it (tanh.approx.f16 from sm_75's PTX 7.0 on)")
     args = ap.parse_args()
     if not os.access(args.pykc, os.X_OK):
         print(f"build.py: no compiler at {args.pykc} (run make)", file=sys.stderr)
         return 2
-    refused, nmod = build(args.out, args.pykc)
+    refused, nmod = build(args.out, args.pykc, arch=args.arch)
     nk = sum(1 for k in refused if k[2] is not None)
     nm = sum(1 for k in refused if k[2] is None)
     print(f"build.py: {nmod} modules in {args.out}; {nm} refused whole, {nk} kernels refused alone")

@@ -13,7 +13,9 @@ case("functions.sig_d_d_0", [arg("float64"), zeros("float64", (N, 12))], grid=2)
 case("functions.sig_d_d_1", [arg("float64"), zeros("float64", (N, 12))], grid=2)
 case("functions.sig_d_d_2", [arg("float64"), zeros("float64", (N, 12))], grid=2)
 case("functions.sig_d_d_3", [arg("float64"), zeros("float64", (N, 12))], grid=2)
-case("functions.sig_d_d_4", [arg("float64"), zeros("float64", (N, 7))], grid=2)
+# y0 and y1 are long float64 polynomials whose a*b+c LLVM and NVVM fuse a
+# little differently: within an ulp
+case("functions.sig_d_d_4", [arg("float64"), zeros("float64", (N, 7))], grid=2, tol=ulp(1))
 case("functions.sig_d_dPd_0", [arg("float64"), zeros("float64", (N, 2))], grid=2)
 case("functions.sig_d_dPi_0", [arg("float64"), zeros("float64", (N, 2))], grid=2)
 case("functions.sig_d_dd_0", [arg("float64"), arg("float64"), zeros("float64", (N, 12))], grid=2)
