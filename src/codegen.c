@@ -87,6 +87,11 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
         LLVMTypeRef fields[] = {llvm_type(g, t->dtype), i1(g)};
         return LLVMStructTypeInContext(g->ctx, fields, 2, false);
     }
+    case TY_CLOSURE: { /* the values it captures; None as a byte no one reads */
+        LLVMTypeRef *fields = CG_ARRAY(g, LLVMTypeRef, t->elem_count);
+        for (int i = 0; i < t->elem_count; i++) fields[i] = t->elems[i]->kind == TY_NONE ? i8(g) : llvm_type(g, t->elems[i]);
+        return LLVMStructTypeInContext(g->ctx, fields, (unsigned)t->elem_count, false);
+    }
     case TY_GRID_GROUP: return i64(g); /* the grid workspace's address */
     case TY_RECORD: return cg_generic_pointer(g); /* numba's RecordModel: its data's address */
     case TY_ENUM: return llvm_type(g, t->dtype); /* numba-cuda's EnumModel: the value */
@@ -276,7 +281,7 @@ static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const 
     }
     if (from->kind == TY_COMPLEX)
         return convert(g, extract(g, v, 0, ""), type_float(from->bits / 2), to);
-    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE) {
+    if ((from->kind == TY_TUPLE && to->kind == TY_TUPLE) || (from->kind == TY_CLOSURE && to->kind == TY_CLOSURE)) {
         LLVMValueRef out = LLVMGetUndef(dst);
         for (int i = 0; i < to->elem_count; i++) {
             LLVMValueRef e = convert(g, extract(g, v, (unsigned)i, ""), from->elems[i], to->elems[i]);
@@ -941,9 +946,22 @@ static void assign_version(CodeGen *g, Sym *sym, LLVMValueRef v) {
     if (LLVMIsAInstruction(v) && !*LLVMGetValueName2(v, &len)) LLVMSetValueName2(v, sym->name, strlen(sym->name));
 }
 
+/* A closure: the values of what it captures, read at caps (those that
+ * pick says, else all). */
+static LLVMValueRef make_closure(CodeGen *g, const Type *t, Node **caps, const long *pick) {
+    LLVMValueRef v = LLVMGetUndef(llvm_type(g, t));
+    for (int i = 0; i < t->elem_count; i++) {
+        Node *c = caps[pick ? pick[i] : i];
+        LLVMValueRef x = t->elems[i]->kind == TY_NONE ? LLVMGetUndef(i8(g)) : convert(g, gen_expr(g, c), c->ty, t->elems[i]);
+        v = LLVMBuildInsertValue(g->b, v, x, (unsigned)i, "");
+    }
+    return v;
+}
+
 static LLVMValueRef gen_name(CodeGen *g, Node *n) {
     Sym *sym = n->sym;
     if (!sym) ice("unresolved name %s", n->name);
+    if (n->ty->kind == TY_CLOSURE && n->dims) return make_closure(g, n->ty, n->captures, n->dims);
     if (sym->kind == SYM_CONST && sym->value->ty->kind == TY_ARRAY) return const_array(g, sym);
     if (sym->kind == SYM_CONST) {
         ConstValue *c = sym->value;
@@ -1985,11 +2003,20 @@ static LLVMValueRef gen_libdevice(CodeGen *g, Node *call, const Entity *e) {
     return out;
 }
 
+/* A call of device function f; of a closure, what it captures first. A
+ * None argument is a byte no one reads. */
 static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
-    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, call->item_len);
-    for (int i = 0; i < call->item_len; i++) args[i] = arg_cast(g, call, i);
+    const Type *clo = call->func->ty->kind == TY_CLOSURE ? call->func->ty : NULL;
+    int ncap = clo ? clo->elem_count : 0, n = ncap + call->item_len;
+    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, n);
+    LLVMValueRef held = clo ? gen_expr(g, call->func) : NULL;
+    for (int i = 0; i < ncap; i++) args[i] = extract(g, held, (unsigned)i, "");
+    for (int i = 0; i < call->item_len; i++) {
+        LLVMValueRef v = arg_cast(g, call, i);
+        args[ncap + i] = v ? v : LLVMGetUndef(i8(g));
+    }
     LLVMValueRef fn = f->cg[g->ftz];
-    return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)call->item_len, "");
+    return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
 }
 
 static LLVMValueRef gen_fma(CodeGen *g, Node *n) {
@@ -2069,7 +2096,8 @@ static LLVMValueRef gen_named_tuple(CodeGen *g, Node *n) {
 
 static LLVMValueRef gen_call(CodeGen *g, Node *n) {
     if (n->func->ty->kind == TY_CLASS) return gen_named_tuple(g, n);
-    if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
+    if (n->func->ty->kind == TY_FUNC || n->func->ty->kind == TY_CLOSURE)
+        return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
     if (n->func->ty->kind == TY_DTYPE && n->casts) /* bfloat16(x): x as the constructor's case, then rounded */
         return convert(g, gen_cast(g, n->items[0], n->casts[0]), n->casts[0], n->ty);
     if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
@@ -2099,6 +2127,7 @@ static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
     case ND_IFEXP: return gen_ifexp(g, n);
     case ND_CALL: return gen_call(g, n);
     case ND_TUPLE: return gen_tuple(g, n);
+    case ND_LAMBDA: return make_closure(g, n->ty, n->func->captures, NULL);
     default:
         cg_error(g, n->span, "%s expressions are not supported by code generation", node_kind_name(n->kind));
         return LLVMGetUndef(i8(g));
@@ -2495,6 +2524,7 @@ static void gen_statement(CodeGen *g, Node *n) {
     case ND_EXPR_STMT:
         if (n->rhs->kind != ND_STR) gen_expr(g, n->rhs);
         return;
+    case ND_FUNCDEF: store_target(g, n->lhs, make_closure(g, n->lhs->ty, n->captures, NULL), n->lhs->ty); return;
     default: ice("gen_statement: %s", node_kind_name(n->kind));
     }
 }
@@ -2675,7 +2705,7 @@ static LLVMTypeRef function_type(CodeGen *g, const FuncInfo *f, bool abi) {
     n = 0;
     for (int i = 0; i < f->param_count; i++) {
         const Type *t = f->params[i]->ty;
-        if (!abi) params[n++] = llvm_type(g, t);
+        if (!abi) params[n++] = t->kind == TY_NONE ? i8(g) : llvm_type(g, t);
         else
             for (int j = 0; j < abi_part_count(t); j++) params[n++] = part_type(g, abi_part(t, j));
     }
@@ -2751,7 +2781,9 @@ static bool fastmath_of(const Unit *u, const FuncInfo *f) { return f->fastmath |
 
 /* Kernels of imported modules are not entries of this one, and a device
  * function without types exists only as its specialisations. */
-static bool emitted(const FuncInfo *f) { return !f->abstract && !(f->imported && f->is_kernel); }
+static bool emitted(const FuncInfo *f) {
+    return !f->abstract && !(f->imported && f->is_kernel) && (f->is_kernel || !f->generic || f->live);
+}
 
 enum { MODEL_PLAIN = 1, MODEL_FAST = 2 };
 
@@ -2817,8 +2849,17 @@ static LLVMValueRef declare_copy(CodeGen *g, FuncInfo *f, bool ftz, const char *
 /* Declares f's function under model ftz; a device function compiled under
  * both models names its fast copy NAME.ftz (a name no Python name clashes
  * with). */
+/* A function's name in the module: a function defined inside another is
+ * named after it, K.f and K.lambda. */
+static const char *function_name(CodeGen *g, const FuncInfo *f) {
+    if (!f->closure) return f->def->name;
+    const char *own = strcmp(f->def->name, "<lambda>") ? f->def->name : "lambda";
+    return arena_printf(g->arena, "%s.%s", function_name(g, f->enclosing), own);
+}
+
 static void declare_function(CodeGen *g, FuncInfo *f, bool ftz, bool both) {
-    const char *name = both && ftz ? arena_printf(g->arena, "%s.ftz", f->def->name) : f->def->name;
+    const char *base = function_name(g, f);
+    const char *name = both && ftz ? arena_printf(g->arena, "%s.ftz", base) : base;
     LLVMValueRef fn = LLVMAddFunction(g->mod, name, function_type(g, f, f->is_kernel));
     if (f->is_kernel) TARGET(g)->mark_kernel(g, f, fn);
     else LLVMSetLinkage(fn, LLVMInternalLinkage);

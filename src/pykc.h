@@ -293,7 +293,8 @@ const char *token_kind_name(TokenKind k);
     X(ND_UNARY, "UnaryOp") X(ND_BOOLOP, "BoolOp") X(ND_COMPARE, "Compare")     \
     X(ND_IFEXP, "IfExp") X(ND_CALL, "Call") X(ND_KEYWORD, "Keyword")           \
     X(ND_ATTR, "Attribute") X(ND_SUBSCRIPT, "Subscript")                       \
-    X(ND_SLICE, "Slice") X(ND_TUPLE, "Tuple") X(ND_LIST, "List")
+    X(ND_SLICE, "Slice") X(ND_TUPLE, "Tuple") X(ND_LIST, "List")             \
+    X(ND_LAMBDA, "Lambda")
 
 typedef enum {
 #define X(kind, name) kind,
@@ -361,15 +362,18 @@ struct Node {
     Node *lhs, *rhs;            /* BinOp; Assign/AugAssign/AnnAssign target
                                    and value; Attribute/Subscript value and
                                    index; Keyword value (rhs); ImportFrom
-                                   module, as a Name (lhs); Host: the
-                                   statement as parsed where there is one (a
-                                   host function's FunctionDef), else NULL */
+                                   module, as a Name (lhs); a FunctionDef
+                                   inside a function: the Name it assigns
+                                   (lhs); Host: the statement as parsed
+                                   where there is one (a host function's
+                                   FunctionDef), else NULL */
     Node *cond;                 /* If/While/IfExp/Assert test; For target */
     Node *iter;                 /* For iterable */
     Node *then, *els;           /* IfExp branches; Assert msg (then) */
     Node *annotation;           /* Param, AnnAssign; FunctionDef return */
     Node *lower, *upper, *step; /* Slice parts, each possibly NULL */
-    Node *func;                 /* Call callee */
+    Node *func;                 /* Call callee; Lambda: its FunctionDef
+                                   (named <lambda>, its body one Return) */
 
     Node **body; int body_len;      /* Module, FunctionDef, ClassDef, If, While, For */
     Node **orelse; int orelse_len;  /* If (elif is a nested If), While, For */
@@ -400,12 +404,22 @@ struct Node {
     long *dims;                     /* set by sema: the constant shape of a
                                        shared or local array; the element
                                        a tuple subscript takes (one for a
-                                       constant index, a slice's ended by -1) */
+                                       constant index, a slice's ended by -1);
+                                       a Name read that makes a closure:
+                                       which of its captures the function
+                                       it holds reads, in that one's order */
     const struct RecordField *field; /* set by sema: the record field an
                                        Attribute or Subscript names */
     int exception;                  /* set by sema: a Raise or Assert of a
                                        debug=True function, its code (1..) in
                                        Unit.exceptions; else 0 */
+    Node **captures; int capture_len; /* set by ssa.c: what a function
+                                       defined in a function reads of the
+                                       enclosing one's locals, as Names read
+                                       where the function is made: on its
+                                       FunctionDef (at the def or lambda),
+                                       and on each Name read that may hold
+                                       one (the union for all it may hold) */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
     Node *retest;                   /* While, set by ssa.c: the test again at
@@ -467,6 +481,9 @@ typedef enum {
     TY_RECORD,   /* Numba's Record: a structured NumPy dtype's element, held
                     as the address of its bytes, as Numba holds it */
     TY_ENUM,     /* a member of an Enum or IntEnum class: cls; its value a dtype */
+    TY_CLOSURE,  /* a function defined inside a function (def, lambda):
+                    func its FunctionDef, elems the types of the enclosing
+                    locals it reads, whose values it holds */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
     TY_RANGE,    /* range(...), only as a for-loop iterable */
@@ -533,11 +550,11 @@ struct Type {
     const long *nested;    /* ARRAY: a record field that is an array,
                               Numba's NestedArray: its ndim extents */
     const Record *record;  /* RECORD */
-    Type **elems;          /* TUPLE */
-                           /* elem_count: TUPLE, VECTOR */
+    Type **elems;          /* TUPLE; CLOSURE: what it captures */
+                           /* elem_count: TUPLE, VECTOR, CLOSURE */
     int elem_count;
     const Entity *entity;  /* ENTITY */
-    Node *func;            /* FUNC: its FunctionDef */
+    Node *func;            /* FUNC, CLOSURE: its FunctionDef */
     ClassInfo *cls;        /* ENUM, CLASS; TUPLE: a named tuple's class */
 };
 
@@ -558,6 +575,8 @@ Type *type_range(Arena *a, Type *elem);
 Type *type_optional(Arena *a, Type *of);
 Type *type_entity(Arena *a, const Entity *e);
 Type *type_func(Arena *a, Node *def);
+/* The closure of def holding values of the types caps (copied). */
+Type *type_closure(Arena *a, Node *def, Type **caps, int n);
 Type *type_record(Arena *a, const Record *r);
 /* The field of r called name, or NULL. */
 const RecordField *record_field(const Record *r, const char *name);
@@ -870,6 +889,13 @@ struct FuncInfo {
     bool imported;           /* from an imported module: no kernel entry */
     struct Scope *globals;   /* the module scope its names resolve in */
     FuncInfo *generic;       /* a specialisation: the function it copies */
+    bool closure;            /* defined inside a function (def, lambda):
+                                compiled for each call, taking first what
+                                it captures */
+    FuncInfo *enclosing;     /* closure: the function it is defined in */
+    bool live;               /* a specialisation called where errors are
+                                said (not only in a silent pass), which is
+                                compiled */
     FuncInfo **specs;        /* a device function: its specialisations */
     int spec_count;
     Node **sigs;             /* a kernel without types: the --sig given for

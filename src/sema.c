@@ -710,6 +710,13 @@ static Type *const_type(Sema *s, ConstValue *c) {
     return c->ty;
 }
 
+/* Why two types do not unify, where it is not plain: two functions. */
+static const char *unify_hint(const Type *a, const Type *b) {
+    if (a && b && a->kind == TY_CLOSURE && b->kind == TY_CLOSURE)
+        return ": numba-cuda calls a function defined inside a kernel only where it is known which one it is";
+    return "";
+}
+
 /* A phi version's type: the unification of the versions that reach it,
  * kept from pass to pass as Numba's type variables keep theirs. */
 static Type *phi_type(Sema *s, Sym *phi, Node *at) {
@@ -726,11 +733,12 @@ static Type *phi_type(Sema *s, Sym *phi, Node *at) {
         if (!u) {
             const char *name = phi->base ? phi->base->name : phi->name;
             if (v->is_phi || !first) {
-                sema_error(s, at->span, "cannot unify %s and %s for '%s' where its assignments meet", sema_type_name(s, t),
-                           sema_type_name(s, vt), name);
+                sema_error(s, at->span, "cannot unify %s and %s for '%s' where its assignments meet%s", sema_type_name(s, t),
+                           sema_type_name(s, vt), name, unify_hint(t, vt));
             } else if (!s->quiet && !s->diag->stop) {
                 int errors = s->diag->error_count;
-                sema_error(s, v->assigned, "cannot unify %s and %s for '%s'", sema_type_name(s, t), sema_type_name(s, vt), name);
+                sema_error(s, v->assigned, "cannot unify %s and %s for '%s'%s", sema_type_name(s, t), sema_type_name(s, vt),
+                           name, unify_hint(t, vt));
                 if (s->diag->error_count != errors) diag_note(s->diag, first->def, "'%s' is first assigned here", name);
             }
             phi->typing_phi = false;
@@ -762,8 +770,16 @@ static bool holds_too_big(const ConstValue *c) {
     return c->too_big;
 }
 
+static Type *closure_reread(Sema *s, Node *n, Type *held);
+
 static Type *type_name_ref(Sema *s, Node *n) {
-    if (is_version(n->sym)) return read_version(s, n->sym, n);
+    if (is_version(n->sym)) {
+        Type *t = read_version(s, n->sym, n);
+        /* a closure made in this function is made again where it is read */
+        bool made_here = t->kind == TY_CLOSURE && t->func->sym && t->func->sym->func->enclosing == s->fn;
+        n->dims = NULL;
+        return made_here && n->captures ? closure_reread(s, n, t) : t;
+    }
     Sym *sym = lookup(s, n->name);
     if (!sym) {
         const Entity *e = NULL;
@@ -1088,6 +1104,9 @@ static Type *type_subscript(Sema *s, Node *n) {
     if (base->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) return tuple_slice_type(s, n, base);
     if (base->kind == TY_TUPLE) {
         ConstValue *c = n->rhs->kind == ND_INT || n->rhs->constant ? fold(s, n->rhs) : NULL;
+        /* a name Numba's find_const resolves to a constant types as its literal */
+        if (!c && idx->kind == TY_INT && idx->literal)
+            c = int_result(s, idx->is_signed ? (__int128)idx->lit_value : (__int128)(uint64_t)idx->lit_value);
         if (c && c->ty->kind == TY_INT) return tuple_constant_index(s, n, base, c);
         if (!is_integer(idx)) {
             sema_error(s, n->rhs->span, "tuple index must be an integer, not %s", sema_type_name(s, idx));
@@ -1517,21 +1536,30 @@ static void copy_decorations(FuncInfo *sp, const FuncInfo *f) {
 /* Numba compiles a device function without a signature for the argument
  * types of each call, ignoring its annotations: find or make the copy for
  * the types args (literals stripped). */
-static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
+/* The specialisation of f whose parameters have the types args (n of
+ * them), if there is one; one called where errors are said is compiled. */
+static FuncInfo *find_specialisation(Sema *s, FuncInfo *f, Type *const *args, int n) {
     for (int k = 0; k < f->spec_count; k++) {
         FuncInfo *sp = f->specs[k];
-        bool same = true;
-        for (int i = 0; i < f->param_count && same; i++) same = type_equal(sp->params[i]->ty, args[i]);
-        if (same) return sp;
+        bool same = sp->param_count == n;
+        for (int i = 0; i < n && same; i++) same = type_equal(sp->params[i]->ty, args[i]);
+        if (!same) continue;
+        sp->live = sp->live || !s->quiet;
+        return sp;
     }
-    FuncInfo *sp = declare_function(s, node_clone(s->arena, f->def));
+    return NULL;
+}
+
+/* sp, declared from a copy of f's definition, as f's specialisation for
+ * the types args. */
+static FuncInfo *add_specialisation(Sema *s, FuncInfo *f, FuncInfo *sp, Type *const *args) {
     sp->prepared = true; /* its types are the call's; its decorators were read on f */
     sp->generic = f;
     sp->globals = f->globals;
     sp->imported = f->imported;
     sp->is_kernel = false;
-    copy_decorations(sp, f);
-    for (int i = 0; i < f->param_count; i++) sp->params[i]->ty = args[i];
+    sp->live = !s->quiet;
+    for (int i = 0; i < sp->param_count; i++) sp->params[i]->ty = args[i];
     FuncInfo **grown = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
     if (f->spec_count) memcpy(grown, f->specs, sizeof(FuncInfo *) * (size_t)f->spec_count);
     grown[f->spec_count++] = sp;
@@ -1542,6 +1570,14 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
     funcs[u->func_count++] = sp;
     u->funcs = funcs;
     return sp;
+}
+
+static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
+    FuncInfo *sp = find_specialisation(s, f, args, f->param_count);
+    if (sp) return sp;
+    sp = declare_function(s, node_clone(s->arena, f->def));
+    copy_decorations(sp, f);
+    return add_specialisation(s, f, sp, args);
 }
 
 static Type *type_callee(Sema *s, Node *call, FuncInfo *f);
@@ -1613,6 +1649,214 @@ static Type *type_callee(Sema *s, Node *call, FuncInfo *f) {
     }
     if (f->cooperative) sema_note_cooperative(s);
     return f->ret ? f->ret : &ty_error;
+}
+
+/* ---- functions defined inside functions ---------------------------------------------- */
+
+/* Numba inlines a function defined in a kernel (or device function) where
+ * it is called, its free names reading the enclosing function's variables
+ * there. pykc compiles it as a device function specialised at each call
+ * for the types of what it captures and of the arguments (literals kept,
+ * as inlining keeps them), taking the captured values first: a closure
+ * value holds them, read where it is made (ssa.c). */
+
+/* The template of the function def defines inside the function being
+ * typed, made where the function is first made. */
+static FuncInfo *closure_template(Sema *s, Node *def) {
+    if (def->sym && def->sym->func) return def->sym->func;
+    FuncInfo *f = declare_function(s, def);
+    f->is_kernel = false;
+    f->abstract = true; /* only its specialisations are compiled */
+    f->prepared = true;
+    f->typed = true;
+    f->closure = true;
+    f->enclosing = s->fn;
+    f->globals = s->fn->globals;
+    f->imported = s->fn->imported;
+    return f;
+}
+
+/* The type of capture c of def read where def is defined: Numba requires
+ * it assigned before (interpreter.py's cell variables). */
+static Type *capture_at_definition(Sema *s, Node *def, Node *c) {
+    Sym *v = c->sym;
+    Type *t = v && v->is_phi ? phi_type(s, v, c) : v ? v->ty : NULL;
+    if (t) return set_type(c, t);
+    if (def->lhs && !strcmp(c->name, def->name))
+        sema_error(s, c->span, "function '%s' calls itself: numba-cuda does not compile a recursive function defined "
+                   "inside a kernel", def->name);
+    else
+        sema_error(s, c->span, "function '%s' reads '%s', which is not assigned before '%s' is defined: numba-cuda "
+                   "requires what a function defined inside a kernel reads to be assigned first", def->name, c->name,
+                   def->name);
+    return set_type(c, &ty_error);
+}
+
+/* The closure value that def makes where it is defined. */
+static Type *closure_made(Sema *s, Node *def) {
+    closure_template(s, def);
+    Type **caps = new_casts(s, def->capture_len);
+    for (int i = 0; i < def->capture_len; i++)
+        if ((caps[i] = capture_at_definition(s, def, def->captures[i]))->kind == TY_ERROR) return &ty_error;
+    return type_closure(s->arena, def, caps, def->capture_len);
+}
+
+/* A read of a name that holds a closure makes it again, reading what it
+ * captures where the name is read (n->captures, which ssa.c gave for every
+ * function the name may hold; n->dims says which this one's are). */
+static Type *closure_reread(Sema *s, Node *n, Type *held) {
+    Node *def = held->func;
+    Type **caps = new_casts(s, def->capture_len);
+    long *pick = ARENA_ARRAY(s->arena, long, def->capture_len ? def->capture_len : 1);
+    for (int i = 0; i < def->capture_len; i++) {
+        int k = 0;
+        while (k < n->capture_len && strcmp(n->captures[k]->name, def->captures[i]->name)) k++;
+        if (k == n->capture_len) return held; /* a cycle, said where the function is defined */
+        pick[i] = k;
+        if ((caps[i] = set_type(n->captures[k], read_version(s, n->captures[k]->sym, n->captures[k])))->kind == TY_ERROR)
+            return &ty_error;
+    }
+    n->dims = pick;
+    return type_closure(s->arena, def, caps, def->capture_len);
+}
+
+/* A Param of the given name: one of a specialisation's parameters. */
+static Node *new_param(Sema *s, const char *name, Span at) {
+    Node *p = node_new(s->arena, ND_PARAM, at);
+    p->name = name;
+    return p;
+}
+
+/* `name = value` at the start of a specialisation: a default value. */
+static Node *default_assignment(Sema *s, Node *param) {
+    Node *a = node_new(s->arena, ND_ASSIGN, param->rhs->span), *target = node_new(s->arena, ND_NAME, param->span);
+    target->name = param->name;
+    target->height = 1;
+    a->items = ARENA_ARRAY(s->arena, Node *, 1);
+    a->items[0] = target;
+    a->item_len = 1;
+    a->rhs = param->rhs;
+    return a;
+}
+
+/* The copy of def that a call with nargs arguments runs: the captures as
+ * its first parameters, then the arguments given; a parameter left to its
+ * default is a local assigned the default first, read where the function
+ * is called, as Numba's inliner passes the default's expression. */
+static Node *closure_copy(Sema *s, Node *tmpl, int nargs) {
+    Node *def = node_clone(s->arena, tmpl);
+    int ncap = tmpl->capture_len, rest = def->item_len - nargs;
+    Node **params = ARENA_ARRAY(s->arena, Node *, ncap + nargs + 1);
+    for (int i = 0; i < ncap; i++) params[i] = new_param(s, tmpl->captures[i]->name, tmpl->captures[i]->span);
+    for (int i = 0; i < nargs; i++) params[ncap + i] = def->items[i];
+    Node **body = ARENA_ARRAY(s->arena, Node *, rest + def->body_len + 1);
+    for (int i = 0; i < rest; i++) body[i] = default_assignment(s, def->items[nargs + i]);
+    if (def->body_len) memcpy(body + rest, def->body, sizeof(Node *) * (size_t)def->body_len);
+    def->items = params;
+    def->item_len = ncap + nargs;
+    def->body = body;
+    def->body_len += rest;
+    return def;
+}
+
+/* The specialisation of closure template f for what the closure captures
+ * (types clo->elems) and arguments of the types args. */
+static FuncInfo *specialise_closure(Sema *s, FuncInfo *f, const Type *clo, Type *const *args, int nargs) {
+    int n = clo->elem_count + nargs;
+    Type **types = new_casts(s, n);
+    for (int i = 0; i < clo->elem_count; i++) types[i] = clo->elems[i];
+    for (int i = 0; i < nargs; i++) types[clo->elem_count + i] = args[i];
+    FuncInfo *sp = find_specialisation(s, f, types, n);
+    if (sp) return sp;
+    sp = declare_function(s, closure_copy(s, f->def, nargs));
+    /* inlined by Numba: compiled as the function it is defined in is */
+    copy_decorations(sp, f->enclosing);
+    sp->limits = (KernelLimits){0};
+    sp->inline_mode = NULL;
+    sp->forceinline = true;
+    sp->closure = true;
+    sp->enclosing = f->enclosing;
+    return add_specialisation(s, f, sp, types);
+}
+
+/* Whether a default value reads a parameter of def: Python reads the
+ * enclosing function's variable there, pykc's copy would read the
+ * parameter. */
+static const char *default_reads_param(const Node *def, const Node *e) {
+    if (!e) return NULL;
+    if (e->kind == ND_NAME) {
+        for (int i = 0; i < def->item_len; i++)
+            if (!strcmp(def->items[i]->name, e->name)) return e->name;
+        return NULL;
+    }
+    if (e->kind == ND_LAMBDA) return NULL;
+    const Node *kids[] = {e->func, e->lhs, e->rhs, e->cond, e->then, e->els, e->lower, e->upper, e->step};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) {
+        const char *r = default_reads_param(def, kids[i]);
+        if (r) return r;
+    }
+    for (int i = 0; i < e->item_len; i++) {
+        const char *r = default_reads_param(def, e->items[i]);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+/* Whether call passes def the arguments numba-cuda's inliner can: as many
+ * as it has parameters, but for defaults that all or none of are given
+ * (it appends the defaults to the arguments, from the first). */
+static bool closure_arguments_fit(Sema *s, Node *call, Node *def) {
+    const char *name = def->name;
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "keyword arguments to a function defined inside a kernel are not "
+                   "supported: numba-cuda's inliner passes arguments by position");
+        return false;
+    }
+    int required = 0, given = call->item_len;
+    while (required < def->item_len && !def->items[required]->rhs) required++;
+    if (given < required || given > def->item_len) {
+        Span at = given > def->item_len ? call->items[def->item_len]->span : call->span;
+        sema_error(s, at, "'%s' takes %s%d argument%s, %d given", name, required < def->item_len ? "at least " : "",
+                   given < required ? required : def->item_len, (given < required ? required : def->item_len) == 1 ? "" : "s",
+                   given);
+        return false;
+    }
+    if (given > required && given < def->item_len) {
+        sema_error(s, call->items[required]->span, "pass all or none of the arguments of '%s' that have defaults: "
+                   "numba-cuda would give '%s' the default value of '%s'", name, def->items[given]->name,
+                   def->items[required]->name);
+        return false;
+    }
+    for (int i = given; i < def->item_len; i++) {
+        const char *p = default_reads_param(def, def->items[i]->rhs);
+        if (!p) continue;
+        sema_error(s, def->items[i]->rhs->span, "the default value of '%s' reads '%s', which is also a parameter of "
+                   "'%s': pykc reads a default where the function is called", def->items[i]->name, p, name);
+        return false;
+    }
+    return true;
+}
+
+/* A call of a closure: its specialisation for what it captures and the
+ * types of the arguments. */
+static Type *call_closure(Sema *s, Node *call, Type *clo) {
+    FuncInfo *f = clo->func->sym->func;
+    if (!closure_arguments_fit(s, call, clo->func)) return &ty_error;
+    Type **args = new_casts(s, call->item_len);
+    for (int i = 0; i < call->item_len; i++) {
+        args[i] = call->items[i]->ty;
+        if (!is_value(args[i])) {
+            sema_error(s, call->items[i]->span, "argument %d of '%s' is %s, not a value", i + 1, clo->func->name,
+                       sema_type_name(s, args[i]));
+            return &ty_error;
+        }
+    }
+    for (int i = 0; i < clo->elem_count; i++)
+        if (clo->elems[i]->kind == TY_ERROR) return &ty_error;
+    FuncInfo *sp = specialise_closure(s, f, clo, args, call->item_len);
+    call->sym = sp->sym;
+    call->casts = args;
+    return type_callee(s, call, sp);
 }
 
 /* x.conjugate() and i.bit_count(): the two scalar methods Numba types. */
@@ -1739,6 +1983,7 @@ static Type *type_call(Sema *s, Node *n) {
     for (int i = 0; i < n->kwarg_len; i++) type_expr(s, n->kwargs[i]->rhs);
     if (callee->kind == TY_ERROR || !check_args_typed(n)) return &ty_error;
     if (callee->kind == TY_FUNC) return call_device_function(s, n, callee->func->sym->func);
+    if (callee->kind == TY_CLOSURE) return call_closure(s, n, callee);
     if (callee->kind == TY_CLASS) return call_class(s, n, callee->cls);
     if (callee->kind == TY_DTYPE) {
         Type *arg = n->item_len == 1 ? n->items[0]->ty : NULL;
@@ -1821,6 +2066,7 @@ static Type *type_expr(Sema *s, Node *n) {
     case ND_IFEXP: return set_type(n, type_ifexp(s, n));
     case ND_CALL: return set_type(n, type_call(s, n));
     case ND_TUPLE: return set_type(n, type_tuple_expr(s, n));
+    case ND_LAMBDA: return set_type(n, closure_made(s, n->func));
     case ND_SLICE:
         if (n->lower) type_expr(s, n->lower);
         if (n->upper) type_expr(s, n->upper);
@@ -1891,7 +2137,8 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
     if (sym->ty->kind == TY_ERROR) return;
     Type *u = type_unify(s->arena, sym->ty, value);
     if (!u) {
-        sema_error(s, where, "cannot unify %s and %s for '%s'", sema_type_name(s, sym->ty), sema_type_name(s, value), sym->name);
+        sema_error(s, where, "cannot unify %s and %s for '%s'%s", sema_type_name(s, sym->ty), sema_type_name(s, value),
+                   sym->name, unify_hint(sym->ty, value));
         return;
     }
     if (!type_equal(u, sym->ty)) {
@@ -2245,7 +2492,8 @@ static void type_statement(Sema *s, Node *n) {
         type_expr(s, n->rhs);
         return;
     case ND_BREAK: case ND_CONTINUE: case ND_PASS: return;
-    case ND_FUNCDEF: case ND_IMPORT: case ND_IMPORT_FROM:
+    case ND_FUNCDEF: assign_name(s, n->lhs, closure_made(s, n), n->span); return;
+    case ND_IMPORT: case ND_IMPORT_FROM:
         sema_error(s, n->span, "%s is only supported at module level", node_kind_name(n->kind));
         return;
     default: ice("type_statement: unexpected %s", node_kind_name(n->kind));
