@@ -318,6 +318,7 @@ Node *node_clone(Arena *a, const Node *n) {
     c->unreached = false;
     c->captures = NULL;
     c->capture_len = 0;
+    c->unroll = NULL;
     Node **kids[] = {&c->lhs, &c->rhs, &c->cond, &c->iter, &c->then, &c->els, &c->annotation,
                      &c->lower, &c->upper, &c->step, &c->func};
     for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) *kids[i] = node_clone(a, *kids[i]);

@@ -1718,6 +1718,7 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
     case BUILTIN_ROUND: return gen_round(g, call);
     case BUILTIN_PRINT: return gen_print(g, call);
     case BUILTIN_SUM: return gen_sum(g, call);
+    case BUILTIN_LITERAL_UNROLL: return gen_expr(g, call->items[0]);
     case BUILTIN_CONJUGATE: case BUILTIN_BIT_COUNT: return gen_method(g, call, (BuiltinOp)e->op);
     case BUILTIN_POW: {
         LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
@@ -2339,6 +2340,7 @@ struct LoopState {
     IterSource *src;               /* other iterables (count of them) */
     int count;
     LLVMValueRef len, first;       /* first: enumerate's start */
+    LLVMValueRef index;            /* an unrolled loop's: the element's index */
 };
 
 static LoopState *loop_state(CodeGen *g, Node *n) {
@@ -2464,6 +2466,11 @@ static void loop_target(CodeGen *g, Node *n) {
     Node *it = n->iter;
     bool enumerate = is_iter_call(it, ITER_ENUMERATE), zip = is_iter_call(it, ITER_ZIP);
     LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), st->counter, "");
+    if (n->unroll) { /* the version the index chooses takes the element */
+        st->index = i;
+        LLVMBuildStore(g->b, LLVMBuildNSWAdd(g->b, i, i64c(g, 1), ""), st->counter);
+        return;
+    }
     const Type *tuple = enumerate || zip ? n->cond->ty : NULL;
     if (tuple) {
         LLVMValueRef value = LLVMGetUndef(llvm_type(g, tuple));
@@ -2547,11 +2554,35 @@ static void gen_phi_moves(CodeGen *g, const CfgBlock *blk) {
         if (vals[i]) LLVMBuildStore(g->b, vals[i], blk->moves[i].phi->cg);
 }
 
+/* An unrolled loop's element to version k's target: of the elements of
+ * its type, the one at the index. */
+static void unroll_target(CodeGen *g, Node *n, int k) {
+    LoopState *st = loop_state(g, n);
+    const UnrollVersion *v = &n->unroll->versions[k];
+    LLVMValueRef tuple = LLVMBuildLoad2(g->b, llvm_type(g, n->iter->ty), st->src[0].tuple, "");
+    LLVMValueRef e = extract(g, tuple, (unsigned)v->indices[0], "");
+    for (int j = 1; j < v->index_count; j++) {
+        LLVMValueRef is = LLVMBuildICmp(g->b, LLVMIntEQ, st->index, i64c(g, v->indices[j]), "");
+        e = LLVMBuildSelect(g->b, is, extract(g, tuple, (unsigned)v->indices[j], ""), e, "");
+    }
+    store_target(g, v->target, e, v->elem);
+}
+
+/* Whether an unrolled loop's index is one of version k's elements. */
+static LLVMValueRef unroll_case(CodeGen *g, Node *n, int k) {
+    const UnrollVersion *v = &n->unroll->versions[k];
+    LLVMValueRef index = loop_state(g, n)->index, any = LLVMConstInt(i1(g), 0, false);
+    for (int j = 0; j < v->index_count; j++)
+        any = LLVMBuildOr(g->b, any, LLVMBuildICmp(g->b, LLVMIntEQ, index, i64c(g, v->indices[j]), ""), "");
+    return any;
+}
+
 static void gen_item(CodeGen *g, const CfgItem *it) {
     switch (it->kind) {
     case ITEM_STMT: gen_statement(g, it->node); return;
     case ITEM_FOR_INIT: di_location(g, it->node); loop_init(g, it->node); return;
     case ITEM_FOR_TARGET: loop_target(g, it->node); return;
+    case ITEM_UNROLL_TARGET: unroll_target(g, it->node, it->version); return;
     }
 }
 
@@ -2626,6 +2657,12 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         mark_back_edge(g, blk, LLVMBuildCondBr(g->b, c, to[0], to[1]));
         return;
     }
+    case TERM_UNROLL_CASE: {
+        LLVMValueRef is = unroll_case(g, blk->node, blk->version);
+        gen_phi_moves(g, blk);
+        LLVMBuildCondBr(g->b, is, to[0], to[1]);
+        return;
+    }
     case TERM_FOR_ITER: {
         LLVMValueRef more = loop_more(g, blk->node);
         gen_phi_moves(g, blk);
@@ -2652,7 +2689,7 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
 /* The body, block by block as Numba lowers it; the first block is the
  * entry, where the slots of the versions are. */
 static void gen_body(CodeGen *g, FuncInfo *f) {
-    static const char *const names[] = {"jump", "branch", "for.cond", "return", "raise"};
+    static const char *const names[] = {"jump", "branch", "for.cond", "return", "raise", "unroll.case"};
     for (int i = 0; i < f->block_count; i++)
         f->blocks[i]->cg = i == 0 ? LLVMGetInsertBlock(g->b) : cg_new_block(g, f->blocks[i]->name ? f->blocks[i]->name : names[f->blocks[i]->term]);
     for (int i = 0; i < f->block_count && !g->failed; i++) {

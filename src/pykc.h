@@ -338,6 +338,7 @@ typedef enum {
 
 typedef struct Node Node;
 typedef struct Type Type;
+typedef struct Unroll Unroll;
 typedef struct Sym Sym;
 typedef struct Options Options;
 typedef struct Entity Entity;
@@ -422,6 +423,9 @@ struct Node {
                                        one (the union for all it may hold) */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
+    Unroll *unroll;                 /* set by sema: a For over
+                                       literal_unroll(t), its body a copy
+                                       for each type of t's elements */
     Node *retest;                   /* While, set by ssa.c: the test again at
                                        the end of the body, where CPython 3.11
                                        compiles it a second time */
@@ -435,6 +439,23 @@ struct Node {
         bool b;                                       /* Bool */
         struct { const char *data; size_t len; bool bytes; } s; /* Str */
     } v;
+};
+
+/* A for loop over literal_unroll(t), as Numba's MixedContainerUnroller
+ * compiles it: a loop over t's indices whose body is chosen by the index,
+ * one version for each type of t's elements, typed for that type. */
+typedef struct UnrollVersion {
+    Type *elem;              /* the type of the elements it runs for */
+    long *indices;           /* which they are */
+    int index_count;
+    Node *target;            /* copies of the loop's target and body */
+    Node **body;
+    int body_len;
+} UnrollVersion;
+
+struct Unroll {
+    UnrollVersion *versions;
+    int count;
 };
 
 Node *node_new(Arena *a, NodeKind kind, Span span);
@@ -695,6 +716,8 @@ typedef enum { CACHE_CA, CACHE_CG, CACHE_CS, CACHE_LU, CACHE_CV, CACHE_WB, CACHE
 typedef enum {
     BUILTIN_ABS, BUILTIN_MIN, BUILTIN_MAX, BUILTIN_LEN, BUILTIN_INT, BUILTIN_FLOAT, BUILTIN_BOOL, BUILTIN_COMPLEX,
     BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT, BUILTIN_SUM,
+    BUILTIN_LITERAL_UNROLL,  /* the tuple itself; a for loop over it runs its body
+                                compiled once for each type of its elements */
 } BuiltinOp;
 typedef enum { ITER_RANGE, ITER_ENUMERATE, ITER_ZIP } IterKind;
 typedef enum { BIT_POPC, BIT_CLZ, BIT_FFS, BIT_BREV } BitOp;
@@ -1002,12 +1025,16 @@ void sema_dump_types(FILE *out, const Unit *u);
 typedef enum {
     ITEM_STMT,          /* a simple statement: assignment, expression, pass */
     ITEM_FOR_INIT,      /* a For node: evaluate its iterable, start counting */
-    ITEM_FOR_TARGET,    /* a For node: assign the next element to its target */
+    ITEM_FOR_TARGET,    /* a For node: assign the next element to its target
+                           (of an unrolled one, take the next index) */
+    ITEM_UNROLL_TARGET, /* an unrolled For node: the element at the index to
+                           the target of version `version` */
 } CfgItemKind;
 
 typedef struct CfgItem {
     CfgItemKind kind;
     Node *node;
+    int version;
 } CfgItem;
 
 typedef enum {
@@ -1016,6 +1043,8 @@ typedef enum {
     TERM_FOR_ITER,      /* node: a For; succ[0] the body while elements remain, else succ[1] */
     TERM_RETURN,        /* node: the Return, or NULL falling off the end */
     TERM_RAISE,         /* node: the Raise */
+    TERM_UNROLL_CASE,   /* node: an unrolled For; succ[0] if its index is one
+                           of version `version`'s, else succ[1] */
 } CfgTermKind;
 
 /* A phi version's assignment at the end of one of its predecessors:
@@ -1031,6 +1060,7 @@ typedef struct CfgBlock {
     int item_count;
     CfgTermKind term;
     Node *node;
+    int version;        /* TERM_UNROLL_CASE */
     struct CfgBlock *succ[2];
     PhiMove *moves;
     int move_count;

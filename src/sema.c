@@ -42,6 +42,9 @@ struct Sema {
     bool quiet;          /* a fixpoint pass: no diagnostics */
     bool changed;        /* a local's type changed in this pass */
     int loop_depth;
+    int unroll_depth;    /* literal_unroll loops around the statement */
+    bool replan;         /* a literal_unroll loop needs other versions: the
+                            function's blocks are built again */
     bool in_signature;   /* names are numba.types names, as in "void(int32)" */
     bool reading_field;  /* typing the record whose field is read */
     bool return_failed;  /* a return's value failed to type (said already) */
@@ -1681,6 +1684,7 @@ static FuncInfo *closure_template(Sema *s, Node *def) {
 static Type *capture_at_definition(Sema *s, Node *def, Node *c) {
     Sym *v = c->sym;
     Type *t = v && v->is_phi ? phi_type(s, v, c) : v ? v->ty : NULL;
+    if (t && t->kind == TY_ARRAY) sema_note_access(s, c, true, true); /* as an argument's */
     if (t) return set_type(c, t);
     if (def->lhs && !strcmp(c->name, def->name))
         sema_error(s, c->span, "function '%s' calls itself: numba-cuda does not compile a recursive function defined "
@@ -1715,6 +1719,7 @@ static Type *closure_reread(Sema *s, Node *n, Type *held) {
         pick[i] = k;
         if ((caps[i] = set_type(n->captures[k], read_version(s, n->captures[k]->sym, n->captures[k])))->kind == TY_ERROR)
             return &ty_error;
+        if (caps[i]->kind == TY_ARRAY) sema_note_access(s, n->captures[k], true, true);
     }
     n->dims = pick;
     return type_closure(s->arena, def, caps, def->capture_len);
@@ -1816,9 +1821,9 @@ static bool closure_arguments_fit(Sema *s, Node *call, Node *def) {
     while (required < def->item_len && !def->items[required]->rhs) required++;
     if (given < required || given > def->item_len) {
         Span at = given > def->item_len ? call->items[def->item_len]->span : call->span;
-        sema_error(s, at, "'%s' takes %s%d argument%s, %d given", name, required < def->item_len ? "at least " : "",
-                   given < required ? required : def->item_len, (given < required ? required : def->item_len) == 1 ? "" : "s",
-                   given);
+        const char *count = required == def->item_len ? arena_printf(s->arena, "%d", required)
+                                                       : arena_printf(s->arena, "%d to %d", required, def->item_len);
+        sema_error(s, at, "'%s' takes %s argument%s, %d given", name, count, def->item_len == 1 ? "" : "s", given);
         return false;
     }
     if (given > required && given < def->item_len) {
@@ -2255,6 +2260,8 @@ static void type_block(Sema *s, Node **body, int n);
 
 static void type_condition(Sema *s, Node *cond) { check_truth(s, cond, type_expr(s, cond)); }
 
+static bool is_literal_unroll(const Type *callee);
+
 /* What iterating over a typed iterable yields: range its ints, an array
  * its elements (a view of a row for several dimensions). */
 static Type *element_of(Sema *s, Node *it) {
@@ -2266,7 +2273,10 @@ static Type *element_of(Sema *s, Node *it) {
     if (elem) return elem;
     if (t->kind == TY_TUPLE)
         sema_error(s, it->span, "a for loop over a tuple needs elements of one type, not %s (numba-cuda iterates "
-                   "a UniTuple only)", sema_type_name(s, t));
+                   "a UniTuple only)%s", sema_type_name(s, t),
+                   it->kind == ND_CALL && it->func->kind != ND_NAME && is_literal_unroll(it->func->ty)
+                       ? "; numba-cuda unrolls a call of the name literal_unroll ('from numba.cuda import literal_unroll')"
+                       : "");
     else if (t->kind != TY_ERROR)
         sema_error(s, it->span, "for loops iterate over range(), an array, a tuple, enumerate() or zip(), not %s",
                    sema_type_name(s, t));
@@ -2306,7 +2316,89 @@ static Type *loop_element(Sema *s, Node *iter) {
     return type_tuple(s->arena, elems, n);
 }
 
+static bool is_literal_unroll(const Type *callee) {
+    return callee->kind == TY_ENTITY && callee->entity->lower == LW_BUILTIN && callee->entity->op == BUILTIN_LITERAL_UNROLL;
+}
+
+/* Whether a for loop iterates over literal_unroll(...), called by a name
+ * of it: numba-cuda's unroller finds the call of the global itself, and
+ * takes cuda.literal_unroll(t) for the tuple. */
+static bool unrolls(Sema *s, Node *iter) {
+    return iter->kind == ND_CALL && iter->func->kind == ND_NAME && is_literal_unroll(type_expr(s, iter->func));
+}
+
+/* The versions of a loop over a tuple of type t: one for each type of its
+ * elements, in the order they first come (analyse_tuple), each with a copy
+ * of the target and body. */
+static Unroll *plan_unroll(Sema *s, Node *n, Type *t) {
+    Unroll *u = ARENA_NEW(s->arena, Unroll);
+    u->versions = ARENA_ARRAY(s->arena, UnrollVersion, t->elem_count ? t->elem_count : 1);
+    for (int i = 0; i < t->elem_count; i++) {
+        int k = 0;
+        while (k < u->count && !type_equal(u->versions[k].elem, t->elems[i])) k++;
+        UnrollVersion *v = &u->versions[k];
+        if (k == u->count++) {
+            v->elem = t->elems[i];
+            v->indices = ARENA_ARRAY(s->arena, long, t->elem_count);
+            v->target = node_clone(s->arena, n->cond);
+            v->body = ARENA_ARRAY(s->arena, Node *, n->body_len ? n->body_len : 1);
+            v->body_len = n->body_len;
+            for (int j = 0; j < n->body_len; j++) v->body[j] = node_clone(s->arena, n->body[j]);
+        } else {
+            u->count--;
+        }
+        v->indices[v->index_count++] = i;
+    }
+    return u;
+}
+
+/* Whether the versions u fit a tuple of type t. */
+static bool plan_fits(const Unroll *u, const Type *t) {
+    int seen = 0;
+    for (int k = 0; k < u->count; k++) {
+        for (int j = 0; j < k; j++)
+            if (type_equal(u->versions[j].elem, u->versions[k].elem)) return false;
+        for (int j = 0; j < u->versions[k].index_count; j++) {
+            long i = u->versions[k].indices[j];
+            if (i >= t->elem_count || !type_equal(t->elems[i], u->versions[k].elem)) return false;
+            seen++;
+        }
+    }
+    return seen == t->elem_count;
+}
+
+/* for x in literal_unroll(t): each version's target takes its type and
+ * its body is typed for it. Versions that do not fit t's types are made
+ * again, and the function's blocks with them. */
+static void type_unrolled_for(Sema *s, Node *n) {
+    Type *t = type_expr(s, n->iter);
+    if (t->kind == TY_ERROR) return;
+    if (s->unroll_depth) {
+        sema_error(s, n->iter->span, "literal_unroll loops cannot be nested: numba-cuda unrolls only one of them");
+        return;
+    }
+    if (!n->unroll || !plan_fits(n->unroll, t)) {
+        n->unroll = plan_unroll(s, n, t);
+        s->replan = true;
+        return;
+    }
+    s->loop_depth++;
+    s->unroll_depth++;
+    for (int k = 0; k < n->unroll->count; k++) {
+        UnrollVersion *v = &n->unroll->versions[k];
+        assign_target(s, v->target, v->elem, v->target->span);
+        type_block(s, v->body, v->body_len);
+    }
+    s->unroll_depth--;
+    s->loop_depth--;
+    type_block(s, n->orelse, n->orelse_len);
+}
+
 static void type_for(Sema *s, Node *n) {
+    if (unrolls(s, n->iter)) {
+        type_unrolled_for(s, n);
+        return;
+    }
     Type *elem = loop_element(s, n->iter);
     assign_target(s, n->cond, elem, n->cond->span);
     s->loop_depth++;
@@ -2525,27 +2617,37 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     s->globals = f->globals; /* an imported function sees its own module */
     bool outer_quiet = s->quiet;
     int outer_loops = s->loop_depth;
-    Scope scope = {0};
+    int outer_unrolls = s->unroll_depth;
     s->fn = f;
-    s->locals = &scope;
     s->loop_depth = 0;
+    s->unroll_depth = 0;
     f->typing = true;
-    ssa_build(s->arena, s->diag, f, global_constant, s);
-    for (int i = 0; i < f->param_count; i++) scope_add(s, &scope, f->params[i]);
-    for (int i = 0; i < f->local_count; i++)
-        if (f->locals[i]->base == f->locals[i]) scope_add(s, &scope, f->locals[i]); /* a name's first version */
-    for (int pass = 0; pass < 16; pass++) {
-        s->quiet = true;
-        s->changed = false;
-        type_block(s, f->def->body, f->def->body_len);
-        if (!s->changed) break;
-    }
-    s->quiet = outer_quiet;
-    f->shared_static = 0;
-    f->shared_dynamic = false;
     bool outer_failed = s->return_failed;
-    s->return_failed = false;
-    type_block(s, f->def->body, f->def->body_len);
+    /* a literal_unroll loop whose versions typing finds, or changes, has its
+     * body compiled again for them: typing starts over */
+    for (int round = 0; round < 8; round++) {
+        Scope *scope = ARENA_NEW(s->arena, Scope);
+        s->locals = scope;
+        s->replan = false;
+        if (round && !f->ret_declared && !f->is_kernel) f->ret = NULL;
+        ssa_build(s->arena, s->diag, f, global_constant, s);
+        for (int i = 0; i < f->param_count; i++) scope_add(s, scope, f->params[i]);
+        for (int i = 0; i < f->local_count; i++)
+            if (f->locals[i]->base == f->locals[i]) scope_add(s, scope, f->locals[i]); /* a name's first version */
+        for (int pass = 0; pass < 16 && !s->replan; pass++) {
+            s->quiet = true;
+            s->changed = false;
+            type_block(s, f->def->body, f->def->body_len);
+            if (!s->changed) break;
+        }
+        s->quiet = outer_quiet;
+        if (s->replan) continue;
+        f->shared_static = 0;
+        f->shared_dynamic = false;
+        s->return_failed = false;
+        type_block(s, f->def->body, f->def->body_len);
+        if (!s->replan) break;
+    }
     /* no return value typed: none, or when one failed, an error its callers
      * pass on silently */
     if (!f->is_kernel && !f->ret) f->ret = s->return_failed ? &ty_error : &ty_none;
@@ -2557,6 +2659,7 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     s->locals = outer_scope;
     s->globals = outer_globals;
     s->loop_depth = outer_loops;
+    s->unroll_depth = outer_unrolls;
     return f;
 }
 

@@ -25,7 +25,7 @@
 
 /* ---- CPython's blocks ------------------------------------------------------------ */
 
-typedef enum { PT_FALL, PT_JUMP, PT_CJUMP, PT_FOR_ITER, PT_RETURN, PT_RAISE } PTerm;
+typedef enum { PT_FALL, PT_JUMP, PT_CJUMP, PT_FOR_ITER, PT_RETURN, PT_RAISE, PT_CASE } PTerm;
 
 typedef struct NBlock NBlock;
 
@@ -35,7 +35,8 @@ typedef struct PBlock {
     Vec items;                /* CfgItem */
     bool nop;                 /* holds an instruction that is no item (pass) */
     PTerm term;
-    Node *node;               /* CJUMP: the test or Assert; FOR_ITER: the For; RETURN, RAISE */
+    Node *node;               /* CJUMP: the test or Assert; FOR_ITER, CASE: the For; RETURN, RAISE */
+    int version;              /* CASE: on to the next block for this version, else to target */
     Node *test;               /* CJUMP: the expression tested */
     bool jump_if;             /* CJUMP: jumps when the test is this */
     int line;                 /* JUMP, CJUMP: its line, -1 for an artificial jump */
@@ -64,6 +65,7 @@ struct NBlock {
     int succ_count;
     CfgTermKind term;
     Node *node;
+    int version;
     NBlock **preds;
     int pred_count, pred_cap;
     NBlock *idom;
@@ -339,7 +341,9 @@ static void find_functions(Builder *b, Node **body, int n) {
         Node *parts[] = {s->rhs, s->lhs, s->cond, s->iter, s->then};
         for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) note_funcs_in(b, parts[k]);
         for (int k = 0; k < s->item_len; k++) note_funcs_in(b, s->items[k]);
-        find_functions(b, s->body, s->body_len);
+        for (int k = 0; s->kind == ND_FOR && s->unroll && k < s->unroll->count; k++)
+            find_functions(b, s->unroll->versions[k].body, s->unroll->versions[k].body_len);
+        if (s->kind != ND_FOR || !s->unroll) find_functions(b, s->body, s->body_len);
         find_functions(b, s->orelse, s->orelse_len);
     }
 }
@@ -515,6 +519,11 @@ static void add_item(Builder *b, CfgItemKind kind, Node *n) {
     vec_push(b->a, &b->cur->items, it);
 }
 
+static void add_version_item(Builder *b, Node *n, int version) {
+    add_item(b, ITEM_UNROLL_TARGET, n);
+    ((CfgItem *)b->cur->items.items[b->cur->items.len - 1])->version = version;
+}
+
 static int line_of(Builder *b, const Node *n) {
     int line, col;
     diag_line_col(b->diag, n->span.file, n->span.begin, &line, &col);
@@ -590,6 +599,24 @@ static void compile_while(Builder *b, Node *n) {
     use_next(b, end);
 }
 
+/* An unrolled loop's body (Numba's MixedContainerUnroller): the element's
+ * index chooses a version (a chain of tests, the last one needing none),
+ * which takes the element as its type and runs its copy of the body. */
+static void compile_versions(Builder *b, Node *n, PBlock *start) {
+    const Unroll *u = n->unroll;
+    for (int k = 0; k < u->count; k++) {
+        PBlock *next = k + 1 < u->count ? new_pblock(b, "unroll.next") : NULL;
+        if (next) {
+            b->cur->version = k;
+            end_block(b, PT_CASE, n, next, -1, "unroll.version");
+        }
+        add_version_item(b, n, k);
+        compile_body(b, u->versions[k].body, u->versions[k].body_len);
+        end_block(b, PT_JUMP, NULL, start, -1, "dead");
+        if (next) use_next(b, next);
+    }
+}
+
 static void compile_for(Builder *b, Node *n) {
     PBlock *start = new_pblock(b, "for.cond"), *cleanup = new_pblock(b, "for.else"), *end = new_pblock(b, "for.done");
     add_item(b, ITEM_FOR_INIT, n);
@@ -597,7 +624,8 @@ static void compile_for(Builder *b, Node *n) {
     push_loop(b, start, end);
     end_block(b, PT_FOR_ITER, n, cleanup, -1, "for.body");
     add_item(b, ITEM_FOR_TARGET, n);
-    compile_body(b, n->body, n->body_len);
+    if (n->unroll) compile_versions(b, n, start);
+    else compile_body(b, n->body, n->body_len);
     end_block(b, PT_JUMP, NULL, start, -1, "dead");
     b->loop_count--;
     use_next(b, cleanup);
@@ -673,7 +701,7 @@ static int pblock_succs(Builder *b, PBlock *p, PBlock *out[2]) {
     switch (p->term) {
     case PT_FALL: out[0] = layout_next(b, p); return out[0] != NULL;
     case PT_JUMP: out[0] = p->target; return 1;
-    case PT_CJUMP: case PT_FOR_ITER: out[0] = layout_next(b, p); out[1] = p->target; return 2;
+    case PT_CJUMP: case PT_FOR_ITER: case PT_CASE: out[0] = layout_next(b, p); out[1] = p->target; return 2;
     default: return 0;
     }
 }
@@ -712,7 +740,7 @@ static bool is_code(const PBlock *p) { return p->reachable && !is_empty(p); }
 static void split_blocks(Builder *b) {
     for (int i = 0; i < b->layout.len; i++) {
         PBlock *p = b->layout.items[i];
-        if (is_code(p) && (p->term == PT_JUMP || p->term == PT_CJUMP || p->term == PT_FOR_ITER))
+        if (is_code(p) && (p->term == PT_JUMP || p->term == PT_CJUMP || p->term == PT_FOR_ITER || p->term == PT_CASE))
             skip_empty(b, p->target)->is_target = true;
     }
     NBlock *cur = NULL;
@@ -746,6 +774,7 @@ static void split_blocks(Builder *b) {
             }
             break;
         case PT_FOR_ITER: nb->term = TERM_FOR_ITER; break;
+        case PT_CASE: nb->term = TERM_UNROLL_CASE; nb->version = last->version; break;
         case PT_RETURN: nb->term = TERM_RETURN; break;
         case PT_RAISE: nb->term = TERM_RAISE; break;
         }
@@ -998,7 +1027,15 @@ static void walk_target(Builder *b, NBlock *nb, Node *t, Span value) {
 static void item_events(Builder *b, NBlock *nb, const CfgItem *it) {
     Node *n = it->node;
     if (it->kind == ITEM_FOR_INIT) { walk_uses(b, nb, n->iter); return; }
-    if (it->kind == ITEM_FOR_TARGET) { walk_target(b, nb, n->cond, n->cond->span); return; }
+    if (it->kind == ITEM_FOR_TARGET) {
+        if (!n->unroll) walk_target(b, nb, n->cond, n->cond->span);
+        return;
+    }
+    if (it->kind == ITEM_UNROLL_TARGET) {
+        Node *t = n->unroll->versions[it->version].target;
+        walk_target(b, nb, t, t->span);
+        return;
+    }
     switch (n->kind) {
     case ND_ASSIGN:
         walk_uses(b, nb, n->rhs);
@@ -1276,6 +1313,7 @@ static void hand_over(Builder *b) {
         c->name = nb->name;
         c->term = nb->term;
         c->node = nb->node;
+        c->version = nb->version;
         for (int k = 0; k < nb->succ_count; k++) c->succ[k] = f->blocks[nb->succ[k]->index];
         int items = 0;
         for (int j = 0; j < nb->pblocks.len; j++) items += ((PBlock *)nb->pblocks.items[j])->items.len;
