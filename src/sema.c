@@ -1632,6 +1632,11 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
 
 /* The type of a call of f, typing f first if it is not yet. */
 static Type *type_callee(Sema *s, Node *call, FuncInfo *f) {
+    if (f->typing && f->closure) {
+        sema_error(s, call->span, "function '%s' calls itself: numba-cuda does not compile a recursive function "
+                   "defined inside a kernel", f->def->name);
+        return &ty_error;
+    }
     if (f->typing && !f->ret) {
         sema_error(s, call->span, "recursive call to '%s' needs its return type annotated", f->def->name);
         return &ty_error;
