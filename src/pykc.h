@@ -916,6 +916,8 @@ struct FuncInfo {
                                 compiled for each call, taking first what
                                 it captures */
     FuncInfo *enclosing;     /* closure: the function it is defined in */
+    bool captures_overflow;  /* ssa.c: its functions read more captures
+                                than PYKC_MAX_CAPTURE_READS */
     bool live;               /* a specialisation called where errors are
                                 said (not only in a silent pass), which is
                                 compiled */
@@ -1075,6 +1077,9 @@ typedef struct CfgBlock {
  * that Numba prunes (`if DEBUG:`). */
 typedef ConstValue *(*GlobalConstFn)(void *ctx, const char *name);
 void ssa_build(Arena *a, const Diag *d, FuncInfo *f, GlobalConstFn global_const, void *ctx);
+/* The most Names ssa_build makes a function for what the functions defined
+ * in it capture (FuncInfo.captures_overflow past it). */
+#define PYKC_MAX_CAPTURE_READS 65536
 
 /* ---- usage.c ----------------------------------------------------------- */
 

@@ -2636,6 +2636,11 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
         s->replan = false;
         if (round && !f->ret_declared && !f->is_kernel) f->ret = NULL;
         ssa_build(s->arena, s->diag, f, global_constant, s);
+        if (f->captures_overflow) {
+            sema_error(s, f->def->span, "the functions defined inside '%s' read what they capture more than %d times "
+                       "(each reads the others': their chain is too long)", f->def->name, PYKC_MAX_CAPTURE_READS);
+            break;
+        }
         for (int i = 0; i < f->param_count; i++) scope_add(s, scope, f->params[i]);
         for (int i = 0; i < f->local_count; i++)
             if (f->locals[i]->base == f->locals[i]) scope_add(s, scope, f->locals[i]); /* a name's first version */
@@ -2653,6 +2658,9 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
         type_block(s, f->def->body, f->def->body_len);
         if (!s->replan) break;
     }
+    if (s->replan) /* every round found other types for a loop's tuple */
+        sema_error(s, f->def->span, "the types of what a literal_unroll loop of '%s' unrolls change each time it "
+                   "is typed", f->def->name);
     /* no return value typed: none, or when one failed, an error its callers
      * pass on silently */
     if (!f->is_kernel && !f->ret) f->ret = s->return_failed ? &ty_error : &ty_none;

@@ -113,6 +113,9 @@ typedef struct Builder {
     int slot_cap;
     NBlock **blocks;          /* Numba's, in label order */
     int block_count, block_cap;
+    long capture_reads;       /* Names made for captures, bounded (a chain of
+                                 functions each reading all the others grows
+                                 them exponentially) */
 } Builder;
 
 /* ---- locals ---------------------------------------------------------------------- */
@@ -982,6 +985,10 @@ static void walk_captures(Builder *b, NBlock *nb, Node *n, Local *l) {
     n->captures = NULL;
     n->capture_len = 0;
     if (!l->captures.len || l->expanding) return; /* a cycle: sema says why */
+    if ((b->capture_reads += l->captures.len) > PYKC_MAX_CAPTURE_READS) {
+        b->f->captures_overflow = true;
+        return;
+    }
     l->expanding = true;
     n->capture_len = l->captures.len;
     n->captures = ARENA_ARRAY(b->a, Node *, l->captures.len);
@@ -1336,6 +1343,7 @@ static void hand_over(Builder *b) {
 void ssa_build(Arena *a, const Diag *d, FuncInfo *f, GlobalConstFn global_const, void *ctx) {
     Builder b = {.a = a, .diag = d, .f = f, .global_const = global_const, .ctx = ctx};
     f->local_count = 0;
+    f->captures_overflow = false;
     for (int i = 0; i < f->param_count; i++) {
         int k = add_local(&b, f->params[i]->name);
         Local *l = &b.locals[k];
