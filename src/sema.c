@@ -1536,9 +1536,6 @@ static void copy_decorations(FuncInfo *sp, const FuncInfo *f) {
     sp->inline_mode = f->inline_mode;
 }
 
-/* Numba compiles a device function without a signature for the argument
- * types of each call, ignoring its annotations: find or make the copy for
- * the types args (literals stripped). */
 /* The specialisation of f whose parameters have the types args (n of
  * them), if there is one; one called where errors are said is compiled. */
 static FuncInfo *find_specialisation(Sema *s, FuncInfo *f, Type *const *args, int n) {
@@ -1575,6 +1572,9 @@ static FuncInfo *add_specialisation(Sema *s, FuncInfo *f, FuncInfo *sp, Type *co
     return sp;
 }
 
+/* Numba compiles a device function without a signature for the argument
+ * types of each call, ignoring its annotations: find or make the copy for
+ * the types args (literals stripped). */
 static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
     FuncInfo *sp = find_specialisation(s, f, args, f->param_count);
     if (sp) return sp;
@@ -2335,23 +2335,23 @@ static bool unrolls(Sema *s, Node *iter) {
 /* The versions of a loop over a tuple of type t: one for each type of its
  * elements, in the order they first come (analyse_tuple), each with a copy
  * of the target and body. */
+static void start_version(Sema *s, Node *n, UnrollVersion *v, Type *elem, int most) {
+    v->elem = elem;
+    v->indices = ARENA_ARRAY(s->arena, long, most);
+    v->target = node_clone(s->arena, n->cond);
+    v->body = ARENA_ARRAY(s->arena, Node *, n->body_len ? n->body_len : 1);
+    v->body_len = n->body_len;
+    for (int j = 0; j < n->body_len; j++) v->body[j] = node_clone(s->arena, n->body[j]);
+}
+
 static Unroll *plan_unroll(Sema *s, Node *n, Type *t) {
     Unroll *u = ARENA_NEW(s->arena, Unroll);
     u->versions = ARENA_ARRAY(s->arena, UnrollVersion, t->elem_count ? t->elem_count : 1);
     for (int i = 0; i < t->elem_count; i++) {
         int k = 0;
         while (k < u->count && !type_equal(u->versions[k].elem, t->elems[i])) k++;
+        if (k == u->count) start_version(s, n, &u->versions[u->count++], t->elems[i], t->elem_count);
         UnrollVersion *v = &u->versions[k];
-        if (k == u->count++) {
-            v->elem = t->elems[i];
-            v->indices = ARENA_ARRAY(s->arena, long, t->elem_count);
-            v->target = node_clone(s->arena, n->cond);
-            v->body = ARENA_ARRAY(s->arena, Node *, n->body_len ? n->body_len : 1);
-            v->body_len = n->body_len;
-            for (int j = 0; j < n->body_len; j++) v->body[j] = node_clone(s->arena, n->body[j]);
-        } else {
-            u->count--;
-        }
         v->indices[v->index_count++] = i;
     }
     return u;
@@ -2613,66 +2613,70 @@ static ConstValue *global_constant(void *ctx, const char *name) {
     return sym && sym->kind == SYM_CONST ? sym->value : NULL;
 }
 
+/* One typing of f over blocks built afresh: silent passes until no type
+ * changes, then one that reports. False when a literal_unroll loop asks
+ * for its versions to be built (s->replan) or the blocks cannot be. */
+static bool type_round(Sema *s, FuncInfo *f, bool quiet) {
+    Scope *scope = ARENA_NEW(s->arena, Scope);
+    s->locals = scope;
+    s->replan = false;
+    ssa_build(s->arena, s->diag, f, global_constant, s);
+    if (f->captures_overflow) {
+        sema_error(s, f->def->span, "the functions defined inside '%s' read what they capture more than %d times "
+                   "(each reads the others': their chain is too long)", f->def->name, PYKC_MAX_CAPTURE_READS);
+        return true;
+    }
+    for (int i = 0; i < f->param_count; i++) scope_add(s, scope, f->params[i]);
+    for (int i = 0; i < f->local_count; i++)
+        if (f->locals[i]->base == f->locals[i]) scope_add(s, scope, f->locals[i]); /* a name's first version */
+    for (int pass = 0; pass < 16 && !s->replan; pass++) {
+        s->quiet = true;
+        s->changed = false;
+        type_block(s, f->def->body, f->def->body_len);
+        if (!s->changed) break;
+    }
+    s->quiet = quiet;
+    if (s->replan) return false;
+    f->shared_static = 0;
+    f->shared_dynamic = false;
+    s->return_failed = false;
+    type_block(s, f->def->body, f->def->body_len);
+    return !s->replan;
+}
+
 /* Types f's versions of its locals (ssa.c) until no version's type changes,
- * then once more to report. */
+ * then once more to report; again where a literal_unroll loop's versions
+ * are found, or change, with the loop's body compiled for them. */
 static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     if (f->typed || f->typing || (f->abstract && !f->generic)) return f; /* no types to type it with */
-    FuncInfo *outer_fn = s->fn;
-    Scope *outer_scope = s->locals, *outer_globals = s->globals;
+    Sema outer = *s;
     s->globals = f->globals; /* an imported function sees its own module */
-    bool outer_quiet = s->quiet;
-    int outer_loops = s->loop_depth;
-    int outer_unrolls = s->unroll_depth;
     s->fn = f;
     s->loop_depth = 0;
     s->unroll_depth = 0;
     f->typing = true;
-    bool outer_failed = s->return_failed;
-    /* a literal_unroll loop whose versions typing finds, or changes, has its
-     * body compiled again for them: typing starts over */
-    for (int round = 0; round < 8; round++) {
-        Scope *scope = ARENA_NEW(s->arena, Scope);
-        s->locals = scope;
-        s->replan = false;
+    bool settled = false;
+    for (int round = 0; round < 8 && !settled; round++) {
         if (round && !f->ret_declared && !f->is_kernel) f->ret = NULL;
-        ssa_build(s->arena, s->diag, f, global_constant, s);
-        if (f->captures_overflow) {
-            sema_error(s, f->def->span, "the functions defined inside '%s' read what they capture more than %d times "
-                       "(each reads the others': their chain is too long)", f->def->name, PYKC_MAX_CAPTURE_READS);
-            break;
-        }
-        for (int i = 0; i < f->param_count; i++) scope_add(s, scope, f->params[i]);
-        for (int i = 0; i < f->local_count; i++)
-            if (f->locals[i]->base == f->locals[i]) scope_add(s, scope, f->locals[i]); /* a name's first version */
-        for (int pass = 0; pass < 16 && !s->replan; pass++) {
-            s->quiet = true;
-            s->changed = false;
-            type_block(s, f->def->body, f->def->body_len);
-            if (!s->changed) break;
-        }
-        s->quiet = outer_quiet;
-        if (s->replan) continue;
-        f->shared_static = 0;
-        f->shared_dynamic = false;
-        s->return_failed = false;
-        type_block(s, f->def->body, f->def->body_len);
-        if (!s->replan) break;
+        settled = type_round(s, f, outer.quiet);
     }
-    if (s->replan) /* every round found other types for a loop's tuple */
+    if (!settled) /* every round found other types for a loop's tuple */
         sema_error(s, f->def->span, "the types of what a literal_unroll loop of '%s' unrolls change each time it "
                    "is typed", f->def->name);
     /* no return value typed: none, or when one failed, an error its callers
      * pass on silently */
     if (!f->is_kernel && !f->ret) f->ret = s->return_failed ? &ty_error : &ty_none;
-    s->return_failed = outer_failed;
     f->typing = false;
     f->typed = true;
-    f->typed_quietly = outer_quiet;
-    s->fn = outer_fn;
-    s->locals = outer_scope;
-    s->globals = outer_globals;
-    s->loop_depth = outer_loops;
-    s->unroll_depth = outer_unrolls;
+    f->typed_quietly = outer.quiet;
+    s->fn = outer.fn;
+    s->locals = outer.locals;
+    s->globals = outer.globals;
+    s->loop_depth = outer.loop_depth;
+    s->unroll_depth = outer.unroll_depth;
+    s->return_failed = outer.return_failed;
+    s->replan = outer.replan; /* the caller's loop may have asked */
+    s->quiet = outer.quiet;
     return f;
 }
 
