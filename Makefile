@@ -43,7 +43,7 @@ include mk/llvm.mk
 $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)/obj
 	$(CC) $(CFLAGS_BASE) $(LLVM_CFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/builtins.o: src/libdevice_funcs.def $(BUILD)/gen/cmath.pyk.inc $(BUILD)/gen/random.pyk.inc
+$(BUILD)/obj/builtins.o: src/libdevice_funcs.def src/module_names.def $(BUILD)/gen/cmath.pyk.inc $(BUILD)/gen/random.pyk.inc $(BUILD)/gen/range.pyk.inc
 
 # pykc's own modules in the kernel language (src/lib/NAME.pyk), as C string
 # literals that builtins.c includes

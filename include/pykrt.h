@@ -406,6 +406,19 @@ typedef struct pykrt_image {
 PYKRT_API pykrt_status pykrt_module_load_memory(pykrt_context *ctx, const char *manifest, size_t manifest_len,
                                                 const pykrt_image *images, size_t nimages, pykrt_module **out);
 
+/* Checks that the module's kernels are the ones `digest` describes and
+ * gives them, in the manifest's order, in kernels[0..nkernels) (kernels
+ * NULL and nkernels 0: only checks). `digest` ("fnv1a64:" and 16 hex
+ * digits) is the interface digest of the kernels' entries and parameter
+ * types (docs/manifest.md): the one a header of `pykc --emit header` or
+ * `--emit c` was generated for, whose loaders call this right after the
+ * load, so that a header and a module compiled from different sources are
+ * PYKRT_ERROR_STALE rather than launched with the wrong arguments.
+ * nkernels other than the module's kernel count is
+ * PYKRT_ERROR_INVALID_ARGUMENT. */
+PYKRT_API pykrt_status pykrt_module_bind(pykrt_module *module, const char *digest, pykrt_kernel **kernels,
+                                         size_t nkernels);
+
 /* Unloads the module; its kernels become invalid. NULL is a no-op. */
 PYKRT_API pykrt_status pykrt_module_unload(pykrt_module *module);
 

@@ -9,7 +9,12 @@
 #   2. vadd_host on the vadd fixture, linked with libpykrt.a, and
 #      vadd_host_shared, linked with libpykrt.so (found beside it); and on
 #      pykc's own vadd.yaml when $VADD_YAML names one
-#   3. bench_launch: microseconds per launch, raw cuLaunchKernel against
+#   3. pykc's typed launchers (--emit header, --emit c): kinds_host
+#      launches a kernel of every kind of parameter through them, from the
+#      module embedded in it and from kinds.yaml, and checks what each
+#      kernel wrote; doc_launchers, docs/runtime.md's program, runs vadd
+#      from its embedded module
+#   4. bench_launch: microseconds per launch, raw cuLaunchKernel against
 #      pykrt_launch_unchecked and pykrt_launch
 #
 # Exit status 0 when every step passed.
@@ -25,7 +30,7 @@ step() {
 }
 
 command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L
-for p in gpu_check vadd_host vadd_host_shared bench_launch; do
+for p in gpu_check vadd_host vadd_host_shared kinds_host doc_launchers bench_launch; do
     [ -x "$dir/$p" ] || { echo "check-gpu: $dir/$p is missing: run 'make runtime-gpu' first"; exit 1; }
 done
 step "$dir/gpu_check" tests/runtime/fixtures
@@ -34,6 +39,8 @@ step "$dir/vadd_host_shared" tests/runtime/fixtures/vadd.yaml
 if [ -n "${VADD_YAML:-}" ]; then
     step "$dir/vadd_host" "$VADD_YAML"
 fi
+step "$dir/kinds_host" "$dir/kinds.yaml" tests/runtime/fixtures/vadd.yaml
+step "$dir/doc_launchers"
 step "$dir/bench_launch" bench/launch/empty.yaml 2000 256
 [ "$status" -eq 0 ] && echo "check-gpu: all passed" || echo "check-gpu: FAILED"
 exit $status

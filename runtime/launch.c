@@ -240,7 +240,7 @@ static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, cons
     if (PK_UNLIKELY(res != CUDA_SUCCESS))
         return pk_cuda_fail(res, "cuCtxSetCurrent", "%s(%s)", what, d->name);
     CUstream stream = cfg->stream ? cfg->stream->cu : NULL;
-    if (PK_UNLIKELY(d->debug && k->module->exception)) {
+    if (PK_UNLIKELY(d->reports && k->module->exception)) {
         res = pk_drv.cuMemsetD8Async(k->module->exception, 0, 4, stream);
         if (res != CUDA_SUCCESS)
             return pk_cuda_fail(res, "cuMemsetD8Async", "%s(%s): clearing its exception record", what, d->name);
@@ -258,11 +258,37 @@ static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, cons
         if (PK_UNLIKELY(res))
             return pk_cuda_fail(res, "cuLaunchKernel", "%s(%s)", what, d->name);
     }
-    return PK_UNLIKELY(d->debug && k->module->exception) ? pk_check_exception(k, stream, what) : PYKRT_SUCCESS;
+    return PK_UNLIKELY(d->reports && k->module->exception) ? pk_check_exception(k, stream, what) : PYKRT_SUCCESS;
+}
+
+/* A failed check as a diagnostic: the site, what failed, and the thread,
+ * as one number of one number where the launch is one-dimensional. */
+static pykrt_status report_check(const pykrt_kernel *k, const pk_exception *e, const int32_t *thread, const char *what)
+{
+    int64_t detail[3] = {0, 0, 0};
+    CUresult res = k->module->exception_detail
+                       ? pk_drv.cuMemcpyDtoH(detail, k->module->exception_detail, sizeof detail)
+                       : CUDA_SUCCESS;
+    if (res != CUDA_SUCCESS)
+        return pk_cuda_fail(res, "cuMemcpyDtoH", "%s(%s): reading its failed check", what, k->desc->name);
+    char failed[160], who[96];
+    if (e->kind == PK_EXC_BOUNDS)
+        snprintf(failed, sizeof failed, "index %lld out of bounds for axis %lld with size %lld", (long long)detail[0],
+                 (long long)detail[1], (long long)detail[2]);
+    else
+        snprintf(failed, sizeof failed, "integer division or modulo by zero");
+    if (!thread[1] && !thread[2] && !thread[4] && !thread[5])
+        snprintf(who, sizeof who, "thread %d of block %d", thread[0], thread[3]);
+    else
+        snprintf(who, sizeof who, "thread (%d, %d, %d) of block (%d, %d, %d)", thread[0], thread[1], thread[2],
+                 thread[3], thread[4], thread[5]);
+    return pk_fail(PYKRT_ERROR_KERNEL_EXCEPTION, "%s(%s): %s:%lld:%lld: error: %s (%s)", what, k->desc->name, e->file,
+                   (long long)e->line, (long long)e->column, failed, who);
 }
 
 /* As numba-cuda reports a debug=True kernel's exception: the class, then
- * where it was raised, the thread (its indices z, y, x) and the message. */
+ * where it was raised, the thread (its indices z, y, x) and the message;
+ * a failed check as a diagnostic (report_check). */
 pykrt_status pk_check_exception(pykrt_kernel *k, CUstream stream, const char *what)
 {
     const pk_kernel *d = k->desc;
@@ -281,6 +307,8 @@ pykrt_status pk_check_exception(pykrt_kernel *k, CUstream stream, const char *wh
         return pk_fail(PYKRT_ERROR_KERNEL_EXCEPTION, "%s(%s): a thread raised exception %d, which the manifest does "
                        "not list", what, d->name, code);
     const pk_exception *e = &mf->exceptions[code - 1];
+    if (e->kind != PK_EXC_RAISE)
+        return report_check(k, e, thread, what);
     return pk_fail(PYKRT_ERROR_KERNEL_EXCEPTION,
                    "%s(%s): %s: In function '%s', file %s, line %lld, tid=[%d, %d, %d] ctaid=[%d, %d, %d]%s%s", what,
                    d->name, e->type, e->function, e->file, (long long)e->line, thread[2], thread[1], thread[0],

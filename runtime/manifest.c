@@ -63,13 +63,56 @@ void pk_manifest_free(pk_manifest *m)
     free(m);
 }
 
-uint64_t pk_fnv1a64(const void *data, size_t len)
+/* FNV-1a over `len` more bytes, from the hash `h` so far. */
+static uint64_t fnv_add(uint64_t h, const void *data, size_t len)
 {
     const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < len; i++) {
         h ^= p[i];
         h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+
+uint64_t pk_fnv1a64(const void *data, size_t len)
+{
+    return fnv_add(FNV_OFFSET, data, len);
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+    return fnv_add(h, s, strlen(s));
+}
+
+/* A parameter in the interface text: its dtype, an array's "[ndim]" after
+ * it, a tuple's member dtypes in parentheses. */
+static uint64_t fnv_param(uint64_t h, const pk_param *p)
+{
+    if (p->kind == PYKRT_KIND_TUPLE) {
+        h = fnv_str(h, "(");
+        for (size_t j = 0; j < p->nmembers; j++)
+            h = fnv_str(fnv_str(h, j ? "," : ""), pykrt_dtype_name(p->members[j].dtype));
+        return fnv_str(h, ")");
+    }
+    h = fnv_str(h, pykrt_dtype_name(p->dtype));
+    if (p->kind != PYKRT_KIND_ARRAY)
+        return h;
+    char dims[16];
+    snprintf(dims, sizeof dims, "[%d]", p->ndim);
+    return fnv_str(h, dims);
+}
+
+uint64_t pk_interface_digest(const pk_manifest *m)
+{
+    uint64_t h = FNV_OFFSET;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        const pk_kernel *k = &m->kernels[i];
+        h = fnv_str(fnv_str(h, k->entry), "(");
+        for (size_t j = 0; j < k->nparams; j++)
+            h = fnv_param(fnv_str(h, j ? "," : ""), &k->params[j]);
+        h = fnv_str(h, ")\n");
     }
     return h;
 }
@@ -309,7 +352,7 @@ static bool parse_arch(const char *s, int *sm, char *variant)
     return digits >= 2 && digits <= 4 && *s == '\0';
 }
 
-static bool parse_digest(const char *s, uint64_t *out)
+bool pk_parse_digest(const char *s, uint64_t *out)
 {
     static const char prefix[] = "fnv1a64:";
     if (strncmp(s, prefix, sizeof prefix - 1) != 0 || strlen(s) != sizeof prefix - 1 + 16)
@@ -343,7 +386,7 @@ static pykrt_status read_target(reader *r, yaml_node_t *map, const char *where, 
         field(r, map, "arch", true, where, &n);
         return bad(r, n, where, "arch '%.40s' is not of the form sm_75", t->arch);
     }
-    if (!parse_digest(digest, &t->digest)) {
+    if (!pk_parse_digest(digest, &t->digest)) {
         field(r, map, "digest", true, where, &n);
         return bad(r, n, where, "digest '%.40s' is not fnv1a64: and 16 lowercase hex digits", digest);
     }
@@ -866,6 +909,27 @@ static pykrt_status read_ptx_params(reader *r, yaml_node_t *map, const char *whe
     return check_parts(r, map, items, where, k);
 }
 
+/* checks: [bounds, div0, assert], what a checked kernel checks: any of
+ * them, as debug=True, makes a launch report what a thread raised. */
+static pykrt_status read_checks(reader *r, yaml_node_t *map, const char *where, pk_kernel *k)
+{
+    static const char *const names[] = {"bounds", "div0", "assert"};
+    yaml_node_item_t *items;
+    size_t count;
+    pykrt_status st = get_seq(r, map, "checks", false, where, &items, &count);
+    for (size_t i = 0; i < count && st == PYKRT_SUCCESS; i++) {
+        yaml_node_t *n = node_at(r, items[i]);
+        const char *s = n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : "";
+        size_t j = 0;
+        while (j < 3 && strcmp(s, names[j]) != 0)
+            j++;
+        if (j == 3)
+            st = bad(r, n, where, "unknown check '%.40s' (bounds, div0, assert)", s);
+    }
+    k->reports = k->debug || count > 0;
+    return st;
+}
+
 static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, pk_kernel *k)
 {
     int64_t shared = 0;
@@ -881,7 +945,8 @@ static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, 
         (st = get_int(r, map, "registers", false, 0, 1 << 16, where, &k->registers)) != PYKRT_SUCCESS ||
         (st = get_int(r, map, "shared_memory_carveout", false, -1, 100, where, &k->carveout)) != PYKRT_SUCCESS ||
         (st = get_bool(r, map, "cooperative", where, &k->cooperative)) != PYKRT_SUCCESS ||
-        (st = get_bool(r, map, "debug", where, &k->debug)) != PYKRT_SUCCESS)
+        (st = get_bool(r, map, "debug", where, &k->debug)) != PYKRT_SUCCESS ||
+        (st = read_checks(r, map, where, k)) != PYKRT_SUCCESS)
         return st;
     k->shared_static = (uint64_t)shared;
     return PYKRT_SUCCESS;
@@ -1006,13 +1071,17 @@ static pykrt_status read_constants(reader *r, yaml_node_t *root)
 
 static pykrt_status read_exception(reader *r, yaml_node_t *map, const char *where, int64_t index, pk_exception *e)
 {
+    static const char *const kinds[] = {"raise", "bounds", "div0", NULL};
     pykrt_status st;
+    e->kind = PK_EXC_RAISE; /* absent: a raise */
     if ((st = get_int(r, map, "code", true, 1, INT32_MAX, where, &e->code)) != PYKRT_SUCCESS ||
+        (st = get_choice(r, map, "kind", false, kinds, where, &e->kind)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "type", true, where, &e->type)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "message", false, where, &e->message)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "function", true, where, &e->function)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "file", true, where, &e->file)) != PYKRT_SUCCESS ||
-        (st = get_int(r, map, "line", true, 1, INT32_MAX, where, &e->line)) != PYKRT_SUCCESS)
+        (st = get_int(r, map, "line", true, 1, INT32_MAX, where, &e->line)) != PYKRT_SUCCESS ||
+        (st = get_int(r, map, "column", false, 0, INT32_MAX, where, &e->column)) != PYKRT_SUCCESS)
         return st;
     if (e->code != index + 1) {
         yaml_node_t *n;
@@ -1054,7 +1123,7 @@ static pykrt_status read_source(reader *r, yaml_node_t *root)
         (st = get_string(r, src, "path", false, "source", &r->m->source_path)) != PYKRT_SUCCESS ||
         (st = get_string(r, src, "digest", false, "source", &digest)) != PYKRT_SUCCESS)
         return st;
-    if (*digest && !parse_digest(digest, &d))
+    if (*digest && !pk_parse_digest(digest, &d))
         return bad(r, src, "source", "digest '%.40s' is not fnv1a64: and 16 lowercase hex digits", digest);
     return PYKRT_SUCCESS;
 }

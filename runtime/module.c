@@ -262,6 +262,16 @@ static pykrt_status find_exception_record(pykrt_module *m)
         return pk_fail(PYKRT_ERROR_MANIFEST, "%s lists exceptions, but its code has no pykc_exception record: recompile",
                        m->name);
     }
+    bool checks = false;
+    for (size_t i = 0; i < m->mf->nexceptions; i++)
+        checks = checks || m->mf->exceptions[i].kind != PK_EXC_RAISE;
+    if (checks && (pk_drv.cuModuleGetGlobal(&m->exception_detail, &bytes[0], m->cu, "pykc_exception_detail") !=
+                       CUDA_SUCCESS ||
+                   bytes[0] != 24)) {
+        m->exception = m->exception_thread = m->exception_detail = 0;
+        return pk_fail(PYKRT_ERROR_MANIFEST, "%s lists failed checks, but its code has no pykc_exception_detail "
+                       "record: recompile", m->name);
+    }
     return PYKRT_SUCCESS;
 }
 
@@ -387,6 +397,31 @@ pykrt_status pykrt_module_describe(const pykrt_module *module, pykrt_module_info
     out->cubin = module->target->cubin;
     out->nkernels = module->mf->nkernels;
     out->nconstants = module->mf->nconstants;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_module_bind(pykrt_module *module, const char *digest, pykrt_kernel **kernels, size_t nkernels)
+{
+    if (!module || !digest || (!kernels && nkernels))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_bind: %s is NULL",
+                       !module ? "module" : !digest ? "digest" : "kernels");
+    if (!pk_alive(module, PK_MODULE))
+        return pk_dead("pykrt_module_bind", PK_MODULE);
+    uint64_t want, have = pk_interface_digest(module->mf);
+    if (!pk_parse_digest(digest, &want))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT,
+                       "pykrt_module_bind(%s): digest '%.40s' is not fnv1a64: and 16 lowercase hex digits", module->name,
+                       digest);
+    if (want != have)
+        return pk_fail(PYKRT_ERROR_STALE,
+                       "pykrt_module_bind(%s): its kernels (interface fnv1a64:%016llx) are not the ones the header "
+                       "was generated for (%s): generate the header and the module from the same source",
+                       module->name, (unsigned long long)have, digest);
+    if (kernels && nkernels != module->mf->nkernels)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_module_bind(%s): room for %zu kernels, the module has %zu",
+                       module->name, nkernels, module->mf->nkernels);
+    for (size_t i = 0; kernels && i < nkernels; i++)
+        kernels[i] = module->kernels[i];
     return PYKRT_SUCCESS;
 }
 

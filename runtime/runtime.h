@@ -182,14 +182,20 @@ typedef struct pk_kernel {
     int64_t registers;
     int64_t carveout; /* shared_memory_carveout: -1 (the driver's choice) to 100 */
     bool cooperative;
-    bool debug; /* debug=True: a launch reports what a thread raised */
+    bool debug;   /* debug=True */
+    bool reports; /* debug=True or checks: a launch reports what a thread raised */
 } pk_kernel;
 
-/* What a debug=True kernel's thread raised, by its code. */
+enum { PK_EXC_RAISE, PK_EXC_BOUNDS, PK_EXC_DIV0 };
+
+/* What a debug=True or checked kernel's thread raised, by its code: a
+ * raise or assert, or a failed check (kind), whose values are in
+ * pykc_exception_detail. */
 typedef struct pk_exception {
     int64_t code;
+    int kind; /* PK_EXC_* */
     const char *type, *message, *function, *file; /* message "" when none */
-    int64_t line;
+    int64_t line, column;
 } pk_exception;
 
 typedef struct pk_target {
@@ -235,6 +241,14 @@ void pk_manifest_free(pk_manifest *m);
 
 /* FNV-1a, 64 bits: the manifest's staleness digest. */
 uint64_t pk_fnv1a64(const void *data, size_t len);
+
+/* "fnv1a64:" and 16 lowercase hex digits into *out; false if s is not one. */
+bool pk_parse_digest(const char *s, uint64_t *out);
+
+/* The digest of the kernels' interface (docs/manifest.md, Interface
+ * digest): FNV-1a of each kernel's entry and parameter types, the text
+ * pykc's generated headers were made from. */
+uint64_t pk_interface_digest(const pk_manifest *m);
 
 /* The dtype named by Numba's name, or PYKRT_DTYPE_INVALID. */
 pykrt_dtype pk_dtype_from_name(const char *name);
@@ -292,6 +306,7 @@ struct pykrt_module {
     const pk_target *target;
     pykrt_kernel **kernels; /* mf->nkernels of them, each its own object */
     CUdeviceptr exception, exception_thread; /* pykc_exception and its thread; 0 if none */
+    CUdeviceptr exception_detail;            /* a failed check's values; 0 if no checks */
     char *name; /* manifest path, for messages */
     pthread_mutex_t dyn_lock;
 };

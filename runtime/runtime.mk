@@ -8,6 +8,8 @@
 #   make test-runtime        the suite (driver double, no GPU needed)
 #   make fuzz-manifest       libFuzzer over the manifest reader (clang-14)
 #   make runtime-gpu         build/runtime-gpu/: what runtime/check-gpu.sh runs
+#   make runtime-emitc       the programs of pykc's C (--emit header, c) that
+#                            test-runtime runs: the one part that needs pykc
 
 RT_VERSION := 0.1.0
 RT_SOVERSION := 0
@@ -151,6 +153,51 @@ test-runtime: runtime $(RT_TEST_BINS) $(RT_FAKE) $(RT_FAKE_NOLAUNCH)
 	@sh tests/runtime/run.sh $(BUILD) $(RT_TDIR) "$(CC)" "$(MAKE)" "$(SAN)"
 	@sh tests/record.sh $(RESULTS) runtime $$(cat $(RT_TDIR)/counts)
 
+# ---- pykc's C: typed launchers (--emit header), embedded modules (--emit c) ----
+
+# kinds.pyk, a kernel of every kind of parameter, through pykc into DIR:
+# kinds.h, kinds.c (the module embedded, PTX for sm_75 and sm_90) and
+# kinds.yaml with its PTX; kinds_host launches them (tests/runtime/emitc).
+RT_KINDS := tests/runtime/emitc/kinds.pyk
+RT_KINDS_FLAGS := --sig 'scale(float32[::1], float32)' --sig 'scale(float64[:], float64)'
+RT_KINDS_ARCHS := --arch sm_75 --arch sm_90
+RT_KINDS_DIRS := $(RT_TDIR)/emitc $(BUILD)/runtime-gpu
+
+$(addsuffix /kinds.h,$(RT_KINDS_DIRS)): $(RT_KINDS) $(PYKC)
+	@mkdir -p $(dir $@)
+	$(PYKC) $(RT_KINDS) $(RT_KINDS_FLAGS) --emit header -o $@
+
+$(addsuffix /kinds.c,$(RT_KINDS_DIRS)): $(RT_KINDS) $(PYKC)
+	@mkdir -p $(dir $@)
+	$(PYKC) $(RT_KINDS) $(RT_KINDS_FLAGS) $(RT_KINDS_ARCHS) --emit c -o $@
+
+$(addsuffix /kinds.yaml,$(RT_KINDS_DIRS)): $(RT_KINDS) $(PYKC)
+	@mkdir -p $(dir $@)
+	$(PYKC) $(RT_KINDS) $(RT_KINDS_FLAGS) $(RT_KINDS_ARCHS) -o $(@:.yaml=.ptx)
+
+$(addsuffix /kinds_host,$(RT_KINDS_DIRS)): %/kinds_host: tests/runtime/emitc/kinds_host.c %/kinds.h %/kinds.c \
+  %/kinds.yaml tests/runtime/fake_cuda.h $(RT_A)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Itests/runtime -I$* $< $*/kinds.c $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) \
+	  -o $@
+
+# The typed-launcher program of docs/runtime.md, with vadd.h and vadd.c
+# from samples/vadd.pyk: its first ```c block after the heading.
+$(addsuffix /vadd.h,$(RT_KINDS_DIRS)): samples/vadd.pyk $(PYKC)
+	@mkdir -p $(dir $@)
+	$(PYKC) samples/vadd.pyk --emit header -o $@
+
+$(addsuffix /vadd.c,$(RT_KINDS_DIRS)): samples/vadd.pyk $(PYKC)
+	@mkdir -p $(dir $@)
+	$(PYKC) samples/vadd.pyk $(RT_KINDS_ARCHS) --emit c -o $@
+
+$(addsuffix /doc_launchers,$(RT_KINDS_DIRS)): %/doc_launchers: docs/runtime.md %/vadd.h %/vadd.c $(RT_A)
+	awk '/^## Typed launchers/ { h = 1 } h && /^```$$/ && c { exit } c { print } h && /^```c$$/ { c = 1 }' \
+	  $< > $@.c
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude -I$* $@.c $*/vadd.c $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+.PHONY: runtime-emitc
+runtime-emitc: $(RT_TDIR)/emitc/kinds_host $(RT_TDIR)/emitc/doc_launchers
+
 # ---- fuzzing ----
 
 FUZZ_MANIFEST_SECONDS ?= 3600
@@ -181,7 +228,8 @@ $(RT_DEMO_HOST): samples/vadd_host.c $(RT_A)
 RT_GPU := $(BUILD)/runtime-gpu
 
 ## runtime-gpu: build/runtime-gpu/, the programs runtime/check-gpu.sh runs on a GPU machine
-runtime-gpu: $(RT_GPU)/gpu_check $(RT_GPU)/vadd_host $(RT_GPU)/vadd_host_shared $(RT_GPU)/bench_launch
+runtime-gpu: $(RT_GPU)/gpu_check $(RT_GPU)/vadd_host $(RT_GPU)/vadd_host_shared $(RT_GPU)/bench_launch \
+  $(RT_GPU)/kinds_host $(RT_GPU)/doc_launchers
 
 $(RT_GPU)/gpu_check: tests/runtime/gpu_check.c tests/runtime/rt_util.c tests/runtime/rt_test.h $(RT_A)
 	@mkdir -p $(dir $@)

@@ -136,6 +136,7 @@ static void describe_kernel(Arena *a, const FuncInfo *f, ManifestKernel *k) {
     k->limits = f->limits;
     k->cooperative = f->cooperative;
     k->debug = f->debug;
+    k->checks = f->checks;
 }
 
 static void describe_constants(Unit *u, Manifest *m) {

@@ -314,6 +314,7 @@ Node *node_clone(Arena *a, const Node *n) {
     c->attr = ATTR_NONE;
     c->constant = NULL;
     c->dims = NULL;
+    c->op_calls = NULL;
     c->retest = NULL;
     c->unreached = false;
     c->captures = NULL;

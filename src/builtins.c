@@ -115,8 +115,7 @@ static bool want_args(Sema *s, Node *call, const Entity *e, int lo, int hi) {
         return false;
     }
     if (nargs(call) >= lo && nargs(call) <= hi) return true;
-    if (lo == hi) sema_error(s, call->span, "%s takes %d argument%s, %d given", e->path, lo, lo == 1 ? "" : "s", nargs(call));
-    else sema_error(s, call->span, "%s takes %d to %d arguments, %d given", e->path, lo, hi, nargs(call));
+    sema_arg_count_error(s, call, e->path, lo, hi);
     return false;
 }
 
@@ -269,6 +268,13 @@ static bool check_atomic_index(Sema *s, const Entity *e, Node *idx, const Type *
     return ok;
 }
 
+/* An atomic's index, checked as a subscript is: the call is the site. */
+static bool check_atomic_call_index(Sema *s, const Entity *e, Node *call, const Type *ary) {
+    if (!check_atomic_index(s, e, call->items[1], ary)) return false;
+    sema_note_check(s, call, EXC_BOUNDS);
+    return true;
+}
+
 static Type *type_atomic(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 3, 3)) return &ty_error;
     Type *ary = arg_type(call, 0);
@@ -286,7 +292,7 @@ static Type *type_atomic(Sema *s, Node *call, const Entity *e) {
         sema_error(s, call->items[0]->span, "%s does not support %s arrays", e->path, sema_type_name(s, ary->dtype));
         return &ty_error;
     }
-    if (!check_atomic_index(s, e, call->items[1], ary)) return &ty_error;
+    if (!check_atomic_call_index(s, e, call, ary)) return &ty_error;
     if (!is_scalar(arg_type(call, 2)) || type_conversion(arg_type(call, 2), ary->dtype) == CONV_NONE) {
         sema_error(s, call->items[2]->span, "%s: cannot store %s into a %s array", e->path,
                    sema_type_name(s, arg_type(call, 2)), sema_type_name(s, ary->dtype));
@@ -312,7 +318,7 @@ static Type *type_cas(Sema *s, Node *call, const Entity *e) {
         sema_error(s, call->items[0]->span, "%s needs a 1-d array", e->path);
         return &ty_error;
     }
-    if (indexed && !check_atomic_index(s, e, call->items[1], ary)) return &ty_error;
+    if (indexed && !check_atomic_call_index(s, e, call, ary)) return &ty_error;
     int n = nargs(call);
     for (int i = indexed ? 2 : 1; i < n; i++) {
         Type *t = arg_type(call, i);
@@ -545,11 +551,13 @@ static Type *type_sum(Sema *s, Node *call, const Entity *e) {
     return acc;
 }
 
-/* len(): int64; of a tuple that a parameter holds, as the function was
- * called, the constant its length is (rewrite_semantic_constants). */
+/* len(): int64; of a range, its own type; of a tuple that a parameter
+ * holds, as the function was called, the constant its length is
+ * (rewrite_semantic_constants). */
 static Type *type_len(Sema *s, Node *call, const Entity *e) {
     if (!want_args(s, call, e, 1, 1)) return &ty_error;
     Type *t = arg_type(call, 0);
+    if (t->kind == TY_RANGE) return t->dtype;
     if (t->kind != TY_ARRAY && t->kind != TY_TUPLE) {
         sema_error(s, call->items[0]->span, "len() of %s is not supported", sema_type_name(s, t));
         return &ty_error;
@@ -558,6 +566,74 @@ static Type *type_len(Sema *s, Node *call, const Entity *e) {
     if (t->kind == TY_TUPLE && arg->kind == ND_NAME && arg->sym && arg->sym->kind == SYM_PARAM)
         return type_literal_int(sema_arena(s), t->elem_count, false);
     return &ty_int64;
+}
+
+/* The iterator of argument i, or NULL after an error saying that Numba
+ * iterates over none of it. */
+static Type *iterable_arg(Sema *s, Node *call, const Entity *e, int i) {
+    Type *t = arg_type(call, i);
+    Type *it = type_getiter(sema_arena(s), t);
+    if (!it && t->kind != TY_ERROR)
+        sema_error(s, call->items[i]->span, "%s() of %s is not supported: numba-cuda iterates over a range, an array, a "
+                   "tuple of one element type and an iterator", e->path + 9, sema_type_name(s, t));
+    return it;
+}
+
+static Type **iterable_casts(Sema *s, Node *call) {
+    call->casts = ARENA_ARRAY(sema_arena(s), Type *, nargs(call) ? nargs(call) : 1);
+    for (int i = 0; i < nargs(call); i++) call->casts[i] = arg_type(call, i);
+    return call->casts;
+}
+
+/* enumerate(iterable[, start]): Numba's EnumerateType, counting in intp
+ * from start, an integer. */
+static Type *type_enumerate_call(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 2)) return &ty_error;
+    Type *it = iterable_arg(s, call, e, 0);
+    if (!it) return &ty_error;
+    if (nargs(call) == 2 && !is_integer(type_strip(arg_type(call, 1)))) {
+        sema_error(s, call->items[1]->span, "the start of enumerate() must be an integer, not %s",
+                   sema_type_name(s, arg_type(call, 1)));
+        return &ty_error;
+    }
+    iterable_casts(s, call);
+    if (nargs(call) == 2) call->casts[1] = &ty_int64;
+    return type_enumerate(sema_arena(s), it);
+}
+
+/* zip(iterable, ...): Numba's ZipType of their iterators; zip() yields
+ * nothing. */
+static Type *type_zip_call(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 0, nargs(call))) return &ty_error;
+    Type **of = ARENA_ARRAY(sema_arena(s), Type *, nargs(call) ? nargs(call) : 1);
+    for (int i = 0; i < nargs(call); i++)
+        if (!(of[i] = iterable_arg(s, call, e, i))) return &ty_error;
+    iterable_casts(s, call);
+    return type_zip(sema_arena(s), of, nargs(call));
+}
+
+/* iter(iterable): its iterator (an iterator's is itself). */
+static Type *type_iter_call(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    Type *it = iterable_arg(s, call, e, 0);
+    if (!it) return &ty_error;
+    iterable_casts(s, call);
+    return it;
+}
+
+/* next(iterator): what it yields; StopIteration past its end (the
+ * function returns, as a raise does). */
+static Type *type_next_call(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    Type *t = arg_type(call, 0);
+    if (t->kind != TY_ITER) {
+        if (t->kind != TY_ERROR)
+            sema_error(s, call->items[0]->span, "next() of %s is not supported: it takes an iterator (iter(), "
+                       "enumerate(), zip())", sema_type_name(s, t));
+        return &ty_error;
+    }
+    iterable_casts(s, call);
+    return t->dtype;
 }
 
 /* int(x): ints keep their type, floats and bools give int64; float(x):
@@ -623,7 +699,7 @@ static Type *type_pow(Sema *s, Node *call, const Entity *e) {
 
 static Type *type_print(Sema *s, Node *call, const Entity *e) {
     if (nargs(call) > 32) {
-        sema_error(s, call->span, "print() takes at most 32 arguments in kernels");
+        sema_error(s, call->items[32]->span, "print() takes at most 32 arguments in kernels");
         return &ty_error;
     }
     for (int i = 0; i < nargs(call); i++) {
@@ -934,9 +1010,13 @@ static const char cmath_source[] =
 static const char random_source[] =
 #include "random.pyk.inc"
     ;
+static const char range_source[] =
+#include "range.pyk.inc"
+    ;
 
 const char *own_module_source(const char *name) {
-    static const struct { const char *name, *source; } modules[] = {{"cmath", cmath_source}, {"random", random_source}};
+    static const struct { const char *name, *source; } modules[] = {{"cmath", cmath_source}, {"random", random_source},
+                                                                         {"range", range_source}};
     for (int i = 0; i < N_(modules); i++)
         if (strcmp(modules[i].name, name) == 0) return modules[i].source;
     return NULL;
@@ -1189,6 +1269,15 @@ static Type *type_operator_refused(Sema *s, Node *call, const Entity *e) {
     return &ty_error;
 }
 
+/* cuda.fp16.atomicAdd: numba-cuda types it atomicAdd(float16*, float16), and
+ * a kernel has no way to make that pointer from an array, so every call of
+ * it fails to type there; cuda.atomic.add has no float16 either. */
+static Type *type_fp16_atomic_add(Sema *s, Node *call, const Entity *e) {
+    sema_error(s, call->span, "%s(%s) is not supported: numba-cuda types it only as atomicAdd(float16*, float16), "
+               "and a kernel cannot take that pointer from an array", e->path, sema_arg_types(s, call));
+    return &ty_error;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 #define MODULE(path) {path, ENT_MODULE, NULL, NULL, 0, NULL, LW_NONE, 0, NULL}
@@ -1260,7 +1349,18 @@ static const Entity entities[] = {
     NUMPY_AND_NUMBA(complex64), NUMPY_AND_NUMBA(complex128),
     DTYPE("numba.intp", int64), DTYPE("numpy.intp", int64), DTYPE("numba.uintp", uint64), DTYPE("numpy.uintp", uint64),
     DTYPE("numba.boolean", bool), DTYPE("numba.bool_", bool), DTYPE("numpy.bool_", bool),
-    DTYPE("numba.float_", float32), DTYPE("numba.double", float64), DTYPE("numpy.double", float64),
+    DTYPE("numba.double", float64), DTYPE("numpy.double", float64),
+    /* numba's other names of its scalar types (numba.types and numba have
+     * each; numba.types alone has f2) */
+    DTYPE("numba.b1", bool), DTYPE("numba.bool", bool), DTYPE("numba.i1", int8), DTYPE("numba.i2", int16),
+    DTYPE("numba.i4", int32), DTYPE("numba.i8", int64), DTYPE("numba.u1", uint8), DTYPE("numba.u2", uint16),
+    DTYPE("numba.u4", uint32), DTYPE("numba.u8", uint64), DTYPE("numba.f2", float16), DTYPE("numba.f4", float32),
+    DTYPE("numba.f8", float64), DTYPE("numba.c8", complex64), DTYPE("numba.c16", complex128),
+    DTYPE("numba.char", int8), DTYPE("numba.uchar", uint8), DTYPE("numba.byte", uint8), DTYPE("numba.short", int16),
+    DTYPE("numba.ushort", uint16), DTYPE("numba.intc", int32), DTYPE("numba.uintc", uint32),
+    DTYPE("numba.int_", int64), DTYPE("numba.uint", uint64), DTYPE("numba.long_", int64), DTYPE("numba.ulong", uint64),
+    DTYPE("numba.longlong", int64), DTYPE("numba.ulonglong", uint64), DTYPE("numba.size_t", uint64),
+    DTYPE("numba.ssize_t", int64),
     DTYPE("numba.void", none), DTYPE("numba.none", none),
 
     {"numpy.dtype", ENT_FUNCTION, type_np_dtype, NULL, 0, NULL, LW_COMPILE_TIME, 0, NULL},
@@ -1359,6 +1459,7 @@ static const Entity entities[] = {
     FP16("hge", fp16_compare, FP16_GE), FP16("hlt", fp16_compare, FP16_LT), FP16("hle", fp16_compare, FP16_LE),
     FP16("hneg", fp16_unary, FP16_NEG), FP16("habs", fp16_unary, FP16_ABS), FP16("hfma", fp16_ternary, FP16_FMA),
     FP16("hrcp", fp16_unary, FP16_RCP),
+    RULE("numba.cuda.fp16.atomicAdd", type_fp16_atomic_add, NULL, LW_NONE, 0),
     FP16_VIA("hsqrt", "sqrt"), FP16_VIA("hrsqrt", "rsqrt"), FP16_VIA("hsin", "sin"), FP16_VIA("hcos", "cos"),
     FP16_VIA("htanh", "tanh"), FP16_VIA("htanh_approx", "tanh"), FP16_VIA("hexp", "exp"), FP16_VIA("hexp2", "exp2"),
     FP16_VIA("hexp10", "exp10"), FP16_VIA("hlog", "log"), FP16_VIA("hlog2", "log2"), FP16_VIA("hlog10", "log10"),
@@ -1497,9 +1598,10 @@ static const Entity entities[] = {
     RULE("numba.cuda.literal_unroll", type_literal_unroll, NULL, LW_BUILTIN, BUILTIN_LITERAL_UNROLL),
     RULE("numba.literal_unroll", type_cpu_literal_unroll, NULL, LW_BUILTIN, BUILTIN_LITERAL_UNROLL),
     CASES("builtins.range", range_cases, LW_RANGE, ITER_RANGE),
-    /* only as for-loop iterables: sema's type_for types them */
-    {"builtins.enumerate", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, ITER_ENUMERATE, NULL},
-    {"builtins.zip", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_RANGE, ITER_ZIP, NULL},
+    RULE("builtins.enumerate", type_enumerate_call, NULL, LW_RANGE, ITER_ENUMERATE),
+    RULE("builtins.zip", type_zip_call, NULL, LW_RANGE, ITER_ZIP),
+    RULE("builtins.iter", type_iter_call, NULL, LW_BUILTIN, BUILTIN_ITER),
+    RULE("builtins.next", type_next_call, NULL, LW_BUILTIN, BUILTIN_NEXT),
     RULE("builtins.int", type_number_ctor, &ty_int64, LW_BUILTIN, BUILTIN_INT),
     RULE("builtins.float", type_number_ctor, &ty_float64, LW_BUILTIN, BUILTIN_FLOAT),
     RULE("builtins.bool", type_number_ctor, &ty_bool, LW_BUILTIN, BUILTIN_BOOL),
@@ -1539,6 +1641,38 @@ const Entity *entity_lookup(const char *path) {
     return NULL;
 }
 
+/* Every name each module whose imports pykc checks defines, as Python
+ * and numba-cuda define them (module_names.def, generated). */
+typedef struct ModuleNames {
+    const char *module;
+    const char *const *names;
+    int count;
+} ModuleNames;
+
+#define MODULE_NAMES(m, ...) {m, (const char *const[]){__VA_ARGS__}, N_(((const char *const[]){__VA_ARGS__}))},
+static const ModuleNames module_names[] = {
+#include "module_names.def"
+};
+#undef MODULE_NAMES
+
+int entity_module_defines(const char *module, const char *name) {
+    for (int i = 0; i < N_(module_names); i++) {
+        if (strcmp(module_names[i].module, module) != 0) continue;
+        for (int k = 0; k < module_names[i].count; k++)
+            if (strcmp(module_names[i].names[k], name) == 0) return 1;
+        return 0;
+    }
+    return -1;
+}
+
+const char *entity_modules_defining(Arena *a, const char *name) {
+    const char *list = NULL;
+    for (int i = 0; i < N_(module_names); i++)
+        if (entity_module_defines(module_names[i].module, name) == 1)
+            list = list ? arena_printf(a, "%s, %s", list, module_names[i].module) : module_names[i].module;
+    return list;
+}
+
 const char *entity_module_path(const char *import_name) {
     static const char *const known[] = {"numba", "numba.cuda", "numba.cuda.random", "numba.cuda.fp16", "numba.cuda.bf16",
                                         "numba.cuda.types", "numba.cuda.libdevice", "numba.types",
@@ -1553,7 +1687,7 @@ Attr attr_lookup(const char *name) {
         {"shape", ATTR_SHAPE}, {"strides", ATTR_STRIDES}, {"ndim", ATTR_NDIM}, {"size", ATTR_SIZE},
         {"itemsize", ATTR_ITEMSIZE}, {"nbytes", ATTR_NBYTES}, {"T", ATTR_T}, {"dtype", ATTR_DTYPE},
         {"real", ATTR_REAL}, {"imag", ATTR_IMAG}, {"x", ATTR_X}, {"y", ATTR_Y}, {"z", ATTR_Z}, {"w", ATTR_W},
-        {"sync", ATTR_SYNC}, {"value", ATTR_VALUE},
+        {"sync", ATTR_SYNC}, {"value", ATTR_VALUE}, {"start", ATTR_START}, {"stop", ATTR_STOP}, {"step", ATTR_STEP},
     };
     for (int i = 0; i < N_(attrs); i++)
         if (strcmp(attrs[i].name, name) == 0) return attrs[i].attr;

@@ -61,6 +61,9 @@ static LLVMTypeRef array_struct(CodeGen *g, int ndim) {
     return LLVMStructTypeInContext(g->ctx, fields, 3, false);
 }
 
+static LLVMTypeRef range_struct(CodeGen *g, const Type *t);
+static LLVMTypeRef iter_struct(CodeGen *g, const Type *t);
+
 static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
     switch (t->kind) {
     case TY_BOOL: return i1(g);
@@ -93,6 +96,8 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
         return LLVMStructTypeInContext(g->ctx, fields, (unsigned)t->elem_count, false);
     }
     case TY_GRID_GROUP: return i64(g); /* the grid workspace's address */
+    case TY_RANGE: return range_struct(g, t);
+    case TY_ITER: return iter_struct(g, t);
     case TY_RECORD: return cg_generic_pointer(g); /* numba's RecordModel: its data's address */
     case TY_ENUM: return llvm_type(g, t->dtype); /* numba-cuda's EnumModel: the value */
     case TY_NONE: return LLVMVoidTypeInContext(g->ctx);
@@ -128,6 +133,9 @@ static LLVMValueRef extract(CodeGen *g, LLVMValueRef agg, unsigned i, const char
 static LLVMValueRef to_bool(CodeGen *g, LLVMValueRef v, const Type *t);
 static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const Type *to);
 static void gen_raise(CodeGen *g, const Node *site);
+static void check_indices(CodeGen *g, const Node *site, const Type *t, LLVMValueRef arr, LLVMValueRef *idx,
+                          const Type **idx_ty);
+static void check_divisor(CodeGen *g, const Node *site, LLVMValueRef b);
 static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *vt);
 
 static LLVMValueRef make_optional(CodeGen *g, const Type *opt, LLVMValueRef value, LLVMValueRef valid) {
@@ -789,10 +797,23 @@ static LLVMValueRef bf16_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVM
     }
 }
 
+/* a op b, a and b converted to their case's argument types t and tb;
+ * result is its return type. */
 static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValueRef b, const Type *t, const Type *tb,
                           const Type *result) {
     LLVMBuilderRef B = g->b;
     if (t->kind == TY_BFLOAT16) return bf16_arith(g, at, op, a, b);
+    if (t->kind == TY_INT && result->kind == TY_INT) {
+        /* Numba computes an integer case in its return type, both operands
+         * cast there: (uint64, int64) -> int64 divides signed. The exponent
+         * of ** keeps its own type, which says whether it can be negative. */
+        a = convert(g, a, t, result);
+        if (op != OP_POW) {
+            b = convert(g, b, tb, result);
+            tb = result;
+        }
+        t = result;
+    }
     if (op == OP_POW) return power(g, a, b, t, tb);
     if (t->kind == TY_COMPLEX) return complex_arith(g, at, op, a, b);
     bool fp = t->kind == TY_FLOAT;
@@ -810,8 +831,10 @@ static LLVMValueRef arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, LLVMValue
         if (g->fastmath && at->kind == ND_BINOP && t->kind == TY_FLOAT && t->bits == 32 && tb->kind == TY_FLOAT && tb->bits == 32)
             return TARGET(g)->fast_fdiv(g, FDIV_FAST, a, b);
         return fp_op(g, float_div(g, B, a, b, ""));
-    case OP_FLOORDIV: return fp ? float_divmod(g, a, b, t, false) : int_divmod(g, a, b, t, false);
-    case OP_MOD: return fp ? float_divmod(g, a, b, t, true) : int_divmod(g, a, b, t, true);
+    case OP_FLOORDIV: case OP_MOD:
+        if (fp) return float_divmod(g, a, b, t, op == OP_MOD);
+        check_divisor(g, at, b);
+        return int_divmod(g, a, b, t, op == OP_MOD);
     case OP_LSHIFT: case OP_RSHIFT: return shift(g, op, a, convert(g, b, tb, t), t);
     case OP_BITAND: return LLVMBuildAnd(B, a, b, "");
     case OP_BITOR: return LLVMBuildOr(B, a, b, "");
@@ -1077,6 +1100,7 @@ static LLVMValueRef gen_attribute(CodeGen *g, Node *n) {
     case TY_ARRAY: return array_attribute(g, n, base);
     case TY_COMPLEX: return complex_parts(g, base, n->attr == ATTR_IMAG);
     case TY_VECTOR: return extract(g, base, (unsigned)(n->attr - ATTR_X), n->name);
+    case TY_RANGE: return extract(g, base, (unsigned)(n->attr - ATTR_START), n->name);
     case TY_TUPLE: return extract(g, base, (unsigned)n->dims[0], n->name); /* a named tuple's field */
     default: return n->attr == ATTR_IMAG ? LLVMConstNull(llvm_type(g, n->ty)) : base; /* a real's .real, .imag */
     }
@@ -1109,6 +1133,7 @@ static LLVMValueRef subscript_ptr(CodeGen *g, Node *n) {
     LLVMValueRef *idx;
     const Type **tys;
     gen_indices(g, n->rhs, &idx, &tys);
+    check_indices(g, n, n->lhs->ty, arr, idx, tys);
     return element_ptr(g, n->lhs->ty, arr, idx, tys);
 }
 
@@ -1203,6 +1228,14 @@ static LLVMValueRef gen_subscript(CodeGen *g, Node *n) {
     return load_place(g, n->ty, subscript_ptr(g, n), element_align(n->lhs->ty));
 }
 
+/* The return type of a binary operator's case: the node's type, but for
+ * ints dividing as floats, whose float64 quotient operator.itruediv then
+ * stores as the int the node's type says (sema). */
+static const Type *case_result(Node *n) {
+    if (n->op == OP_DIV && n->casts[0]->kind == TY_INT) return &ty_float64;
+    return type_strip(n->ty);
+}
+
 static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
     LLVMValueRef a = gen_cast(g, n->lhs, n->casts[0]), b = gen_cast(g, n->rhs, n->casts[1]);
     if (n->lhs->ty->kind == TY_TUPLE) { /* a + b of tuples: the concatenation */
@@ -1219,8 +1252,7 @@ static LLVMValueRef gen_binop(CodeGen *g, Node *n) {
         const Type *rt = type_strip(n->ty);
         return shift(g, n->op, convert(g, a, n->casts[0], rt), convert(g, b, n->casts[1], rt), rt);
     }
-    /* ints divide as floats; operator.itruediv then gives the int the type says (sema) */
-    const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
+    const Type *rt = case_result(n);
     return convert(g, arith(g, n, n->op, a, b, n->casts[0], n->casts[1], rt), rt, n->ty);
 }
 
@@ -1322,9 +1354,20 @@ static LLVMValueRef contains(CodeGen *g, Op op, LLVMValueRef x, const Type *xt, 
 }
 
 /* The i-th comparison of the chain n, of its operands left and right. */
+static LLVMValueRef call_function(CodeGen *g, FuncInfo *f, LLVMValueRef *args, int n) {
+    LLVMValueRef fn = f->cg[g->ftz];
+    return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
+}
+
 static LLVMValueRef compare_pair(CodeGen *g, Node *n, int i, LLVMValueRef left, LLVMValueRef right) {
     const Type *ta = n->casts[2 * i], *tb = n->casts[2 * i + 1];
     Op op = n->ops[i];
+    if (n->op_calls && n->op_calls[i]) { /* x in range(...): range.pyk's contains */
+        const Node *call = n->op_calls[i];
+        LLVMValueRef args[] = {right, convert(g, left, n->items[i]->ty, call->casts[1])};
+        LLVMValueRef r = to_bool(g, call_function(g, call->sym->func, args, 2), call->sym->func->ret);
+        return op == OP_NOTIN ? LLVMBuildNot(g->b, r, "") : r;
+    }
     if (op == OP_IS || op == OP_ISNOT) return identity(g, op, left, n->items[i]->ty, right, n->items[i + 1]->ty);
     if (op == OP_IN || op == OP_NOTIN) return contains(g, op, left, n->items[i]->ty, right, tb, ta);
     if (ta->kind == TY_TUPLE) return compare_tuples(g, op, left, right, ta, tb);
@@ -1458,6 +1501,7 @@ static LLVMValueRef call_element_ptr(CodeGen *g, Node *call) {
     LLVMValueRef *idx;
     const Type **tys;
     gen_indices(g, call->items[1], &idx, &tys);
+    check_indices(g, call, call->items[0]->ty, arr, idx, tys);
     return element_ptr(g, call->items[0]->ty, arr, idx, tys);
 }
 
@@ -1703,12 +1747,19 @@ static LLVMValueRef gen_method(CodeGen *g, Node *call, BuiltinOp op) {
     return complex_make(g, LLVMTypeOf(v), complex_parts(g, v, 0), LLVMBuildFNeg(g->b, complex_parts(g, v, 1), ""));
 }
 
+static LLVMValueRef range_len(CodeGen *g, LLVMValueRef r, const Type *t);
+static LLVMValueRef iter_of(CodeGen *g, LLVMValueRef v, const Type *t);
+static LLVMValueRef gen_next(CodeGen *g, Node *call);
+
 static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
     switch ((BuiltinOp)e->op) {
     case BUILTIN_MIN: case BUILTIN_MAX: return gen_minmax(g, call, e->op == BUILTIN_MAX);
+    case BUILTIN_ITER: return iter_of(g, gen_expr(g, call->items[0]), call->items[0]->ty);
+    case BUILTIN_NEXT: return gen_next(g, call);
     case BUILTIN_LEN: {
         const Type *at = call->items[0]->ty;
         if (at->kind == TY_TUPLE) return i64c(g, at->elem_count);
+        if (at->kind == TY_RANGE) return range_len(g, gen_expr(g, call->items[0]), at);
         return array_dim(g, gen_expr(g, call->items[0]), 1, 0);
     }
     case BUILTIN_ABS: return gen_abs(g, call);
@@ -1722,7 +1773,7 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
     case BUILTIN_CONJUGATE: case BUILTIN_BIT_COUNT: return gen_method(g, call, (BuiltinOp)e->op);
     case BUILTIN_POW: {
         LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
-        return convert(g, power(g, a, b, call->casts[0], call->casts[1]), call->casts[0], call->ty);
+        return arith(g, call, OP_POW, a, b, call->casts[0], call->casts[1], call->ty);
     }
     }
     ice("builtin %s has no lowering", e->path);
@@ -2016,8 +2067,7 @@ static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
         LLVMValueRef v = arg_cast(g, call, i);
         args[ncap + i] = v ? v : LLVMGetUndef(i8(g));
     }
-    LLVMValueRef fn = f->cg[g->ftz];
-    return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
+    return call_function(g, f, args, n);
 }
 
 static LLVMValueRef gen_fma(CodeGen *g, Node *n) {
@@ -2050,6 +2100,281 @@ static LLVMValueRef gen_barrier(CodeGen *g, Node *n, BarrierOp op) {
     return NULL;
 }
 
+/* ---- iterators ----------------------------------------------------------------------- */
+
+/* A range's values: Numba's RangeType, its start, stop and step. */
+static LLVMTypeRef range_struct(CodeGen *g, const Type *t) {
+    LLVMTypeRef v = llvm_type(g, t->dtype);
+    LLVMTypeRef fields[] = {v, v, v};
+    return LLVMStructTypeInContext(g->ctx, fields, 3, false);
+}
+
+/* Numba's iterators as values. Each holds the address of its state, made
+ * once in the function's entry as Numba's alloca_once makes it, so that
+ * copies of an iterator share its position, as in Python:
+ *   range      {ptr next value, ptr values left, step}
+ *   array      {ptr index, the array}
+ *   tuple      {ptr index, ptr a copy of the tuple}, as literal_unroll's
+ *   enumerate  {ptr count, the iterator counted}
+ *   zip        {the iterators zipped} */
+static LLVMTypeRef iter_struct(CodeGen *g, const Type *t) {
+    LLVMTypeRef p = cg_generic_pointer(g);
+    LLVMTypeRef *fields = CG_ARRAY(g, LLVMTypeRef, t->elem_count + 3);
+    int n = 0;
+    switch (t->iter) {
+    case ITER_RANGE: fields[n++] = p, fields[n++] = p, fields[n++] = llvm_type(g, t->dtype); break;
+    case ITER_ARRAY: fields[n++] = p, fields[n++] = llvm_type(g, t->elems[0]); break;
+    case ITER_TUPLE: case ITER_UNROLL: fields[n++] = p, fields[n++] = p; break;
+    case ITER_ENUMERATE: fields[n++] = p, fields[n++] = llvm_type(g, t->elems[0]); break;
+    case ITER_ZIP:
+        for (int i = 0; i < t->elem_count; i++) fields[n++] = llvm_type(g, t->elems[i]);
+        break;
+    }
+    return LLVMStructTypeInContext(g->ctx, fields, (unsigned)n, false);
+}
+
+static LLVMValueRef make_struct(CodeGen *g, LLVMTypeRef t, LLVMValueRef *fields, int n) {
+    LLVMValueRef v = LLVMGetUndef(t);
+    for (int i = 0; i < n; i++) v = LLVMBuildInsertValue(g->b, v, fields[i], (unsigned)i, "");
+    return v;
+}
+
+/* An iterator's state, made where the function begins and set here. */
+static LLVMValueRef iter_slot(CodeGen *g, LLVMValueRef init, const char *name) {
+    LLVMValueRef p = cg_entry_alloca(g, LLVMTypeOf(init), name);
+    LLVMBuildStore(g->b, init, p);
+    return p;
+}
+
+/* How many values range(start, stop, step) has, as Numba's RangeIter
+ * counts them before the loop: none where stop is not past start in the
+ * step's direction, else (|stop - start| - 1) / |step| + 1, one unsigned
+ * division (none for a step of 1). A step of 0 raises ValueError (the
+ * function returns, as numba-cuda's does without debug=True). Counting
+ * first keeps Python's meaning where stop is near the type's limit, and
+ * tells LLVM the trip count. */
+static LLVMValueRef range_count(CodeGen *g, const Type *t, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef ty = LLVMTypeOf(step);
+    LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstInt(ty, 1, false);
+    bool known = LLVMIsAConstantInt(step), sgn = t->is_signed;
+    long long k = known ? (sgn ? LLVMConstIntGetSExtValue(step) : (long long)LLVMConstIntGetZExtValue(step)) : 0;
+    if (!known || k == 0) {
+        LLVMBasicBlockRef bad = cg_new_block(g, "range.zero_step"), ok = cg_new_block(g, "range.count");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, step, zero, ""), bad, ok);
+        LLVMPositionBuilderAtEnd(B, bad);
+        gen_raise(g, NULL);
+        LLVMPositionBuilderAtEnd(B, ok);
+    }
+    LLVMValueRef diff = LLVMBuildSub(B, stop, start, "range.diff"), ahead, span = diff, stride = step;
+    if (!sgn) {
+        ahead = LLVMBuildICmp(B, LLVMIntUGT, stop, start, "");
+    } else if (known) { /* its direction known: stop past start in it */
+        ahead = LLVMBuildICmp(B, k > 0 ? LLVMIntSGT : LLVMIntSLT, diff, zero, "");
+        if (k < 0) span = LLVMBuildNeg(B, diff, ""), stride = LLVMConstInt(ty, (unsigned long long)-k, false);
+    } else {
+        LLVMValueRef up = LLVMBuildICmp(B, LLVMIntSGT, step, zero, "");
+        ahead = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildICmp(B, LLVMIntSGT, diff, zero, ""), up, ""),
+                             LLVMBuildICmp(B, LLVMIntNE, diff, zero, ""), "");
+        span = LLVMBuildSelect(B, up, diff, LLVMBuildNeg(B, diff, ""), "");
+        stride = LLVMBuildSelect(B, up, step, LLVMBuildNeg(B, step, ""), "");
+    }
+    LLVMValueRef n = span;
+    if (!known || (k != 1 && k != -1))
+        n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, span, one, ""), stride, ""), one, "range.count");
+    return LLVMBuildSelect(B, ahead, n, zero, "");
+}
+
+/* len(r) of a range, counted as its iterator counts it. */
+static LLVMValueRef range_len(CodeGen *g, LLVMValueRef r, const Type *t) {
+    return range_count(g, t->dtype, extract(g, r, 0, ""), extract(g, r, 1, ""), extract(g, r, 2, ""));
+}
+
+/* range(stop), range(start, stop), range(start, stop, step), converted
+ * to the case's type. */
+static LLVMValueRef gen_range(CodeGen *g, Node *call) {
+    LLVMTypeRef ty = llvm_type(g, call->ty->dtype);
+    LLVMValueRef f[] = {LLVMConstNull(ty), NULL, LLVMConstInt(ty, 1, false)};
+    if (call->item_len == 1) f[1] = arg_cast(g, call, 0);
+    for (int i = 0; call->item_len > 1 && i < call->item_len; i++) f[i] = arg_cast(g, call, i);
+    return make_struct(g, range_struct(g, call->ty), f, 3);
+}
+
+/* The iterator it of the tuple v: read by index from a copy, as Numba's
+ * UniTupleIter reads it (a literal_unroll loop's versions read it so). */
+static LLVMValueRef tuple_iter(CodeGen *g, LLVMValueRef v, const Type *it) {
+    LLVMValueRef f[] = {iter_slot(g, i64c(g, 0), "iter.i"), iter_slot(g, v, "tuple")};
+    return make_struct(g, llvm_type(g, it), f, 2);
+}
+
+/* Numba's getiter: the iterator of v, an iterable of type t, of type
+ * type_getiter(t) (an iterator is its own). */
+static LLVMValueRef iter_of(CodeGen *g, LLVMValueRef v, const Type *t) {
+    const Type *it = type_getiter(g->arena, (Type *)t);
+    LLVMValueRef f[3];
+    switch (t->kind) {
+    case TY_ITER: return v;
+    case TY_RANGE: {
+        LLVMValueRef start = extract(g, v, 0, ""), step = extract(g, v, 2, "");
+        LLVMValueRef left = range_count(g, t->dtype, start, extract(g, v, 1, ""), step);
+        f[0] = iter_slot(g, start, "range.i"), f[1] = iter_slot(g, left, "range.left"), f[2] = step;
+        return make_struct(g, llvm_type(g, it), f, 3);
+    }
+    case TY_TUPLE: return tuple_iter(g, v, it);
+    default:
+        f[0] = iter_slot(g, i64c(g, 0), "iter.i"), f[1] = v;
+        return make_struct(g, llvm_type(g, it), f, 2);
+    }
+}
+
+/* Whether the iterator it, of type t, has a value left: what Numba's
+ * iternext tests, without taking the value. */
+static LLVMValueRef iter_more(CodeGen *g, LLVMValueRef it, const Type *t) {
+    LLVMBuilderRef B = g->b;
+    switch (t->iter) {
+    case ITER_RANGE: {
+        LLVMTypeRef ty = llvm_type(g, t->dtype);
+        return LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, ty, extract(g, it, 1, ""), ""), LLVMConstNull(ty), "");
+    }
+    case ITER_ARRAY: case ITER_TUPLE: case ITER_UNROLL: {
+        LLVMValueRef i = LLVMBuildLoad2(B, i64(g), extract(g, it, 0, ""), "");
+        const Type *of = t->elems[0];
+        LLVMValueRef n = of->kind == TY_TUPLE ? i64c(g, of->elem_count) : array_dim(g, extract(g, it, 1, ""), 1, 0);
+        return LLVMBuildICmp(B, LLVMIntSLT, i, n, "");
+    }
+    case ITER_ENUMERATE: return iter_more(g, extract(g, it, 1, ""), t->elems[0]);
+    case ITER_ZIP: {
+        LLVMValueRef more = LLVMConstInt(i1(g), t->elem_count > 0, false);
+        for (int k = 0; k < t->elem_count; k++)
+            more = k ? LLVMBuildAnd(B, more, iter_more(g, extract(g, it, (unsigned)k, ""), t->elems[k]), "")
+                     : iter_more(g, extract(g, it, 0, ""), t->elems[0]);
+        return more;
+    }
+    }
+    ice("iter_more: %d", t->iter);
+}
+
+/* The next index of an array or tuple iterator, counted on. */
+static LLVMValueRef take_index(CodeGen *g, LLVMValueRef slot) {
+    LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), slot, "");
+    LLVMBuildStore(g->b, LLVMBuildNSWAdd(g->b, i, i64c(g, 1), ""), slot);
+    return i;
+}
+
+/* a[i] of an array iterator: an element, or the view of a row. */
+static LLVMValueRef array_item(CodeGen *g, const Type *at, LLVMValueRef arr, LLVMValueRef i, const Type *elem) {
+    const Type *it = &ty_int64;
+    if (at->ndim == 1) return load_place(g, elem, element_ptr(g, at, arr, &i, &it), element_align(at));
+    LLVMValueRef offset = LLVMBuildMul(g->b, i, array_dim(g, arr, 2, 0), "");
+    LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), extract(g, arr, 0, ""), &offset, 1, "");
+    LLVMValueRef *shape = CG_ARRAY(g, LLVMValueRef, at->ndim), *strides = CG_ARRAY(g, LLVMValueRef, at->ndim);
+    for (int d = 1; d < at->ndim; d++) {
+        shape[d - 1] = array_dim(g, arr, 1, d);
+        strides[d - 1] = array_dim(g, arr, 2, d);
+    }
+    return make_array(g, elem, data, shape, strides);
+}
+
+/* Numba's iternext where iter_more said there is a value: the value, the
+ * iterator moved past it. A range's next value cannot overflow but after
+ * its last, which no one reads: nsw (nuw unsigned) lets LLVM bound it. */
+static LLVMValueRef iter_next(CodeGen *g, LLVMValueRef it, const Type *t) {
+    LLVMBuilderRef B = g->b;
+    switch (t->iter) {
+    case ITER_RANGE: {
+        LLVMTypeRef ty = llvm_type(g, t->dtype);
+        LLVMValueRef at = extract(g, it, 0, ""), left = extract(g, it, 1, ""), step = extract(g, it, 2, "");
+        LLVMValueRef i = LLVMBuildLoad2(B, ty, at, "");
+        LLVMBuildStore(B, LLVMBuildNUWSub(B, LLVMBuildLoad2(B, ty, left, ""), LLVMConstInt(ty, 1, false), ""), left);
+        LLVMBuildStore(B, t->dtype->is_signed ? LLVMBuildNSWAdd(B, i, step, "") : LLVMBuildNUWAdd(B, i, step, ""), at);
+        return i;
+    }
+    case ITER_ARRAY: {
+        LLVMValueRef i = take_index(g, extract(g, it, 0, ""));
+        return array_item(g, t->elems[0], extract(g, it, 1, ""), i, t->dtype);
+    }
+    case ITER_TUPLE: {
+        LLVMValueRef i = take_index(g, extract(g, it, 0, ""));
+        LLVMValueRef p = LLVMBuildGEP2(B, llvm_type(g, t->dtype), extract(g, it, 1, ""), &i, 1, "");
+        return LLVMBuildLoad2(B, llvm_type(g, t->dtype), p, "");
+    }
+    case ITER_UNROLL: return take_index(g, extract(g, it, 0, ""));
+    case ITER_ENUMERATE: {
+        LLVMValueRef c = LLVMBuildLoad2(B, i64(g), extract(g, it, 0, ""), "");
+        LLVMBuildStore(B, LLVMBuildAdd(B, c, i64c(g, 1), ""), extract(g, it, 0, ""));
+        LLVMValueRef pair[] = {c, iter_next(g, extract(g, it, 1, ""), t->elems[0])};
+        return make_struct(g, llvm_type(g, t->dtype), pair, 2);
+    }
+    case ITER_ZIP: {
+        LLVMValueRef *v = CG_ARRAY(g, LLVMValueRef, t->elem_count + 1);
+        for (int k = 0; k < t->elem_count; k++) v[k] = iter_next(g, extract(g, it, (unsigned)k, ""), t->elems[k]);
+        return make_struct(g, llvm_type(g, t->dtype), v, t->elem_count);
+    }
+    }
+    ice("iter_next: %d", t->iter);
+}
+
+/* What Numba's iternext does to an iterator that has no value left: a zip
+ * takes a value from each of its iterators up to the first that has none
+ * (Python's zip), which another holder of them sees; the others keep
+ * their state. */
+static void iter_exhaust(CodeGen *g, LLVMValueRef it, const Type *t) {
+    if (t->iter == ITER_ENUMERATE) iter_exhaust(g, extract(g, it, 1, ""), t->elems[0]);
+    if (t->iter != ITER_ZIP) return;
+    LLVMBasicBlockRef done = cg_new_block(g, "zip.exhausted");
+    for (int k = 0; k < t->elem_count; k++) {
+        LLVMValueRef src = extract(g, it, (unsigned)k, "");
+        LLVMBasicBlockRef take = cg_new_block(g, "zip.take"), stop = cg_new_block(g, "zip.stop");
+        LLVMBuildCondBr(g->b, iter_more(g, src, t->elems[k]), take, stop);
+        LLVMPositionBuilderAtEnd(g->b, stop);
+        iter_exhaust(g, src, t->elems[k]);
+        LLVMBuildBr(g->b, done);
+        LLVMPositionBuilderAtEnd(g->b, take);
+        iter_next(g, src, t->elems[k]);
+    }
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* Whether iterating over n may move an iterator that something else holds
+ * (a variable, an argument): n is one, or a call of iter(), enumerate() or
+ * zip() of one. Only then can a zip's partial step at its end be seen. */
+static bool shares_iterator(const Node *n) {
+    if (n->ty->kind != TY_ITER) return false;
+    bool made = n->kind == ND_CALL && n->entity &&
+                (n->entity->lower == LW_RANGE || (n->entity->lower == LW_BUILTIN && n->entity->op == BUILTIN_ITER));
+    if (!made) return true;
+    for (int i = 0; i < n->item_len; i++)
+        if (shares_iterator(n->items[i])) return true;
+    return false;
+}
+
+/* enumerate(iterable[, start]) and zip(iterable, ...): their iterators. */
+static LLVMValueRef gen_iterator_call(CodeGen *g, Node *call, IterKind kind) {
+    if (kind == ITER_RANGE) return gen_range(g, call);
+    LLVMValueRef *f = CG_ARRAY(g, LLVMValueRef, call->item_len + 1);
+    int n = 0;
+    if (kind == ITER_ENUMERATE)
+        f[n++] = iter_slot(g, call->item_len == 2 ? arg_cast(g, call, 1) : i64c(g, 0), "enumerate.count");
+    for (int i = 0; i < (kind == ITER_ENUMERATE ? 1 : call->item_len); i++)
+        f[n++] = iter_of(g, gen_expr(g, call->items[i]), call->items[i]->ty);
+    return make_struct(g, llvm_type(g, call->ty), f, n);
+}
+
+/* next(it): its value; past its end, StopIteration (the function returns,
+ * as a raise does), after the zip's partial step. */
+static LLVMValueRef gen_next(CodeGen *g, Node *call) {
+    const Type *t = call->items[0]->ty;
+    LLVMValueRef it = gen_expr(g, call->items[0]);
+    LLVMBasicBlockRef stop = cg_new_block(g, "next.stop"), ok = cg_new_block(g, "next.value");
+    LLVMBuildCondBr(g->b, iter_more(g, it, t), ok, stop);
+    LLVMPositionBuilderAtEnd(g->b, stop);
+    if (shares_iterator(call->items[0])) iter_exhaust(g, it, t);
+    gen_raise(g, NULL);
+    LLVMPositionBuilderAtEnd(g->b, ok);
+    return iter_next(g, it, t);
+}
+
 static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
     switch (e->lower) {
     case LW_GRID: return gen_grid(g, n, false);
@@ -2076,6 +2401,7 @@ static LLVMValueRef gen_entity_call(CodeGen *g, Node *n, const Entity *e) {
     case LW_OWN: return convert(g, gen_device_call(g, n, n->sym->func), n->sym->func->ret, n->ty);
     case LW_UFUNC: return gen_ufunc(g, n, e);
     case LW_SETITEM: store_target(g, n->lhs, gen_expr(g, n->items[2]), n->items[2]->ty); return NULL;
+    case LW_RANGE: return gen_iterator_call(g, n, (IterKind)e->op);
     default:
         cg_error(g, n->span, "%s is not supported by code generation yet", e->path);
         return n->ty->kind == TY_NONE ? NULL : LLVMGetUndef(llvm_type(g, n->ty));
@@ -2262,84 +2588,14 @@ static void store_target(CodeGen *g, Node *target, LLVMValueRef v, const Type *v
     }
 }
 
-/* One source of a general for loop: a range (start + i * step), an
- * array (its i-th element, or row) or a tuple of one element type (its
- * i-th element, from a copy in memory, as Numba's UniTupleIter reads it). */
-typedef struct IterSource {
-    const Type *ty;
-    LLVMValueRef start, step, len, array, tuple;
-} IterSource;
-
-static void iter_setup(CodeGen *g, Node *it, IterSource *src) {
-    src->ty = it->ty;
-    if (it->ty->kind == TY_TUPLE) {
-        src->tuple = cg_entry_alloca(g, llvm_type(g, it->ty), "tuple");
-        LLVMBuildStore(g->b, gen_expr(g, it), src->tuple);
-        src->len = i64c(g, it->ty->elem_count);
-        return;
-    }
-    if (it->ty->kind == TY_ARRAY) {
-        src->array = gen_expr(g, it);
-        src->len = array_dim(g, src->array, 1, 0);
-        return;
-    }
-    /* a range: its length as Python's len(range(...)) */
-    const Type *t = it->ty->dtype;
-    LLVMTypeRef ty = llvm_type(g, t);
-    src->start = LLVMConstNull(ty);
-    src->step = LLVMConstInt(ty, 1, false);
-    LLVMValueRef stop;
-    if (it->item_len == 1) stop = arg_cast(g, it, 0);
-    else {
-        src->start = arg_cast(g, it, 0);
-        stop = arg_cast(g, it, 1);
-        if (it->item_len == 3) src->step = arg_cast(g, it, 2);
-    }
-    LLVMValueRef start = convert(g, src->start, t, &ty_int64), end = convert(g, stop, t, &ty_int64);
-    LLVMValueRef step = convert(g, src->step, t, &ty_int64), zero = i64c(g, 0), one = i64c(g, 1);
-    LLVMValueRef up = LLVMBuildSDiv(g->b, LLVMBuildAdd(g->b, LLVMBuildSub(g->b, end, start, ""), LLVMBuildSub(g->b, step, one, ""), ""), step, "");
-    LLVMValueRef down = LLVMBuildSDiv(g->b, LLVMBuildSub(g->b, LLVMBuildSub(g->b, start, end, ""), LLVMBuildAdd(g->b, step, one, ""), ""), LLVMBuildNeg(g->b, step, ""), "");
-    LLVMValueRef n = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, step, zero, ""), up, down, "");
-    src->len = LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, n, zero, ""), zero, n, "");
-}
-
-static LLVMValueRef iter_element(CodeGen *g, const IterSource *src, LLVMValueRef i, const Type *elem) {
-    if (src->ty->kind == TY_TUPLE) {
-        LLVMValueRef p = LLVMBuildGEP2(g->b, llvm_type(g, elem), src->tuple, &i, 1, "");
-        return LLVMBuildLoad2(g->b, llvm_type(g, elem), p, "");
-    }
-    if (src->ty->kind != TY_ARRAY) {
-        const Type *t = src->ty->dtype;
-        LLVMValueRef k = convert(g, i, &ty_int64, t);
-        return LLVMBuildAdd(g->b, src->start, LLVMBuildMul(g->b, k, src->step, ""), "");
-    }
-    const Type *at = src->ty, *it = &ty_int64;
-    if (at->ndim == 1) return load_place(g, elem, element_ptr(g, at, src->array, &i, &it), element_align(at));
-    /* a row: the view a[i] */
-    LLVMValueRef offset = LLVMBuildMul(g->b, i, array_dim(g, src->array, 2, 0), "");
-    LLVMValueRef data = LLVMBuildGEP2(g->b, i8(g), extract(g, src->array, 0, ""), &offset, 1, "");
-    LLVMValueRef *shape = CG_ARRAY(g, LLVMValueRef, at->ndim), *strides = CG_ARRAY(g, LLVMValueRef, at->ndim);
-    for (int d = 1; d < at->ndim; d++) {
-        shape[d - 1] = array_dim(g, src->array, 1, d);
-        strides[d - 1] = array_dim(g, src->array, 2, d);
-    }
-    return make_array(g, elem, data, shape, strides);
-}
-
-/* A for loop's state, made where CPython evaluates the iterable and used
- * by its FOR_ITER block and at the top of its body: a hidden counter, so
- * that assigning to the target in the body does not change the iteration,
- * as in Python. A range counts its values (start, stop, step); anything
- * else counts an index over its shortest source. */
+/* A for loop's iterator, made where CPython evaluates the iterable (its
+ * GET_ITER) and used by its FOR_ITER block and at the top of its body,
+ * where the value is taken: assigning to the target in the body does not
+ * change the iteration, as in Python. */
 struct LoopState {
     Node *node;
-    LLVMValueRef counter;          /* range: its next value; else the index */
-    bool range;
-    const Type *t;                 /* range: the value's type */
-    LLVMValueRef step, left;       /* range: the step, the values left */
-    IterSource *src;               /* other iterables (count of them) */
-    int count;
-    LLVMValueRef len, first;       /* first: enumerate's start */
+    LLVMValueRef iter;
+    const Type *ty;
     LLVMValueRef index;            /* an unrolled loop's: the element's index */
 };
 
@@ -2353,138 +2609,34 @@ static LoopState *loop_state(CodeGen *g, Node *n) {
     return st;
 }
 
-static bool is_iter_call(const Node *it, IterKind kind) {
-    return it->entity && it->entity->lower == LW_RANGE && it->entity->op == (int)kind;
-}
-
-/* How many values range(start, stop, step) has, as Numba's RangeIter
- * counts them before the loop: none where stop is not past start in the
- * step's direction, else (|stop - start| - 1) / |step| + 1, one unsigned
- * division (none for a step of 1). A step of 0 raises ValueError (the
- * function returns, as numba-cuda's does without debug=True). Counting
- * first keeps Python's meaning where stop is near the type's limit, and
- * tells LLVM the trip count. */
-static LLVMValueRef range_count(CodeGen *g, const Type *t, LLVMValueRef start, LLVMValueRef stop, LLVMValueRef step) {
-    LLVMBuilderRef B = g->b;
-    LLVMTypeRef ty = LLVMTypeOf(step);
-    LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstInt(ty, 1, false);
-    bool known = LLVMIsAConstantInt(step), sgn = t->is_signed;
-    long long k = known ? (sgn ? LLVMConstIntGetSExtValue(step) : (long long)LLVMConstIntGetZExtValue(step)) : 0;
-    if (!known || k == 0) {
-        LLVMBasicBlockRef bad = cg_new_block(g, "range.zero_step"), ok = cg_new_block(g, "range.count");
-        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, step, zero, ""), bad, ok);
-        LLVMPositionBuilderAtEnd(B, bad);
-        gen_raise(g, NULL);
-        LLVMPositionBuilderAtEnd(B, ok);
-    }
-    LLVMValueRef diff = LLVMBuildSub(B, stop, start, "range.diff"), ahead, span = diff, stride = step;
-    if (!sgn) {
-        ahead = LLVMBuildICmp(B, LLVMIntUGT, stop, start, "");
-    } else if (known) { /* its direction known: stop past start in it */
-        ahead = LLVMBuildICmp(B, k > 0 ? LLVMIntSGT : LLVMIntSLT, diff, zero, "");
-        if (k < 0) span = LLVMBuildNeg(B, diff, ""), stride = LLVMConstInt(ty, (unsigned long long)-k, false);
-    } else {
-        LLVMValueRef up = LLVMBuildICmp(B, LLVMIntSGT, step, zero, "");
-        ahead = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildICmp(B, LLVMIntSGT, diff, zero, ""), up, ""),
-                             LLVMBuildICmp(B, LLVMIntNE, diff, zero, ""), "");
-        span = LLVMBuildSelect(B, up, diff, LLVMBuildNeg(B, diff, ""), "");
-        stride = LLVMBuildSelect(B, up, step, LLVMBuildNeg(B, step, ""), "");
-    }
-    LLVMValueRef n = span;
-    if (!known || (k != 1 && k != -1))
-        n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, span, one, ""), stride, ""), one, "range.count");
-    return LLVMBuildSelect(B, ahead, n, zero, "");
-}
-
-static void range_init(CodeGen *g, LoopState *st, Node *it) {
-    st->range = true;
-    st->t = it->ty->dtype;
-    LLVMTypeRef ty = llvm_type(g, st->t);
-    LLVMValueRef start = LLVMConstNull(ty), stop;
-    st->step = LLVMConstInt(ty, 1, false);
-    if (it->item_len == 1) stop = arg_cast(g, it, 0);
-    else {
-        start = arg_cast(g, it, 0);
-        stop = arg_cast(g, it, 1);
-        if (it->item_len == 3) st->step = arg_cast(g, it, 2);
-    }
-    st->counter = cg_entry_alloca(g, ty, "range.i");
-    st->left = cg_entry_alloca(g, ty, "range.left");
-    LLVMBuildStore(g->b, range_count(g, st->t, start, stop, st->step), st->left);
-    LLVMBuildStore(g->b, start, st->counter);
-}
-
 static void loop_init(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
-    Node *it = n->iter;
-    if (it->ty->kind == TY_RANGE) {
-        range_init(g, st, it);
-        return;
-    }
-    bool enumerate = is_iter_call(it, ITER_ENUMERATE), zip = is_iter_call(it, ITER_ZIP);
-    Node **nodes = enumerate || zip ? it->items : &n->iter;
-    st->count = zip ? it->item_len : 1;
-    st->src = CG_ARRAY(g, IterSource, st->count);
-    for (int k = 0; k < st->count; k++) {
-        iter_setup(g, nodes[k], &st->src[k]);
-        LLVMValueRef len = st->src[k].len;
-        st->len = st->len ? LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, len, st->len, ""), len, st->len, "") : len;
-    }
-    st->first = enumerate && it->item_len == 2 ? gen_cast(g, it->items[1], &ty_int64) : i64c(g, 0);
-    st->counter = cg_entry_alloca(g, i64(g), "iter.i");
-    LLVMBuildStore(g->b, i64c(g, 0), st->counter);
+    st->ty = n->ty;
+    LLVMValueRef v = gen_expr(g, n->iter);
+    st->iter = n->unroll ? tuple_iter(g, v, n->ty) : iter_of(g, v, n->iter->ty);
 }
 
 /* FOR_ITER: whether the loop has another element. */
 static LLVMValueRef loop_more(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
-    if (st->range) {
-        LLVMTypeRef ty = llvm_type(g, st->t);
-        LLVMValueRef left = LLVMBuildLoad2(g->b, ty, st->left, "");
-        return LLVMBuildICmp(g->b, LLVMIntNE, left, LLVMConstNull(ty), "");
-    }
-    LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), st->counter, "");
-    return LLVMBuildICmp(g->b, LLVMIntSLT, i, st->len, "");
+    return iter_more(g, st->iter, st->ty);
 }
 
-/* The top of the body: the element to the target, the counter on. */
+/* The loop's end, where it ran out (not a break): a zip's partial step,
+ * where another holder of its iterators can see it. */
+static void loop_exhausted(CodeGen *g, Node *n) {
+    LoopState *st = loop_state(g, n);
+    iter_exhaust(g, st->iter, st->ty);
+}
+
+/* The top of the body: the element to the target, the iterator on. */
 static void loop_target(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
-    if (st->range) {
-        /* The values a range gives lie between start and stop, so the step
-         * to the next never overflows but after the last, whose result no
-         * one reads: nsw (nuw for unsigned) lets LLVM bound the index. */
-        LLVMTypeRef ty = llvm_type(g, st->t);
-        LLVMValueRef i = LLVMBuildLoad2(g->b, ty, st->counter, "");
-        store_target(g, n->cond, i, st->t);
-        LLVMValueRef left = LLVMBuildLoad2(g->b, ty, st->left, "");
-        LLVMBuildStore(g->b, LLVMBuildNUWSub(g->b, left, LLVMConstInt(ty, 1, false), ""), st->left);
-        LLVMValueRef next = st->t->is_signed ? LLVMBuildNSWAdd(g->b, i, st->step, "") : LLVMBuildNUWAdd(g->b, i, st->step, "");
-        LLVMBuildStore(g->b, next, st->counter);
-        return;
-    }
-    Node *it = n->iter;
-    bool enumerate = is_iter_call(it, ITER_ENUMERATE), zip = is_iter_call(it, ITER_ZIP);
-    LLVMValueRef i = LLVMBuildLoad2(g->b, i64(g), st->counter, "");
     if (n->unroll) { /* the version the index chooses takes the element */
-        st->index = i;
-        LLVMBuildStore(g->b, LLVMBuildNSWAdd(g->b, i, i64c(g, 1), ""), st->counter);
+        st->index = iter_next(g, st->iter, st->ty);
         return;
     }
-    const Type *tuple = enumerate || zip ? n->cond->ty : NULL;
-    if (tuple) {
-        LLVMValueRef value = LLVMGetUndef(llvm_type(g, tuple));
-        int slot = 0;
-        if (enumerate) value = LLVMBuildInsertValue(g->b, value, LLVMBuildAdd(g->b, st->first, i, ""), (unsigned)slot++, "");
-        for (int k = 0; k < st->count; k++, slot++)
-            value = LLVMBuildInsertValue(g->b, value, iter_element(g, &st->src[k], i, tuple->elems[slot]), (unsigned)slot, "");
-        store_target(g, n->cond, value, tuple);
-    } else {
-        const IterSource *src = &st->src[0];
-        const Type *t = src->ty->kind == TY_ARRAY && src->ty->ndim == 1 ? src->ty->dtype : n->cond->ty;
-        store_target(g, n->cond, iter_element(g, src, i, t), t);
-    }
-    LLVMBuildStore(g->b, LLVMBuildNSWAdd(g->b, i, i64c(g, 1), ""), st->counter);
+    store_target(g, n->cond, iter_next(g, st->iter, st->ty), st->ty->dtype);
 }
 
 static void gen_return(CodeGen *g, Node *n) {
@@ -2520,8 +2672,7 @@ static void gen_statement(CodeGen *g, Node *n) {
             const Type *wide = type_strip(n->ty);
             r = shift(g, n->op, convert(g, a, n->casts[0], wide), convert(g, b, n->casts[1], wide), wide);
         } else {
-            /* ints divide as floats; x /= y then stores the quotient as an int (sema) */
-            const Type *rt = n->op == OP_DIV && n->casts[0]->kind == TY_INT ? &ty_float64 : n->casts[0];
+            const Type *rt = case_result(n);
             r = convert(g, arith(g, n, n->op, a, b, n->casts[0], n->casts[1], rt), rt, n->ty);
         }
         if (ptr) store_place(g, n->lhs->ty, convert(g, r, n->ty, n->lhs->ty), ptr, align);
@@ -2559,7 +2710,7 @@ static void gen_phi_moves(CodeGen *g, const CfgBlock *blk) {
 static void unroll_target(CodeGen *g, Node *n, int k) {
     LoopState *st = loop_state(g, n);
     const UnrollVersion *v = &n->unroll->versions[k];
-    LLVMValueRef tuple = LLVMBuildLoad2(g->b, llvm_type(g, n->iter->ty), st->src[0].tuple, "");
+    LLVMValueRef tuple = LLVMBuildLoad2(g->b, llvm_type(g, st->ty->elems[0]), extract(g, st->iter, 1, ""), "");
     LLVMValueRef e = extract(g, tuple, (unsigned)v->indices[0], "");
     for (int j = 1; j < v->index_count; j++) {
         LLVMValueRef is = LLVMBuildICmp(g->b, LLVMIntEQ, st->index, i64c(g, v->indices[j]), "");
@@ -2586,10 +2737,40 @@ static void gen_item(CodeGen *g, const CfgItem *it) {
     }
 }
 
-/* Where a debug=True function's raise tells the host: the first code
- * raised in the launch, and the thread that raised it (threadIdx x y z,
- * blockIdx x y z), which libpykrt reads after the launch. */
-static void record_exception(CodeGen *g, int code) {
+/* Whether the function's raises and asserts report to the host. */
+static bool reports_raises(const FuncInfo *f) { return f->debug || (f->checks & CHECK_ASSERT); }
+
+/* A thread that raised stops: a kernel returns, a device function's
+ * thread exits (where numba-cuda's device function returns an error its
+ * callers pass up). */
+static void end_thread(CodeGen *g) {
+    if (g->fn->is_kernel) {
+        LLVMBuildRetVoid(g->b);
+        return;
+    }
+    TARGET(g)->exit_thread(g);
+    LLVMBuildUnreachable(g->b);
+}
+
+/* A failed check's values, beside the thread that failed it. */
+static void record_detail(CodeGen *g, LLVMValueRef *detail) {
+    LLVMTypeRef detail_t = LLVMArrayType2(i64(g), 3);
+    LLVMValueRef d = LLVMGetNamedGlobal(g->mod, "pykc_exception_detail");
+    if (!d) {
+        d = add_global(g, MEM_GLOBAL, detail_t, "pykc_exception_detail");
+        LLVMSetInitializer(d, LLVMConstNull(detail_t));
+    }
+    for (int i = 0; i < 3; i++) {
+        LLVMValueRef at[] = {cg_i32(g, 0), cg_i32(g, i)};
+        LLVMBuildStore(g->b, detail[i], LLVMBuildGEP2(g->b, detail_t, d, at, 2, ""));
+    }
+}
+
+/* Where a debug=True function's raise or a checked function's failed
+ * check tells the host: the first code raised in the launch, the thread
+ * that raised it (threadIdx x y z, blockIdx x y z), and for a check its
+ * values (detail: index, axis, extent), which libpykrt reads after the launch. */
+static void record_exception(CodeGen *g, int code, LLVMValueRef *detail) {
     LLVMTypeRef i32t = LLVMInt32TypeInContext(g->ctx), thread_t = LLVMArrayType2(i32t, 6);
     LLVMValueRef flag = LLVMGetNamedGlobal(g->mod, "pykc_exception"), thread = LLVMGetNamedGlobal(g->mod, "pykc_exception_thread");
     if (!flag) {
@@ -2608,8 +2789,45 @@ static void record_exception(CodeGen *g, int code) {
         LLVMValueRef v = TARGET(g)->special(g, i < 3 ? SV_THREAD_IDX : SV_BLOCK_IDX, i % 3);
         LLVMBuildStore(g->b, LLVMBuildTrunc(g->b, v, i32t, ""), LLVMBuildGEP2(g->b, thread_t, thread, at, 2, ""));
     }
+    if (detail) record_detail(g, detail);
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, done);
+}
+
+/* Continues where ok holds; where not, the thread records the failed
+ * check of site and ends. The failure is marked unlikely. */
+static void fail_unless(CodeGen *g, const Node *site, LLVMValueRef ok, LLVMValueRef *detail) {
+    LLVMBasicBlockRef fail = cg_new_block(g, "check.fail"), pass = cg_new_block(g, "check.ok");
+    LLVMValueRef br = LLVMBuildCondBr(g->b, ok, pass, fail);
+    LLVMMetadataRef weights[] = {LLVMMDStringInContext2(g->ctx, "branch_weights", 14),
+                                 LLVMValueAsMetadata(cg_i32(g, 1 << 20)), LLVMValueAsMetadata(cg_i32(g, 1))};
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->ctx, "prof", 4),
+                    LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, weights, 3)));
+    LLVMPositionBuilderAtEnd(g->b, fail);
+    record_exception(g, site->exception, detail);
+    end_thread(g);
+    LLVMPositionBuilderAtEnd(g->b, pass);
+}
+
+/* A checked subscript: each index within its extent after wraparound. */
+static void check_indices(CodeGen *g, const Node *site, const Type *t, LLVMValueRef arr, LLVMValueRef *idx,
+                          const Type **idx_ty) {
+    if (!site->exception) return;
+    for (int d = 0; d < t->ndim; d++) {
+        bool is_unsigned = idx_ty[d]->kind == TY_INT && !idx_ty[d]->is_signed;
+        LLVMValueRef raw = convert(g, idx[d], idx_ty[d], is_unsigned ? &ty_uint64 : &ty_int64);
+        LLVMValueRef extent = array_dim(g, arr, 1, d);
+        LLVMValueRef i = is_unsigned ? raw : wrap_index(g, raw, extent);
+        LLVMValueRef detail[] = {raw, i64c(g, d), extent};
+        fail_unless(g, site, LLVMBuildICmp(g->b, LLVMIntULT, i, extent, ""), detail);
+    }
+}
+
+/* A checked integer // or %: a divisor that is not zero. */
+static void check_divisor(CodeGen *g, const Node *site, LLVMValueRef b) {
+    if (!site || !site->exception) return;
+    LLVMValueRef zero = i64c(g, 0), detail[] = {zero, zero, zero};
+    fail_unless(g, site, LLVMBuildICmp(g->b, LLVMIntNE, b, LLVMConstNull(LLVMTypeOf(b)), ""), detail);
 }
 
 /* What Numba lowers a raise to: the function returns; without debug=True
@@ -2617,13 +2835,10 @@ static void record_exception(CodeGen *g, int code) {
  * thread ends: a kernel returns, a device function's thread exits (where
  * numba-cuda's device function returns an error its callers pass up). */
 static void gen_raise(CodeGen *g, const Node *site) {
-    if (site && site->exception && g->fn->debug) {
-        record_exception(g, site->exception);
-        if (!g->fn->is_kernel) {
-            TARGET(g)->exit_thread(g);
-            LLVMBuildUnreachable(g->b);
-            return;
-        }
+    if (site && site->exception && reports_raises(g->fn)) {
+        record_exception(g, site->exception, NULL);
+        end_thread(g);
+        return;
     }
     if (g->fn->is_kernel || g->fn->ret == &ty_none) LLVMBuildRetVoid(g->b);
     else LLVMBuildRet(g->b, LLVMConstNull(llvm_type(g, g->fn->ret)));
@@ -2645,7 +2860,7 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         mark_back_edge(g, blk, LLVMBuildBr(g->b, to[0]));
         return;
     case TERM_BRANCH: {
-        if (blk->node->kind == ND_ASSERT && !g->fn->debug) { /* checked only under debug=True, as in numba-cuda */
+        if (blk->node->kind == ND_ASSERT && !reports_raises(g->fn)) { /* checked only under debug=True, as in numba-cuda */
             gen_phi_moves(g, blk);
             LLVMBuildBr(g->b, to[0]);
             return;
@@ -2666,7 +2881,14 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
     case TERM_FOR_ITER: {
         LLVMValueRef more = loop_more(g, blk->node);
         gen_phi_moves(g, blk);
-        mark_back_edge(g, blk, LLVMBuildCondBr(g->b, more, to[0], to[1]));
+        bool shared = shares_iterator(blk->node->iter);
+        LLVMBasicBlockRef out = shared ? cg_new_block(g, "for.exhausted") : to[1];
+        mark_back_edge(g, blk, LLVMBuildCondBr(g->b, more, to[0], out));
+        if (shared) {
+            LLVMPositionBuilderAtEnd(g->b, out);
+            loop_exhausted(g, blk->node);
+            LLVMBuildBr(g->b, to[1]);
+        }
         return;
     }
     case TERM_RETURN:
@@ -2680,7 +2902,7 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         }
         return;
     case TERM_RAISE:
-        if (blk->node->kind == ND_ASSERT && !g->fn->debug) LLVMBuildUnreachable(g->b); /* never branched to: see above */
+        if (blk->node->kind == ND_ASSERT && !reports_raises(g->fn)) LLVMBuildUnreachable(g->b); /* never branched to: see above */
         else gen_raise(g, blk->node);
         return;
     }

@@ -21,6 +21,7 @@
 void diag_init(Diag *d, FILE *out) {
     memset(d, 0, sizeof *d);
     d->out = out;
+    d->last_excerpt.file = -1;
     d->error_limit = 20;
 }
 
@@ -28,6 +29,11 @@ static void print_all_held(Diag *d);
 
 void diag_free(Diag *d) {
     print_all_held(d);
+    if (d->format != DIAG_FORMAT_TEXT) diag_write_document(d);
+    for (int i = 0; i < d->record_count; i++) free(d->records[i].message);
+    free(d->records);
+    d->records = NULL;
+    d->record_count = d->record_cap = 0;
     d->hold_depth = 0;
     free(d->held);
     d->held = NULL;
@@ -274,21 +280,41 @@ static uint32_t char_before(const SourceFile *f, uint32_t lo, uint32_t i) {
     return utf8_decode(f->text + j, f->size - j, NULL) == (int)(i - j) ? j : i - 1;
 }
 
-/* Prints the line that holds where.begin, then the caret line: a tab where
- * the source has one so the caret stays aligned, one space a character. */
-static void print_excerpt(FILE *out, const SourceFile *f, Span where) {
+/* The window of the line that holds where.begin that an excerpt shows:
+ * [*from, *to) of the line [*start, *end), the whole line when it is
+ * short, else EXCERPT_WIDTH characters from EXCERPT_BEFORE before the caret. */
+static void excerpt_window(const SourceFile *f, Span where, uint32_t *start, uint32_t *end, uint32_t *from,
+                           uint32_t *to) {
     int li = line_of(f, where.begin);
-    uint32_t start = (uint32_t)f->line_starts[li], end = line_end(f, li);
+    *start = (uint32_t)f->line_starts[li];
+    *end = line_end(f, li);
+    uint32_t begin = where.begin < *end ? where.begin : *end;
+    *from = *start;
+    if (skip_chars(f, *start, *end, EXCERPT_WIDTH) < *end) {
+        *from = begin;
+        for (int k = 0; k < EXCERPT_BEFORE && *from > *start; k++) *from = char_before(f, *start, *from);
+    }
+    *to = skip_chars(f, *from, *end, EXCERPT_WIDTH);
+}
+
+/* Blanks from the window's start to column of `at`: a tab where the
+ * source has one so that what follows stays aligned, one space a character. */
+static uint32_t pad_to(FILE *out, const SourceFile *f, uint32_t start, uint32_t from, uint32_t at) {
+    if (from > start) fputs("   ", out);
+    uint32_t i = from;
+    while (i < at) {
+        fputc(f->text[i] == '\t' ? '\t' : ' ', out);
+        i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
+    }
+    return i;
+}
+
+/* Prints the line that holds where.begin, then the caret line. */
+static void print_excerpt(FILE *out, const SourceFile *f, Span where) {
+    uint32_t start, end, from, to;
+    excerpt_window(f, where, &start, &end, &from, &to);
     uint32_t begin = where.begin < end ? where.begin : end;
     uint32_t stop = where.end > end ? end : where.end;
-    /* The window [from, to): the whole line when it is short, else
-     * EXCERPT_WIDTH characters from EXCERPT_BEFORE before the caret. */
-    uint32_t from = start;
-    if (skip_chars(f, start, end, EXCERPT_WIDTH) < end) {
-        from = begin;
-        for (int k = 0; k < EXCERPT_BEFORE && from > start; k++) from = char_before(f, start, from);
-    }
-    uint32_t to = skip_chars(f, from, end, EXCERPT_WIDTH);
     if (from > start) fputs("...", out);
     for (uint32_t i = from; i < to;) {
         int n = utf8_char_bytes(f->text + i, f->size - i);
@@ -297,12 +323,7 @@ static void print_excerpt(FILE *out, const SourceFile *f, Span where) {
     }
     if (to < end) fputs("...", out);
     fputc('\n', out);
-    if (from > start) fputs("   ", out);
-    uint32_t i = from;
-    while (i < begin) {
-        fputc(f->text[i] == '\t' ? '\t' : ' ', out);
-        i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
-    }
+    uint32_t i = pad_to(out, f, start, from, begin);
     fputc('^', out);
     if (i < stop) i += (uint32_t)utf8_char_bytes(f->text + i, f->size - i);
     while (i < stop && i < to) {
@@ -312,11 +333,27 @@ static void print_excerpt(FILE *out, const SourceFile *f, Span where) {
     fputc('\n', out);
 }
 
+/* A fix-it's text under the excerpt that shows its place, as clang puts
+ * it: below the caret line of the diagnostic it mends when that shows the
+ * same line, else under an excerpt of its own. */
+static void print_fixit(FILE *out, const Diag *d, const SourceFile *f, Span where, const char *text) {
+    Span shown = d->last_excerpt;
+    if (shown.file != where.file || line_of(f, shown.begin) != line_of(f, where.begin)) {
+        print_excerpt(out, f, where);
+        shown = where;
+    }
+    uint32_t start, end, from, to;
+    excerpt_window(f, shown, &start, &end, &from, &to);
+    pad_to(out, f, start, from, where.begin < end ? where.begin : end);
+    fprintf(out, "%s\n", text);
+}
+
 static const char *level_name(DiagLevel level) {
     switch (level) {
     case DIAG_ERROR: return "error";
     case DIAG_WARNING: return "warning";
     case DIAG_NOTE: return "note";
+    case DIAG_FIXIT: return "fix-it";
     }
     return "error";
 }
@@ -386,24 +423,47 @@ static void unhold_first(Diag *d, HeldDiag *out) {
     }
 }
 
+/* Keeps a diagnostic for the document diag_free writes. */
+static void record(Diag *d, DiagLevel level, bool promoted, Span where, const char *message) {
+    if (d->record_count == d->record_cap) {
+        int cap = d->record_cap ? d->record_cap * 2 : 16;
+        DiagRecord *grown = realloc(d->records, sizeof(DiagRecord) * (size_t)cap);
+        if (!grown) ice("out of memory keeping a diagnostic");
+        d->records = grown;
+        d->record_cap = cap;
+    }
+    char *copy = strdup(message);
+    if (!copy) ice("out of memory keeping a diagnostic");
+    d->records[d->record_count++] = (DiagRecord){level, promoted, where, copy};
+}
+
 /* Formats the whole diagnostic in memory and writes it at once: stderr is
  * unbuffered, and a write a character would make 100,000 messages slow. */
 static void print_diag(Diag *d, DiagLevel level, bool promoted, Span where, const char *message) {
+    if (d->format != DIAG_FORMAT_TEXT) {
+        record(d, level, promoted, where, message);
+        return;
+    }
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     if (!out) out = d->out;
     const SourceFile *f = diag_file(d, where.file);
-    if (f) {
+    if (f && level == DIAG_FIXIT) {
+        print_fixit(out, d, f, where, message);
+    } else if (f) {
         int line, col;
         diag_line_col_at(d, &d->cursor, where.file, where.begin, &line, &col);
         fprintf(out, "%s:%d:%d: %s: ", f->path, line, col, level_name(level));
     } else {
         fprintf(out, "pykc: %s: ", level_name(level));
     }
-    fputs(message, out);
-    fputs(promoted ? " [-Werror]\n" : "\n", out);
-    if (f) print_excerpt(out, f, where);
+    if (level != DIAG_FIXIT) {
+        fputs(message, out);
+        fputs(promoted ? " [-Werror]\n" : "\n", out);
+        if (f) print_excerpt(out, f, where);
+        d->last_excerpt = f ? where : (Span){-1, 0, 0};
+    }
     if (out != d->out) {
         fclose(out);
         fwrite(text, 1, len, d->out);
@@ -411,8 +471,13 @@ static void print_diag(Diag *d, DiagLevel level, bool promoted, Span where, cons
     }
 }
 
+static void print_too_many(Diag *d) {
+    if (d->format == DIAG_FORMAT_TEXT) fputs(too_many_errors, d->out);
+    else record(d, DIAG_ERROR, false, (Span){-1, 0, 0}, "too many errors emitted, stopping now [-ferror-limit=]");
+}
+
 static void print_held(Diag *d, HeldDiag *h) {
-    if (h->fatal) fputs(too_many_errors, d->out);
+    if (h->fatal) print_too_many(d);
     else print_diag(d, h->level, h->promoted, h->where, h->message);
     free(h->message);
 }
@@ -446,14 +511,14 @@ void diag_release_all(Diag *d) {
 static void fatal_limit(Diag *d) {
     d->stop = true;
     if (d->hold_depth) hold(d, (HeldDiag){.file = INT32_MAX, .key = UINT32_MAX, .fatal = true});
-    else fputs(too_many_errors, d->out);
+    else print_too_many(d);
 }
 
 /* Counts the diagnostic and says whether to print it: nothing after the
  * error limit, and notes only when the message they explain was printed. */
 static bool admit(Diag *d, DiagLevel *level, bool *promoted) {
     *promoted = false;
-    if (*level == DIAG_NOTE) return !d->dropped && !d->stop;
+    if (*level == DIAG_NOTE || *level == DIAG_FIXIT) return !d->dropped && !d->stop;
     d->dropped = true;
     if (d->stop) return false;
     if (*level == DIAG_WARNING && d->werror) {
@@ -481,10 +546,10 @@ void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list 
     if (!message) ice("out of memory formatting a diagnostic");
     vsnprintf(message, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
     if (d->hold_depth) {
-        /* A note sorts with the error it explains. */
+        /* A note or fix-it sorts with the error it explains. */
         HeldDiag h = {.file = where.file, .key = where.begin, .level = level, .promoted = promoted,
                       .where = where, .message = message};
-        if (level == DIAG_NOTE && d->held_count > 0) {
+        if ((level == DIAG_NOTE || level == DIAG_FIXIT) && d->held_count > 0) {
             h.file = d->last_held_file;
             h.key = d->last_held_key;
         }
@@ -507,6 +572,15 @@ void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list 
 DEFINE_REPORTER(diag_error, DIAG_ERROR)
 DEFINE_REPORTER(diag_warning, DIAG_WARNING)
 DEFINE_REPORTER(diag_note, DIAG_NOTE)
+
+static void PYKC_PRINTF(4, 5) report(Diag *d, DiagLevel level, Span where, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_report(d, level, where, fmt, ap);
+    va_end(ap);
+}
+
+void diag_fixit(Diag *d, Span where, const char *text) { report(d, DIAG_FIXIT, where, "%s", text); }
 
 void diag_plain(Diag *d, DiagLevel level, const char *fmt, ...) {
     Span nowhere = {-1, 0, 0};

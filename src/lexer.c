@@ -75,6 +75,14 @@ static void error_at(Lexer *lx, uint32_t begin, uint32_t end, const char *fmt, .
     va_end(ap);
 }
 
+/* The end of the character at pos: a statement's first, where an error
+ * about its indentation points. */
+static uint32_t first_char_end(const Lexer *lx) {
+    uint32_t cp;
+    int n = utf8_decode(lx->src + lx->pos, lx->size - lx->pos, &cp);
+    return lx->pos + (uint32_t)(n > 0 ? n : 1);
+}
+
 static int peek_at(const Lexer *lx, uint32_t off) {
     return off < lx->size ? (unsigned char)lx->src[off] : -1;
 }
@@ -205,7 +213,7 @@ static bool lex_indentation(Lexer *lx) {
                 push_token(lx, TK_DEDENT, lx->pos, lx->pos);
             }
             if (col != lx->indents[lx->depth])
-                error_at(lx, begin, lx->pos, "unindent does not match any outer indentation level");
+                error_at(lx, lx->pos, first_char_end(lx), "unindent does not match any outer indentation level");
             else if (alt != lx->alt_indents[lx->depth])
                 error_at(lx, begin, lx->pos, "inconsistent use of tabs and spaces in indentation");
         }

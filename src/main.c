@@ -19,25 +19,37 @@ static const char usage_text[] =
     "options:\n"
     "  -o FILE              output file: -o x.ptx writes x.ptx and its manifest x.yaml;\n"
     "                       with several --arch, x.sm_75.ptx, x.sm_90.ptx ... and x.yaml\n"
+    "                       (no x.ptx); without -o, the code goes to stdout\n"
     "  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
     "  --target NAME        what to compile for: nvptx (CUDA GPUs, the default)\n"
     "  --arch sm_XX         target architecture, repeatable (default sm_75); sm_90a,\n"
     "                       sm_100f: that GPU, that family\n"
     "  --emit KIND          ptx (default), llvm, cubin, manifest, header or c;\n"
     "                       --emit manifest -o k.yaml writes only the manifest, naming\n"
-    "                       the k.ptx (or k.sm_XX.ptx) that --emit ptx -o k.ptx writes\n"
+    "                       the k.ptx (or k.sm_XX.ptx) that --emit ptx -o k.ptx writes;\n"
+    "                       --emit header -o k.h a C header of typed launchers;\n"
+    "                       --emit c -o k.c the same and the module embedded (the\n"
+    "                       manifest and the PTX of every --arch): no file at run time\n"
     "  -g, --lineinfo       debug information, or line tables only\n"
     "  --fastmath           fast floating-point math, as @cuda.jit(fastmath=True)\n"
+    "  --checks=LIST        checked kernels: bounds (every index within its extent),\n"
+    "                       div0 (integer // and % by zero), assert (asserts and\n"
+    "                       raises active), comma-separated, or all; a failing\n"
+    "                       thread ends, and libpykrt reports the first failure\n"
     "  --sig 'NAME(T, ...)' types for kernel NAME, which has no annotations, in Numba's\n"
     "                       syntax (float32[::1], int64); repeatable, each one a\n"
     "                       specialisation (entry NAME, then NAME__<digest>)\n"
     "  -DNAME=VALUE         override the module constant NAME\n"
     "  -I DIR               search DIR for imported .pyk modules\n"
     "  -M, -MD, -MF FILE    write make dependencies (instead of, beside, into FILE): a\n"
-    "                       rule whose targets are exactly the files written\n"
+    "                       rule whose targets are exactly the files written; -MD\n"
+    "                       writes x.d for -o x.ptx, x.h.d and x.c.d for x.h and x.c\n"
     "  -Werror              treat warnings as errors\n"
     "  -Wignored-options    warn of cuda.jit options that do nothing here (cache, lto)\n"
     "  -ferror-limit=N      stop after N errors (default 20, 0 for no limit)\n"
+    "  --diagnostics-format=FMT  text (default), json (GCC's JSON) or sarif (SARIF\n"
+    "                       2.1.0): one document on stderr, every diagnostic with its\n"
+    "                       range, notes and fix-its\n"
     "  -fsyntax-only        check the input, write nothing\n"
     "  -v                   list the host code skipped (module-level statements and\n"
     "                       functions that are not kernels, device functions,\n"
@@ -45,6 +57,8 @@ static const char usage_text[] =
     "  --libdevice PATH     libdevice bitcode for math functions\n"
     "  --dump-ast           print the syntax tree\n"
     "  --dump-types         print each function's signature and locals' types\n"
+    "  --explain-types NAME why local NAME has its type: a note at each assignment\n"
+    "                       and merge of its versions, as Numba types them\n"
     "  --version            print the version, LLVM's, the default target and arch, and\n"
     "                       the libdevice a compilation would use\n"
     "  --help               print this help\n";
@@ -112,6 +126,33 @@ static int add_include(Options *o, const char *dir) {
     return 0;
 }
 
+/* bounds,div0,assert or all, into CHECK_* bits. */
+static bool parse_checks(const char *v, unsigned *out) {
+    static const struct { const char *name; unsigned bits; } checks[] = {
+        {"bounds", CHECK_BOUNDS}, {"div0", CHECK_DIV0}, {"assert", CHECK_ASSERT},
+        {"all", CHECK_BOUNDS | CHECK_DIV0 | CHECK_ASSERT}, {"none", 0},
+    };
+    *out = 0;
+    while (*v) {
+        size_t n = strcspn(v, ","), i = 0;
+        while (i < sizeof checks / sizeof checks[0] && (strlen(checks[i].name) != n || strncmp(v, checks[i].name, n)))
+            i++;
+        if (i == sizeof checks / sizeof checks[0]) return false;
+        *out |= checks[i].bits;
+        v += n + (v[n] == ',');
+    }
+    return true;
+}
+
+static bool parse_diag_format(const char *v, DiagFormat *out) {
+    static const struct { const char *name; DiagFormat format; } formats[] = {
+        {"text", DIAG_FORMAT_TEXT}, {"json", DIAG_FORMAT_JSON}, {"sarif", DIAG_FORMAT_SARIF},
+    };
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(v, formats[i].name) == 0) return *out = formats[i].format, true;
+    return false;
+}
+
 static int parse_flag(Options *o, const char *arg) {
     static const struct { const char *name; size_t field; } flags[] = {
         {"-g", offsetof(Options, debug_info)},   {"--lineinfo", offsetof(Options, lineinfo)},
@@ -167,6 +208,15 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "--libdevice")) {
         if (!(v = VALUE("--libdevice"))) return EXIT_USAGE + 1;
         o->libdevice = v;
+    } else if (is_option(arg, "--explain-types")) {
+        if (!(v = VALUE("--explain-types"))) return EXIT_USAGE + 1;
+        o->explain_types = v;
+    } else if (is_option(arg, "--checks")) {
+        if (!(v = VALUE("--checks"))) return EXIT_USAGE + 1;
+        if (!parse_checks(v, &o->checks)) return usage_error("bad --checks '%s' (bounds, div0, assert, all, comma-separated)", v), EXIT_USAGE + 1;
+    } else if (is_option(arg, "--diagnostics-format")) {
+        if (!(v = VALUE("--diagnostics-format"))) return EXIT_USAGE + 1;
+        if (!parse_diag_format(v, &o->diag_format)) return usage_error("unknown diagnostics format '%s' (text, json, sarif)", v), EXIT_USAGE + 1;
     } else if (strncmp(arg, "-ferror-limit=", 14) == 0) {
         char *end;
         long n = strtol(arg + 14, &end, 10);
@@ -251,35 +301,48 @@ static const char *base_name(const char *path) {
 /* The files a run writes, as the manifest and -MD name them (malloc'd,
  * NULL where there is none). `-o x.ptx` writes x.ptx and the manifest
  * x.yaml; with several --arch, x.sm_75.ptx, x.sm_90.ptx ... and x.yaml.
- * --emit manifest writes only the manifest, at -o, and names in it the PTX
- * that --emit ptx would write beside it (k.yaml describes k.ptx). Without
- * -o the code goes to stdout and no manifest is written; the manifest of
- * --emit manifest and the rule of -M name the input's stem (x.pyk: x.ptx). */
+ * --emit manifest, header and c write only their one file, at -o, and name
+ * in the manifest (written or embedded) the PTX that --emit ptx would write
+ * beside it (k.yaml describes k.ptx). Without -o the code goes to stdout
+ * and no manifest is written; the manifest of --emit manifest and the rule
+ * of -M name the input's stem (x.pyk: x.ptx). */
 typedef struct OutputNames {
     char *code[PYKC_MAX_ARCHS];      /* each arch's code file ("-": stdout) */
     char *described[PYKC_MAX_ARCHS]; /* the file each manifest target names */
     char *manifest;                  /* "-": stdout */
+    char *generated;                 /* --emit header or c: the C file */
 } OutputNames;
 
-static const char *code_extension(EmitKind emit) {
-    return emit == EMIT_CUBIN ? "cubin" : emit == EMIT_LLVM ? "ll" : "ptx";
+/* What -o names: x.ptx, x.ll, x.cubin, x.yaml, x.h or x.c. */
+static const char *output_extension(EmitKind emit) {
+    static const char *const ext[] = {
+        [EMIT_PTX] = "ptx", [EMIT_LLVM] = "ll", [EMIT_CUBIN] = "cubin",
+        [EMIT_MANIFEST] = "yaml", [EMIT_HEADER] = "h", [EMIT_C] = "c",
+    };
+    return ext[emit];
 }
+
+/* Whether the run writes no code files, only one that describes the PTX
+ * that --emit ptx would write. */
+static bool describes_only(EmitKind emit) { return emit == EMIT_MANIFEST || emit == EMIT_HEADER || emit == EMIT_C; }
 
 /* Fills *n for o; false, with a usage message, where the names clash. */
 static bool name_outputs(const Options *o, OutputNames *n) {
     memset(n, 0, sizeof *n);
     bool to_stdout = !o->output || !strcmp(o->output, "-");
-    char *stem_name = sibling(base_name(o->input), NULL, code_extension(o->emit));
+    bool only = describes_only(o->emit);
+    const char *ext = output_extension(only ? EMIT_PTX : o->emit);
+    char *stem_name = sibling(base_name(o->input), NULL, ext);
     const char *out = to_stdout ? "-" : o->output;
-    const char *named = o->emit == EMIT_MANIFEST ? (to_stdout ? stem_name : o->output) : out;
+    const char *named = only ? (to_stdout ? stem_name : o->output) : out;
     for (int i = 0; i < o->arch_count; i++) {
-        const char *ext = code_extension(o->emit == EMIT_MANIFEST ? EMIT_PTX : o->emit);
         const char *arch = o->arch_count > 1 ? o->archs[i] : NULL;
-        n->described[i] = !strcmp(named, "-") ? strdup("-") : arch || o->emit == EMIT_MANIFEST ? sibling(named, arch, ext) : strdup(named);
+        n->described[i] = !strcmp(named, "-") ? strdup("-") : arch || only ? sibling(named, arch, ext) : strdup(named);
         if (!n->described[i]) ice("out of memory");
-        if (o->emit != EMIT_MANIFEST) n->code[i] = strdup(n->described[i]);
+        if (!only) n->code[i] = strdup(n->described[i]);
     }
     if (o->emit == EMIT_MANIFEST) n->manifest = strdup(out);
+    else if (o->emit == EMIT_HEADER || o->emit == EMIT_C) n->generated = strdup(out);
     else if (o->emit != EMIT_LLVM && !to_stdout) n->manifest = sibling(out, NULL, "yaml");
     free(stem_name);
     for (int i = 0; n->manifest && i < o->arch_count; i++)
@@ -294,13 +357,14 @@ static bool name_outputs(const Options *o, OutputNames *n) {
 static void free_names(OutputNames *n) {
     for (int i = 0; i < PYKC_MAX_ARCHS; i++) free(n->code[i]), free(n->described[i]);
     free(n->manifest);
+    free(n->generated);
 }
 
 /* The back half of the pipeline for one arch: IR, libraries, passes, then
- * PTX (or IR, or a cubin) among the outputs, and what the manifest says of
- * it in *t. */
+ * PTX (or IR, or a cubin) among the outputs, or into *keep, and what the
+ * manifest says of it in *t. */
 static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, int arch, Outputs *outs,
-                         ManifestTarget *t) {
+                         ManifestTarget *t, Code *keep) {
     TargetConfig cfg = {.target = o->target, .arch = o->archs[arch], .opt_level = o->opt_level,
                         .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice};
     Code code = {0};
@@ -316,24 +380,29 @@ static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, in
         *t = (ManifestTarget){cfg.arch, arena_strdup(u->arena, code.version), o->emit == EMIT_CUBIN ? "cubin" : "ptx",
                               arena_strdup(u->arena, base_name(names->described[arch])), arena_strdup(u->arena, digest)};
     }
-    free(code.bytes);
+    if (ok && keep) *keep = code;
+    else free(code.bytes);
     return ok;
 }
 
-/* Each arch's code, then the manifest, the last output. */
+/* Each arch's code, then the manifest, the last output; or the C of
+ * --emit header or c, which embeds each arch's code. */
 static bool generate(Unit *u, const Options *o, const OutputNames *names, Outputs *outs) {
-    if (o->emit == EMIT_HEADER || o->emit == EMIT_C) {
-        diag_plain(u->diag, DIAG_ERROR, "--emit %s is not implemented yet", o->emit == EMIT_HEADER ? "header" : "c");
-        return false;
-    }
     const SourceFile *src = diag_file(u->diag, u->module->span.file);
     char digest[25];
     digest_fnv1a64(src->text, src->size, digest);
     ManifestTarget targets[PYKC_MAX_ARCHS] = {{0}};
     Manifest m = {.source_path = base_name(o->input), .source_digest = digest, .targets = targets,
                   .target_count = o->arch_count};
+    Code codes[PYKC_MAX_ARCHS] = {{0}};
     bool ok = true;
-    for (int i = 0; i < o->arch_count && ok; i++) ok = compile_arch(u, o, names, i, outs, &targets[i]);
+    for (int i = 0; i < o->arch_count && ok; i++)
+        ok = compile_arch(u, o, names, i, outs, &targets[i], o->emit == EMIT_C ? &codes[i] : NULL);
+    if (ok && names->generated) {
+        abi_describe_module(u, &m);
+        ok = emitc_module(u, &m, o->emit == EMIT_C ? codes : NULL, names->generated, outs); /* C launchers */
+    }
+    for (int i = 0; i < o->arch_count; i++) free(codes[i].bytes);
     if (ok && names->manifest) {
         abi_describe_module(u, &m);
         size_t len;
@@ -344,25 +413,38 @@ static bool generate(Unit *u, const Options *o, const OutputNames *names, Output
     return ok;
 }
 
+/* Where -MD writes without -MF: beside the output, x.d for x.ptx, but
+ * x.h.d and x.c.d for the C of --emit header and c, so that neither takes
+ * the x.d of x.ptx, nor the C compiler's x.d of x.c. */
+static char *dep_file_name(const Options *o) {
+    if (o->emit != EMIT_HEADER && o->emit != EMIT_C) return sibling(o->output, NULL, "d");
+    size_t n = strlen(o->output) + 3;
+    char *out = malloc(n);
+    if (!out) ice("out of memory");
+    snprintf(out, n, "%s.d", o->output);
+    return out;
+}
+
 /* -M, -MD: a make rule whose targets are exactly the files the run writes
  * (named after the input where they go to stdout), and what they depend on. */
 static bool write_deps(const Unit *u, const Options *o, Outputs *outs) {
     Options named = *o;
     char *stem = NULL;
     if (!o->output || !strcmp(o->output, "-"))
-        named.output = stem = sibling(base_name(o->input), NULL, o->emit == EMIT_MANIFEST ? "yaml" : code_extension(o->emit));
+        named.output = stem = sibling(base_name(o->input), NULL, output_extension(o->emit));
     OutputNames names;
     if (!name_outputs(&named, &names)) ice("output names not checked before");
     char *owned = NULL;
-    const char *path = o->dep_output ? o->dep_output : o->dep_only ? "-" : (owned = sibling(named.output, NULL, "d"));
+    const char *path = o->dep_output ? o->dep_output : o->dep_only ? "-" : (owned = dep_file_name(&named));
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) ice("out of memory writing dependencies");
     const char *sep = "";
-    for (int i = 0; i < o->arch_count; i++, sep = " ")
-        if (names.code[i]) fprintf(f, "%s%s", sep, names.code[i]);
-    if (names.manifest) fprintf(f, "%s%s", sep, names.manifest);
+    for (int i = 0; i < o->arch_count; i++)
+        if (names.code[i]) fprintf(f, "%s%s", sep, names.code[i]), sep = " ";
+    if (names.manifest) fprintf(f, "%s%s", sep, names.manifest), sep = " ";
+    if (names.generated) fprintf(f, "%s%s", sep, names.generated);
     fprintf(f, ": %s", o->input);
     for (int i = 0; i < u->dep_count; i++) fprintf(f, " \\\n  %s", u->deps[i]);
     fputc('\n', f);
@@ -397,6 +479,7 @@ static int compile(const Options *o) {
     diag_init(&diag, stderr);
     diag.error_limit = o->error_limit;
     diag.werror = o->werror;
+    diag.format = o->diag_format;
     const char *why;
     int file = diag_load_file(&diag, o->input, &why);
     if (file < 0) {
@@ -410,10 +493,11 @@ static int compile(const Options *o) {
     Node *module = parse_module(&arena, &diag, file, &toks);                /* parse */
     Unit unit = {.arena = &arena, .diag = &diag, .opts = o, .module = module};
     if (o->dump_ast && diag.error_count == 0) ast_dump(stdout, &diag, module);
-    bool front_only = o->dump_ast || o->dump_types || o->syntax_only;
+    bool front_only = o->dump_ast || o->dump_types || o->explain_types || o->syntax_only;
     if (diag.error_count == 0 && !o->dump_ast) sema_module(&unit);         /* names, types */
     if (o->verbose) print_skipped(&unit);
     if (o->dump_types && diag.error_count == 0) sema_dump_types(stdout, &unit);
+    if (o->explain_types && diag.error_count == 0) explain_types(&unit, o->explain_types);
     Outputs outs;
     outputs_init(&outs, &diag);
     if (diag.error_count == 0 && (o->dep_only || o->dep_file)) write_deps(&unit, o, &outs);

@@ -231,20 +231,30 @@ static void write_kernel(Writer *w, const ManifestKernel *k) {
     key_int(w, "registers", k->registers);
     key_bool(w, "cooperative", k->cooperative);
     key_bool(w, "debug", k->debug);
+    key(w, "checks");
+    begin_seq(w, true);
+    static const char *const checks[] = {"bounds", "div0", "assert"};
+    for (int i = 0; i < 3; i++)
+        if (k->checks & (1u << i)) put_str(w, checks[i]);
+    end_seq(w);
     end_map(w);
 }
 
-/* {code, type, message, function, file, line}: what a debug=True kernel's
- * thread raised, by the code it leaves in pykc_exception. */
+/* {code, kind, type, message, function, file, line, column}: what a
+ * thread of a debug=True or checked kernel raised, by the code it leaves
+ * in pykc_exception. */
 static void write_exception(Writer *w, int code, const ExceptionSite *e) {
+    static const char *const kinds[] = {"raise", "bounds", "div0"};
     begin_map(w, true);
     key_int(w, "code", code);
+    key_str(w, "kind", kinds[e->kind]);
     key_str(w, "type", e->type);
     if (e->message) key_str(w, "message", e->message);
     key_str(w, "function", e->function);
     const char *slash = strrchr(e->file, '/');
     key_str(w, "file", slash ? slash + 1 : e->file);
     key_int(w, "line", e->line);
+    key_int(w, "column", e->column);
     end_map(w);
 }
 

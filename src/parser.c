@@ -80,6 +80,13 @@ static bool accept(Parser *p, TokenKind k) {
 static Span tok_span(const Parser *p, const Token *t) { return (Span){p->file, t->off, t->off + t->len}; }
 static Span here(const Parser *p) { return tok_span(p, peek(p)); }
 
+/* Where an unexpected INDENT is reported: at the first token of the
+ * statement it indents, as clang points at a statement's first character. */
+static Span indent_site(const Parser *p) {
+    int i = p->pos + 1;
+    return !p->fatal && i < p->count && p->toks[i].kind != TK_EOF ? tok_span(p, &p->toks[i]) : here(p);
+}
+
 /* Span of the previous token's end: where a missing token belongs. */
 static Span after_prev(const Parser *p) {
     if (p->pos == 0) return here(p);
@@ -538,7 +545,7 @@ static Node *parse_atom(Parser *p) {
         return host_expr1(p, span_join(span, value->span), "await", value);
     }
     case TK_STAR: return parse_star_expr(p);
-    case TK_INDENT: syntax_error(p, span, "unexpected indent");
+    case TK_INDENT: syntax_error(p, indent_site(p), "unexpected indent");
     default:
         syntax_error(p, at(p, TK_NEWLINE) || at(p, TK_EOF) ? after_prev(p) : span, "expected an expression, found %s",
                      describe(p, t));
@@ -672,6 +679,7 @@ static Node *parse_primary(Parser *p) {
             Span name_span;
             const char *name = expect_name(p, "after '.'", &name_span);
             Node *attr = new_node(p, ND_ATTR, span_join(n->span, name_span));
+            attr->at = name_span;
             attr->lhs = n;
             attr->name = name;
             n = finish_expr(p, attr);
@@ -684,12 +692,14 @@ static Node *parse_primary(Parser *p) {
 /* power: primary ['**' factor] */
 static Node *parse_power(Parser *p) {
     Node *base = parse_primary(p);
-    if (!accept(p, TK_DSTAR)) return base;
+    if (!at(p, TK_DSTAR)) return base;
+    Span op_span = tok_span(p, next(p));
     enter(p); /* `2**2**2...` recurses here */
     Node *exp = parse_factor(p);
     leave(p);
     Node *n = new_node(p, ND_BINOP, span_join(base->span, exp->span));
     n->op = OP_POW;
+    n->at = op_span;
     n->lhs = base;
     n->rhs = exp;
     return finish_expr(p, n);
@@ -732,10 +742,11 @@ static Node *parse_binary(Parser *p, int min_prec) {
     Op op;
     int prec;
     while ((prec = binary_op_at(p, &op)) >= min_prec && prec > 0) {
-        next(p);
+        Span op_span = tok_span(p, next(p));
         Node *rhs = prec < 6 ? parse_binary(p, prec + 1) : parse_factor(p);
         Node *n = new_node(p, ND_BINOP, span_join(lhs->span, rhs->span));
         n->op = op;
+        n->at = op_span;
         n->lhs = lhs;
         n->rhs = rhs;
         lhs = finish_expr(p, n);
@@ -765,14 +776,22 @@ static Op comparison_op(Parser *p) {
     }
 }
 
+/* The span of the comparison operator just read, from its first token. */
+static Span op_read_since(const Parser *p, Span first) {
+    const Token *last = &p->toks[p->pos - 1];
+    return (Span){p->file, first.begin, last->off + last->len};
+}
+
 /* comparison: expr (comp_op expr)* ; a chain is one Compare node */
 static Node *parse_comparison(Parser *p) {
     Node *first = parse_expr(p);
+    Span op_first = here(p);
     Op op = comparison_op(p);
     if (op == OP_NONE_) return first;
     Vec operands = {0};
     int nops = 0, cap = 4;
     Op *ops = ARENA_ARRAY(p->arena, Op, cap);
+    Span *op_at = ARENA_ARRAY(p->arena, Span, cap);
     vec_push(p->arena, &operands, first);
     Span span = first->span;
     do {
@@ -780,15 +799,21 @@ static Node *parse_comparison(Parser *p) {
             Op *grown = ARENA_ARRAY(p->arena, Op, cap * 2);
             memcpy(grown, ops, sizeof(Op) * (size_t)cap);
             ops = grown;
+            Span *grown_at = ARENA_ARRAY(p->arena, Span, cap * 2);
+            memcpy(grown_at, op_at, sizeof(Span) * (size_t)cap);
+            op_at = grown_at;
             cap *= 2;
         }
+        op_at[nops] = op_read_since(p, op_first);
         ops[nops++] = op;
         Node *rhs = parse_expr(p);
         vec_push(p->arena, &operands, rhs);
         span = span_join(span, rhs->span);
+        op_first = here(p);
     } while ((op = comparison_op(p)) != OP_NONE_);
     Node *n = new_node(p, ND_COMPARE, span);
     n->ops = ops;
+    n->op_at = op_at;
     set_items(n, &operands);
     return finish_expr(p, n);
 }
@@ -1026,12 +1051,13 @@ static Node *parse_expr_stmt(Parser *p) {
     }
     Op aug = augassign_op(peek_kind(p));
     if (aug != OP_NONE_) {
-        next(p);
+        Span op_span = tok_span(p, next(p));
         if (first->kind != ND_NAME && first->kind != ND_ATTR && first->kind != ND_SUBSCRIPT)
             syntax_error(p, first->span, "illegal target for augmented assignment");
         note_bindings(p, first);
         Node *n = new_node(p, ND_AUGASSIGN, first->span);
         n->op = aug;
+        n->at = op_span;
         n->lhs = first;
         n->rhs = parse_value(p);
         n->span = span_join(n->span, n->rhs->span);
@@ -1742,7 +1768,7 @@ static void parse_statement(Parser *p, Vec *out) {
     case TK_ASYNC: vec_push(p->arena, out, parse_async(p)); return;
     case TK_ELIF: case TK_ELSE: case TK_EXCEPT: case TK_FINALLY:
         syntax_error(p, span, "'%s' without a matching statement", token_kind_name(peek_kind(p)));
-    case TK_INDENT: syntax_error(p, span, "unexpected indent");
+    case TK_INDENT: syntax_error(p, indent_site(p), "unexpected indent");
     default: parse_simple_stmts(p, out);
     }
 }
@@ -2024,7 +2050,7 @@ Node *parse_expression(Arena *a, Diag *d, int file, const TokenArray *toks) {
     Node *n = NULL;
     if (setjmp(here_buf) == 0) {
         while (accept(&p, TK_NEWLINE)) continue;
-        if (at(&p, TK_INDENT)) syntax_error(&p, here(&p), "unexpected indent");
+        if (at(&p, TK_INDENT)) syntax_error(&p, indent_site(&p), "unexpected indent");
         n = parse_testlist(&p);
         while (accept(&p, TK_NEWLINE) || accept(&p, TK_DEDENT)) continue;
         if (!at(&p, TK_EOF)) syntax_error(&p, here(&p), "expected the end of the expression, found %s", describe(&p, peek(&p)));

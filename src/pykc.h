@@ -4,7 +4,8 @@
  * runs it:
  *
  *   lex_file -> parse_module -> sema_module -> cg_module -> target_link
- *            -> target_optimize -> target_emit -> manifest_render -> outputs
+ *            -> target_optimize -> target_emit -> manifest_render (or
+ *            emitc_module, the C of --emit header and c) -> outputs
  *
  * Everything a pass allocates for the unit lives in the unit's Arena and is
  * released at once. Nothing here names LLVM: the back end's files
@@ -92,7 +93,14 @@ typedef struct Span {
     uint32_t begin, end;
 } Span;
 
-typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
+/* A fix-it is reported as a note is, after the diagnostic it mends: its
+ * span is the text to replace (empty to insert) and its message the text
+ * to put there. */
+typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE, DIAG_FIXIT } DiagLevel;
+
+/* How diagnostics are written: clang's text as they come, or one JSON
+ * document (GCC's -fdiagnostics-format=json) or SARIF 2.1.0 log at the end. */
+typedef enum { DIAG_FORMAT_TEXT, DIAG_FORMAT_JSON, DIAG_FORMAT_SARIF } DiagFormat;
 
 /* Where diag_line_col_at last was: see there. */
 typedef struct LineColCursor {
@@ -118,7 +126,19 @@ typedef struct Diag {
     uint32_t last_held_key; /* sort with it */
     int hold_depth;         /* holders nest: an outer one prints all */
     LineColCursor cursor;   /* for messages printed in source order */
+    Span last_excerpt;      /* what the last text excerpt showed, for a fix-it */
+    DiagFormat format;
+    struct DiagRecord *records; /* JSON, SARIF: what was reported, in order */
+    int record_count, record_cap;
 } Diag;
+
+/* A diagnostic kept for a JSON or SARIF document. */
+typedef struct DiagRecord {
+    DiagLevel level;
+    bool promoted;
+    Span where;             /* file -1: no place */
+    char *message;
+} DiagRecord;
 
 void diag_init(Diag *d, FILE *out);
 /* Holding: from diag_hold on, diagnostics are counted (and the error limit
@@ -158,6 +178,10 @@ static inline int utf8_char_bytes(const char *s, size_t avail) {
 void diag_error(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 void diag_warning(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 void diag_note(Diag *d, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
+/* Mends the diagnostic just reported: replace where (insert, if empty) by text. */
+void diag_fixit(Diag *d, Span where, const char *text);
+/* Writes the JSON or SARIF document of d's records to d->out (diagfmt.c). */
+void diag_write_document(Diag *d);
 void diag_report(Diag *d, DiagLevel level, Span where, const char *fmt, va_list ap);
 /* An error that concerns no place in a source file. */
 void diag_plain(Diag *d, DiagLevel level, const char *fmt, ...) PYKC_PRINTF(3, 4);
@@ -332,7 +356,7 @@ typedef enum {
  * table: sema types an Attribute node by its attr and codegen lowers it. */
 typedef enum {
     ATTR_NONE, ATTR_SHAPE, ATTR_STRIDES, ATTR_NDIM, ATTR_SIZE, ATTR_ITEMSIZE, ATTR_NBYTES, ATTR_T, ATTR_DTYPE,
-    ATTR_REAL, ATTR_IMAG, ATTR_X, ATTR_Y, ATTR_Z, ATTR_W, ATTR_SYNC, ATTR_VALUE,
+    ATTR_REAL, ATTR_IMAG, ATTR_X, ATTR_Y, ATTR_Z, ATTR_W, ATTR_SYNC, ATTR_VALUE, ATTR_START, ATTR_STOP, ATTR_STEP,
     ATTR_FIELD,         /* a named tuple's field: its index in Node.dims */
 } Attr;
 
@@ -359,6 +383,11 @@ struct Node {
                                    starred expression) */
     const char *asname;         /* Alias: `as` name (or NULL) */
     Op op;                      /* BinOp, UnaryOp, BoolOp, AugAssign */
+    Span at;                    /* where an error about the node points, as
+                                   clang points: a BinOp's or AugAssign's
+                                   operator, an Attribute's name after the
+                                   dot (empty elsewhere: use span) */
+    Span *op_at;                /* Compare: each operator's span */
 
     Node *lhs, *rhs;            /* BinOp; Assign/AugAssign/AnnAssign target
                                    and value; Attribute/Subscript value and
@@ -388,6 +417,10 @@ struct Node {
     Node **kwargs; int kwarg_len;   /* Call and ClassDef keywords */
     Node **decorators; int decorator_len; /* FunctionDef */
     Op *ops;                        /* Compare: item_len - 1 operators */
+    Node **op_calls;                /* Compare, set by sema: where a function
+                                       of pykc's own modules computes
+                                       operator i (x in range(...)), its
+                                       call, typed; else NULL */
     int level;                      /* ImportFrom: leading dots */
     bool star;                      /* ImportFrom: `import *` */
     bool paren;                     /* Tuple written in parentheses */
@@ -506,14 +539,31 @@ typedef enum {
                     func its FunctionDef, elems the types of the enclosing
                     locals it reads, whose values it holds */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
+    TY_RANGE,    /* range(...): Numba's RangeType (range_state_int64), its
+                    start, stop and step; dtype their type */
+    TY_ITER,     /* an iterator: iter its IterKind, dtype what it yields,
+                    elems what it iterates (ITER_RANGE none: dtype) */
     TY_STRING,   /* a string literal (print, assert messages, signatures) */
-    TY_RANGE,    /* range(...), only as a for-loop iterable */
     TY_DTYPE,    /* a type used as a value: float32, np.int32 */
     TY_ENTITY,   /* a module, function or attribute that Numba names */
     TY_FUNC,     /* a device function of the module */
     TY_SLICE,    /* an index slice a:b:c */
     TY_CLASS,    /* a class of the module used as a value (Color, Point): cls */
 } TypeKind;
+
+/* Numba's iterators, which getiter makes of an iterable, and enumerate()
+ * and zip() of iterables: what a TY_ITER's elems are. */
+typedef enum {
+    ITER_RANGE,         /* range_iter_int64: none (dtype its values' type) */
+    ITER_ARRAY,         /* iter(array(...)): the array */
+    ITER_TUPLE,         /* iter(UniTuple(...)): the tuple */
+    ITER_ENUMERATE,     /* enumerate(iter(...)): the iterator it counts */
+    ITER_ZIP,           /* zip(...): the iterators it zips, none or more */
+    ITER_UNROLL,        /* for x in literal_unroll(t): the tuple t, of any
+                           types; it yields each element's index (int64),
+                           by which the loop's version for the element's
+                           type takes the element */
+} IterKind;
 
 /* numba.types' tuple types as an annotation writes them. */
 typedef enum { TUPLE_TYPE_UNI, TUPLE_TYPE_HETEROGENEOUS } TupleTypeKind;
@@ -560,7 +610,8 @@ struct Type {
     bool literal;          /* INT, BOOL: Numba's Literal[int](v) / Literal[bool](v) */
     int64_t lit_value;
     Type *dtype;           /* ARRAY element; DTYPE the type it names;
-                              RANGE the loop variable's type; VECTOR the
+                              RANGE its values' type; ITER what it yields;
+                              VECTOR the
                               type of each of its elem_count members;
                               ENUM its value's type */
     int ndim;              /* ARRAY */
@@ -571,8 +622,10 @@ struct Type {
     const long *nested;    /* ARRAY: a record field that is an array,
                               Numba's NestedArray: its ndim extents */
     const Record *record;  /* RECORD */
-    Type **elems;          /* TUPLE; CLOSURE: what it captures */
-                           /* elem_count: TUPLE, VECTOR, CLOSURE */
+    Type **elems;          /* TUPLE; ITER what it iterates (IterKind);
+                              CLOSURE what it captures */
+                           /* elem_count: TUPLE, VECTOR, ITER, CLOSURE */
+    IterKind iter;         /* ITER */
     int elem_count;
     const Entity *entity;  /* ENTITY */
     Node *func;            /* FUNC, CLOSURE: its FunctionDef */
@@ -592,6 +645,15 @@ Type *type_tuple(Arena *a, Type **elems, int n);
 Type *type_unituple(Arena *a, Type *elem, int n);
 Type *type_dtype(Arena *a, Type *t);
 Type *type_range(Arena *a, Type *elem);
+/* The iterator that Numba's getiter makes of t (an iterator is its own), or
+ * NULL where t is not iterable (a tuple of more than one element type). */
+Type *type_getiter(Arena *a, Type *t);
+/* enumerate(of) and zip(of[0], ...): of are iterators. */
+Type *type_enumerate(Arena *a, Type *of);
+Type *type_zip(Arena *a, Type **of, int n);
+Type *type_unroll_iter(Arena *a, Type *tuple);
+/* The one element type of a tuple (literals stripped), or NULL. */
+Type *type_uniform_element(Arena *a, Type *t);
 /* OptionalType(of), of without its literal value. */
 Type *type_optional(Arena *a, Type *of);
 Type *type_entity(Arena *a, const Entity *e);
@@ -620,6 +682,9 @@ Type *type_strip(Type *t);
 Type *type_strip_deep(Arena *a, Type *t);  /* inside tuples too */
 /* Numba's scalar type names and aliases (intp, float_, double, bool_...). */
 Type *type_by_name(const char *name);
+/* A name of numba.types as a signature string uses it: type_by_name's and
+ * its C-flavoured ones (int_, ulonglong, size_t ...). */
+Type *type_by_numba_name(const char *name);
 
 bool type_equal(const Type *a, const Type *b);
 bool is_scalar(const Type *t);   /* bool, int, float, complex, bfloat16 */
@@ -672,7 +737,8 @@ typedef enum {
     LW_ATOMIC,          /* op: AtomicOp */
     LW_MATH,            /* op: MathOp; name: the math library's (sin, tgamma) */
     LW_BUILTIN,         /* op: BuiltinOp */
-    LW_RANGE,           /* op: IterKind */
+    LW_RANGE,           /* range(), enumerate(), zip(): op the IterKind
+                           they make (ITER_RANGE: a range, not its iterator) */
     LW_CAST,            /* a dtype called as a function: float32(x) */
     LW_BITOP,           /* op: BitOp */
     LW_FMA, LW_SELP,
@@ -716,10 +782,10 @@ typedef enum { CACHE_CA, CACHE_CG, CACHE_CS, CACHE_LU, CACHE_CV, CACHE_WB, CACHE
 typedef enum {
     BUILTIN_ABS, BUILTIN_MIN, BUILTIN_MAX, BUILTIN_LEN, BUILTIN_INT, BUILTIN_FLOAT, BUILTIN_BOOL, BUILTIN_COMPLEX,
     BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT, BUILTIN_SUM,
+    BUILTIN_ITER, BUILTIN_NEXT,
     BUILTIN_LITERAL_UNROLL,  /* the tuple itself; a for loop over it runs its body
                                 compiled once for each type of its elements */
 } BuiltinOp;
-typedef enum { ITER_RANGE, ITER_ENUMERATE, ITER_ZIP } IterKind;
 typedef enum { BIT_POPC, BIT_CLZ, BIT_FFS, BIT_BREV } BitOp;
 typedef enum {
     MATH_CALL,          /* the library's function `name` */
@@ -816,6 +882,13 @@ bool entity_takes_optionals(const Entity *e);
 const char *own_module_source(const char *name);
 /* Canonical path of `import X` for a module pykc knows, else NULL. */
 const char *entity_module_path(const char *import_name);
+/* Whether `from module import name` finds name, as Python and numba-cuda
+ * define the module (src/module_names.def): 1 it does, 0 it does not, -1
+ * for a module whose names pykc does not check (numpy, a .pyk file). */
+int entity_module_defines(const char *module, const char *name);
+/* The checked modules that define name, "numba.types, numba.cuda.types",
+ * or NULL: where an import of it that fails could take it from. */
+const char *entity_modules_defining(Arena *a, const char *name);
 
 /* HOST: a module name that host code binds (an assignment, a function
  * without @cuda.jit, an import of a module kernels cannot use): reading it
@@ -855,6 +928,8 @@ struct Sym {
                                 predecessor, NULL where none does */
     int incoming_count;
     bool is_phi;
+    Span merged;             /* a phi: the statement that ends the block where
+                                the versions meet (a loop, a test), or the function */
     bool typing_phi;         /* sema: its type is being computed */
     Span assigned;           /* LOCAL: what is assigned to it, where a
                                 merge that does not unify is reported */
@@ -900,12 +975,17 @@ struct FuncInfo {
     Sym **locals;            /* every version of every local (ssa.c) */
     int local_count, local_cap;
     bool fastmath, debug, lineinfo, cooperative;
+    bool boundscheck;        /* boundscheck=True */
+    unsigned checks;         /* CHECK_*: --checks, and boundscheck=True */
     bool unoptimized;        /* opt=False */
     bool forceinline;
     KernelLimits limits;
     const char *inline_mode; /* "never", "always" or NULL */
     bool prepared;           /* decorators and parameters read */
     bool typing, typed;      /* in progress (recursion), finished */
+    struct FuncInfo *typed_from; /* while typing: the function whose call
+                                    is typing it (NULL: none), so that a
+                                    call cycle can be named */
     bool has_signature;      /* an eager signature fixed the types */
     bool typed_quietly;      /* typed inside a silent pass: type again to report */
     bool abstract;           /* unannotated: exists only as specialisations */
@@ -945,14 +1025,22 @@ typedef struct Skipped {
     const char *what;
 } Skipped;
 
-/* An exception a debug=True function can raise, which libpykrt reports
- * as numba-cuda does: its class, its message, where it is raised. */
+/* The checks a checked kernel makes (--checks, boundscheck=True). */
+enum { CHECK_BOUNDS = 1, CHECK_DIV0 = 2, CHECK_ASSERT = 4 };
+
+/* What a site that fails reports: a raise or an assert (as numba-cuda
+ * reports it), or a failed check (as a diagnostic, with the values). */
+typedef enum { EXC_RAISE, EXC_BOUNDS, EXC_DIV0 } ExceptionKind;
+
+/* An exception a debug=True or checked function can raise, which
+ * libpykrt reports: its class, its message, where it is raised. */
 typedef struct ExceptionSite {
-    const char *type;        /* AssertionError, ValueError ... */
+    ExceptionKind kind;
+    const char *type;        /* AssertionError, IndexError ... */
     const char *message;     /* str() of its arguments; NULL for none */
     const char *function;
     const char *file;        /* the .pyk file's name, as the input names it */
-    int line;
+    int line, column;
 } ExceptionSite;
 
 typedef struct Unit {
@@ -980,6 +1068,9 @@ const char *sema_type_name(Sema *s, Type *t);
 void sema_error(Sema *s, Span where, const char *fmt, ...) PYKC_PRINTF(3, 4);
 /* A call's argument types as diagnostics list them: "int32, float32". */
 const char *sema_arg_types(Sema *s, const Node *call);
+/* "CALLEE takes LO [to HI] argument(s), N given", where clang puts it: at
+ * the first argument past hi, or at the closing parenthesis of too few. */
+void sema_arg_count_error(Sema *s, const Node *call, const char *callee, int lo, int hi);
 /* A compile-time integer (a literal, a module constant, arithmetic of
  * them); reports an error naming what and returns false otherwise. */
 bool sema_const_int(Sema *s, Node *n, const char *what, int64_t *out);
@@ -989,6 +1080,7 @@ bool sema_is_literal(Sema *s, Node *n);
 Type *sema_dtype_arg(Sema *s, Node *n, const char *what);
 /* Marks an array argument as read or written, for the manifest. */
 void sema_note_access(Sema *s, Node *array_arg, bool read, bool write);
+void sema_note_check(Sema *s, Node *n, ExceptionKind kind);
 /* The current function synchronizes its grid: a kernel that calls it
  * needs a cooperative launch. */
 void sema_note_cooperative(Sema *s);
@@ -1015,6 +1107,8 @@ void sema_assign_item(Sema *s, Node *target, Type *value, Span where);
 /* Resolves names and types the module as Numba would; false on errors. */
 bool sema_module(Unit *u);
 /* Prints --dump-types: each function's signature and each local's type. */
+/* --explain-types NAME: notes on each version of local NAME (explain.c). */
+void explain_types(const Unit *u, const char *name);
 void sema_dump_types(FILE *out, const Unit *u);
 
 /* ---- ssa.c ------------------------------------------------------------- */
@@ -1199,6 +1293,7 @@ typedef struct ManifestKernel {
     int registers;             /* 0 if unknown */
     bool cooperative;
     bool debug;                /* debug=True: the loader reports its raises */
+    unsigned checks;           /* CHECK_*: the loader reports failed checks */
 } ManifestKernel;
 
 typedef struct ManifestTarget {
@@ -1230,6 +1325,13 @@ struct Manifest {
 /* The manifest as YAML text (malloc'd, *len bytes), written with libyaml;
  * NULL, with a diagnostic, if libyaml fails. */
 char *manifest_render(const Manifest *m, size_t *len, Diag *d);
+
+/* ---- emitc.c: the C of --emit header and --emit c ----------------------- */
+
+/* Adds at `path` to outs the header of typed launchers for m's kernels
+ * (codes NULL), or with codes, one Code per target of m, the C source that
+ * holds the header and embeds m's manifest and those images. */
+bool emitc_module(Unit *u, const Manifest *m, const Code *codes, const char *path, Outputs *outs);
 
 /* ---- codegen.c --------------------------------------------------------- */
 
@@ -1289,7 +1391,10 @@ struct Options {
     int define_count;
     const char **sigs;              /* --sig 'NAME(type, ...)', in order */
     int sig_count;
+    unsigned checks;            /* --checks: CHECK_* */
+    const char *explain_types;  /* --explain-types NAME */
     int error_limit;
+    DiagFormat diag_format;     /* --diagnostics-format */
 };
 
 /* Parses argv; on a usage error prints it and returns EXIT_USAGE, for

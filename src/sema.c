@@ -225,6 +225,7 @@ static void note_undefined(Sema *s, Node *n) {
     int errors = s->diag->error_count;
     if (hint) sema_error(s, n->span, "undefined name '%s'; did you mean '%s'?", n->name, hint);
     else sema_error(s, n->span, "undefined name '%s'", n->name);
+    if (hint && s->diag->error_count != errors) diag_fixit(s->diag, n->span, hint);
     if (s->star_import && s->diag->error_count != errors)
         diag_note(s->diag, s->star_import->span, "'from %s import *' binds no names in pykc: import the names kernels use",
                   s->star_import->name ? s->star_import->name : ".");
@@ -569,7 +570,7 @@ static const Entity *entity_of(Sema *s, Node *n) {
 /* A name in a signature string: Numba evaluates the string among
  * numba.types' names alone, so the module's own names are not seen. */
 static Type *signature_name(Sema *s, Node *n) {
-    Type *t = type_by_name(n->name);
+    Type *t = type_by_numba_name(n->name);
     if (!t) sema_error(s, n->span, "unknown type '%s' in the signature: it names Numba types such as float32", n->name);
     return t ? t : &ty_error;
 }
@@ -812,12 +813,16 @@ static Type *type_name_ref(Sema *s, Node *n) {
     return sym->ty ? sym->ty : &ty_error;
 }
 
+/* Where an error about an attribute points: its name after the dot. */
+static Span name_site(const Node *n) { return n->at.end > n->at.begin ? n->at : n->span; }
+
 static Type *member(Sema *s, Node *n, const Entity *base) {
     char path[256];
     snprintf(path, sizeof path, "%s.%s", base->path, n->name);
-    const Entity *e = entity_lookup(path);
+    /* numba.float16 is pykc's own name of numba.types.float16: numba lacks it */
+    const Entity *e = entity_module_defines(base->path, n->name) == 0 ? NULL : entity_lookup(path);
     if (!e) {
-        sema_error(s, n->span, "'%s' has no attribute '%s'", base->path, n->name);
+        sema_error(s, name_site(n), "'%s' has no attribute '%s'", base->path, n->name);
         return &ty_error;
     }
     if (e->kind == ENT_DTYPE) return type_dtype(s->arena, e->type);
@@ -921,6 +926,7 @@ static Type *type_value_attribute(Sema *s, Type *base, Attr a) {
     case TY_GRID_GROUP: return a == ATTR_SYNC ? type_entity(s->arena, entity_lookup("GridGroup.sync")) : NULL;
     case TY_VECTOR: return component >= 0 && component < base->elem_count ? base->dtype : NULL;
     case TY_ENUM: return a == ATTR_VALUE ? base->dtype : NULL;
+    case TY_RANGE: return a >= ATTR_START && a <= ATTR_STEP ? base->dtype : NULL;
     default: return NULL;
     }
 }
@@ -932,7 +938,7 @@ static Type *class_attribute(Sema *s, Node *n, ClassInfo *c) {
             n->sym = c->members[i];
             return n->sym->ty;
         }
-    sema_error(s, n->span, "%s has no %s '%s'", sema_type_name(s, type_class(s->arena, c)),
+    sema_error(s, name_site(n), "%s has no %s '%s'", sema_type_name(s, type_class(s->arena, c)),
                c->kind == CLASS_NAMED_TUPLE ? "attribute" : "member", n->name);
     return &ty_error;
 }
@@ -956,7 +962,7 @@ static Type *type_attribute(Sema *s, Node *n) {
         if (mod && mod->kind == SYM_MODULE) {
             Sym *member = scope_find(mod->members, n->name);
             if (!member || (member->kind != SYM_FUNC && member->kind != SYM_CONST)) {
-                sema_error(s, n->span, "module '%s' has no device function or constant '%s'", n->lhs->name, n->name);
+                sema_error(s, name_site(n), "module '%s' has no device function or constant '%s'", n->lhs->name, n->name);
                 return &ty_error;
             }
             n->sym = member;
@@ -969,7 +975,7 @@ static Type *type_attribute(Sema *s, Node *n) {
     s->reading_field = outer;
     if (base->kind == TY_ERROR) return base;
     if (base->kind == TY_ENTITY && base->entity->kind != ENT_DIM3) return member(s, n, base->entity);
-    if (base->kind == TY_RECORD) return record_member(s, n, base, n->name, n->span);
+    if (base->kind == TY_RECORD) return record_member(s, n, base, n->name, name_site(n));
     if (base->kind == TY_CLASS) return class_attribute(s, n, base->cls);
     Type *t = base->kind == TY_TUPLE && base->cls ? field_attribute(s, n, base) : NULL;
     if (t) return t;
@@ -977,11 +983,11 @@ static Type *type_attribute(Sema *s, Node *n) {
     t = n->attr == ATTR_NONE ? NULL : type_value_attribute(s, base, n->attr);
     if (!t && base->kind == TY_ARRAY && base->dtype->kind == TY_RECORD) {
         n->attr = ATTR_NONE;
-        return record_array_view(s, n, base, n->name, n->span);
+        return record_array_view(s, n, base, n->name, name_site(n));
     }
     if (t && base->kind == TY_ENTITY) n->entity = base->entity;
     if (t) return t;
-    sema_error(s, n->span, "%s has no attribute '%s'", sema_type_name(s, base), n->name);
+    sema_error(s, name_site(n), "%s has no attribute '%s'", sema_type_name(s, base), n->name);
     return &ty_error;
 }
 
@@ -1080,12 +1086,36 @@ static Type *tuple_constant_index(Sema *s, Node *n, Type *base, const ConstValue
 /* The one type of a tuple's elements, literals made plain: a UniTuple to
  * Numba, which indexes, iterates and searches only such tuples at run
  * time. NULL for an empty tuple or one of mixed types. */
-static Type *uniform_element(Sema *s, Type *t) {
-    if (t->kind != TY_TUPLE || t->elem_count == 0) return NULL;
-    Type *first = type_strip_deep(s->arena, t->elems[0]);
-    for (int i = 1; i < t->elem_count; i++)
-        if (!type_equal(first, type_strip_deep(s->arena, t->elems[i]))) return NULL;
-    return first;
+static Type *uniform_element(Sema *s, Type *t) { return type_uniform_element(s->arena, t); }
+
+/* A raise or assert of a debug=True function gets a code, by which the
+ * thread that raises it tells the host what it raised, where. */
+static void add_exception_site(Sema *s, Node *n, ExceptionKind kind, const char *type, const char *message) {
+    Unit *u = s->unit;
+    ARENA_GROW(s->arena, u->exceptions, u->exception_count, u->exception_cap, 4);
+    int line, col;
+    diag_line_col(s->diag, n->span.file, n->span.begin, &line, &col);
+    u->exceptions[u->exception_count++] = (ExceptionSite){kind, type, message, s->fn->def->name,
+                                                          diag_file(s->diag, n->span.file)->path, line, col};
+    n->exception = u->exception_count;
+}
+
+static void note_exception(Sema *s, Node *n, const char *type, const char *message) {
+    if (!s->fn || !(s->fn->debug || (s->fn->checks & CHECK_ASSERT)) || n->exception || s->quiet) return;
+    add_exception_site(s, n, EXC_RAISE, type, message);
+}
+
+/* A place where a checked function checks an index or a divisor: it gets
+ * a code as a raise does, which the failing thread reports with the values. */
+void sema_note_check(Sema *s, Node *n, ExceptionKind kind) {
+    unsigned check = kind == EXC_BOUNDS ? CHECK_BOUNDS : CHECK_DIV0;
+    if (!s->fn || !(s->fn->checks & check) || n->exception || s->quiet) return;
+    add_exception_site(s, n, kind, kind == EXC_BOUNDS ? "IndexError" : "ZeroDivisionError", NULL);
+}
+
+/* Integer floor division and modulo check their divisor when asked. */
+static void note_division(Sema *s, Node *n, Op op, const Type *result) {
+    if ((op == OP_FLOORDIV || op == OP_MOD) && is_integer(result)) sema_note_check(s, n, EXC_DIV0);
 }
 
 /* Array indices: integers (Numba normalises to intp) or slices. */
@@ -1143,6 +1173,7 @@ static Type *type_subscript(Sema *s, Node *n) {
         sema_error(s, n->rhs->span, "%d-d array indexed with %d indices", base->ndim, count);
         return &ty_error;
     }
+    if (ints) sema_note_check(s, n, EXC_BOUNDS);
     if (ints == base->ndim) return base->dtype;
     return type_array(s->arena, base->dtype, base->ndim - ints, view_layout(base, nodes, count));
 }
@@ -1196,7 +1227,7 @@ static bool tuples_compare(Op op, Type *a, Type *b) {
  * which compares each element with x as `elem == x` does (casts[0] is the
  * type they compare in, or the tuple x is); the empty tuple contains
  * nothing, a constant. */
-static Type *resolve_contains(Sema *s, Node *n, Op op, Type *const *args, Type **casts) {
+static Type *resolve_contains(Sema *s, Span at, Op op, Type *const *args, Type **casts) {
     casts[0] = args[0];
     casts[1] = args[1];
     bool vector = args[1]->kind == TY_ARRAY;
@@ -1213,7 +1244,7 @@ static Type *resolve_contains(Sema *s, Node *n, Op op, Type *const *args, Type *
         ok = k >= 0;
     }
     if (!ok) {
-        sema_error(s, n->span, "operator '%s' is not supported between %s and %s%s", op_spelling(op),
+        sema_error(s, at, "operator '%s' is not supported between %s and %s%s", op_spelling(op),
                    sema_type_name(s, args[0]), sema_type_name(s, args[1]),
                    elem ? "" : " (numba-cuda searches tuples whose elements have one type)");
         return &ty_error;
@@ -1257,7 +1288,14 @@ static bool enum_equality(Op op, Type *const *args, int nargs) {
     return (op == OP_EQ || op == OP_NE) && nargs == 2 && args[0]->kind == TY_ENUM && type_equal(args[0], args[1]);
 }
 
-static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **casts) {
+/* Where an error about operator i of n points: the operator as written;
+ * the whole node where there is none (operator.add(a, b), a ufunc). */
+static Span op_site(const Node *n, int i) {
+    if (n->op_at) return n->op_at[i];
+    return n->at.end > n->at.begin ? n->at : n->span;
+}
+
+static Type *resolve_op(Sema *s, Node *n, Span at, Op op, Node *lhs, Node *rhs, Type **casts) {
     Type *args[2] = {lhs->ty, rhs ? rhs->ty : NULL};
     int nargs = rhs ? 2 : 1;
     if (args[0]->kind == TY_ERROR || (rhs && args[1]->kind == TY_ERROR)) return &ty_error;
@@ -1268,7 +1306,7 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     }
     if (op >= OP_EQ && op <= OP_GE && rhs && args[0]->kind == TY_TUPLE && args[1]->kind == TY_TUPLE) {
         if (!tuples_compare(op, args[0], args[1])) {
-            sema_error(s, n->span, "operator '%s' is not supported between %s and %s", op_spelling(op),
+            sema_error(s, at, "operator '%s' is not supported between %s and %s", op_spelling(op),
                        sema_type_name(s, args[0]), sema_type_name(s, args[1]));
             return &ty_error;
         }
@@ -1278,7 +1316,7 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     }
     if ((op == OP_IN || op == OP_NOTIN) && rhs && (args[1]->kind == TY_TUPLE || args[1]->kind == TY_ARRAY)) {
         sema_note_access(s, rhs, true, false);
-        return resolve_contains(s, n, op, args, casts);
+        return resolve_contains(s, at, op, args, casts);
     }
     if (enum_equality(op, args, nargs)) {
         casts[0] = args[0];
@@ -1306,7 +1344,7 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     bool lowerable;
     if (bfloat16_operator(op, args, nargs, &lowerable)) {
         if (!lowerable) {
-            sema_error(s, n->span, "operator '%s' between %s and %s is not supported: numba-cuda types it on bfloat16 "
+            sema_error(s, at, "operator '%s' between %s and %s is not supported: numba-cuda types it on bfloat16 "
                        "but has no conversion of an 8-bit integer to bfloat16; convert it with bfloat16() first",
                        op_spelling(op), sema_type_name(s, args[0]), sema_type_name(s, rhs ? args[1] : args[0]));
             return &ty_error;
@@ -1321,15 +1359,15 @@ static Type *resolve_op(Sema *s, Node *n, Op op, Node *lhs, Node *rhs, Type **ca
     int k = cases ? resolve_overload(cases, ncases, args, nargs, unsafe) : -1;
     if (k < 0) {
         if (rhs)
-            sema_error(s, n->span, "operator '%s' is not supported between %s and %s", op_spelling(op),
+            sema_error(s, at, "operator '%s' is not supported between %s and %s", op_spelling(op),
                        sema_type_name(s, args[0]), sema_type_name(s, args[1]));
         else
-            sema_error(s, n->span, "operator '%s' is not supported for %s", op_spelling(op), sema_type_name(s, args[0]));
+            sema_error(s, at, "operator '%s' is not supported for %s", op_spelling(op), sema_type_name(s, args[0]));
         return &ty_error;
     }
     casts[0] = cases[k].args[0];
     if (rhs) casts[1] = cases[k].args[1];
-    return casts_lowered(s, n->span, args, casts, nargs) ? cases[k].ret : &ty_error;
+    return casts_lowered(s, at, args, casts, nargs) ? cases[k].ret : &ty_error;
 }
 
 /* CPython folds operations on int literals before Numba sees them
@@ -1380,7 +1418,8 @@ static Type *type_binop(Sema *s, Node *n) {
         return lit;
     }
     n->casts = new_casts(s, 2);
-    Type *r = resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+    Type *r = resolve_op(s, n, op_site(n, 0), n->op, n->lhs, n->rhs, n->casts);
+    note_division(s, n, n->op, r);
     return n->inplace && r->kind != TY_ERROR ? inplace_result(n->op, r, n->lhs->ty, n->rhs->ty) : r;
 }
 
@@ -1402,7 +1441,31 @@ static Type *type_unary(Sema *s, Node *n) {
         n->casts[0] = n->rhs->ty;
         return &ty_bool;
     }
-    return resolve_op(s, n, n->op, n->rhs, NULL, n->casts);
+    return resolve_op(s, n, n->span, n->op, n->rhs, NULL, n->casts);
+}
+
+/* x in r of a range: numba-cuda's overload of operator.contains, a call of
+ * pykc's own range.pyk, by the value's kind as rangeobj.py chooses the
+ * implementation (op_calls[i]). */
+static Type *range_contains(Sema *s, Node *n, int i) {
+    Node *val = n->items[i], *r = n->items[i + 1];
+    if (!n->op_calls) n->op_calls = ARENA_ARRAY(s->arena, Node *, n->item_len);
+    Node *call = n->op_calls[i];
+    if (!call) {
+        call = n->op_calls[i] = node_new(s->arena, ND_CALL, op_site(n, i));
+        call->items = ARENA_ARRAY(s->arena, Node *, 2);
+        call->items[0] = r;
+        call->items[1] = val;
+        call->item_len = 2;
+    }
+    Type *v = type_strip(val->ty);
+    const char *name = v->kind == TY_INT || v->kind == TY_BOOL ? "contains"
+                       : v->kind == TY_FLOAT ? "contains_real"
+                       : v->kind == TY_COMPLEX ? "contains_complex" : "contains_other";
+    Type *args[2] = {r->ty, v};
+    n->casts[2 * i] = v;
+    n->casts[2 * i + 1] = r->ty;
+    return sema_call_own(s, call, "range", name, args);
 }
 
 static Type *type_compare(Sema *s, Node *n) {
@@ -1410,7 +1473,10 @@ static Type *type_compare(Sema *s, Node *n) {
     n->casts = new_casts(s, 2 * (n->item_len - 1));
     Type *t = &ty_bool;
     for (int i = 0; i + 1 < n->item_len; i++) {
-        Type *r = resolve_op(s, n, n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i]);
+        bool in_range = (n->ops[i] == OP_IN || n->ops[i] == OP_NOTIN) && n->items[i + 1]->ty->kind == TY_RANGE &&
+                        n->items[i]->ty->kind != TY_ERROR;
+        Type *r = in_range ? range_contains(s, n, i)
+                           : resolve_op(s, n, op_site(n, i), n->ops[i], n->items[i], n->items[i + 1], &n->casts[2 * i]);
         if (r->kind == TY_ERROR) return r;
         if (n->item_len == 2) t = r; /* `x in ()` is Literal[bool](False) */
     }
@@ -1503,7 +1569,15 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
         return &ty_error;
     }
     Type *args[3] = {NULL, NULL, NULL};
-    int n = call->item_len;
+    int n = call->item_len, lo = e->cases[0].nargs, hi = lo;
+    for (int k = 1; k < e->ncases; k++) {
+        lo = e->cases[k].nargs < lo ? e->cases[k].nargs : lo;
+        hi = e->cases[k].nargs > hi ? e->cases[k].nargs : hi;
+    }
+    if (n < lo || n > hi) {
+        sema_arg_count_error(s, call, e->path, lo, hi);
+        return &ty_error;
+    }
     for (int i = 0; i < n && i < 3; i++) args[i] = call->items[i]->ty;
     int k = n <= 3 ? resolve_overload(e->cases, e->ncases, args, n, true) : -1;
     if (k < 0) {
@@ -1524,11 +1598,19 @@ static Type *call_cases(Sema *s, Node *call, const Entity *e) {
 static FuncInfo *type_function(Sema *s, FuncInfo *f);
 static FuncInfo *declare_function(Sema *s, Node *def);
 
+void sema_arg_count_error(Sema *s, const Node *call, const char *callee, int lo, int hi) {
+    int n = call->item_len;
+    Span at = n > hi ? call->items[hi]->span : (Span){call->span.file, call->span.end - 1, call->span.end};
+    if (lo == hi) sema_error(s, at, "%s takes %d argument%s, %d given", callee, lo, lo == 1 ? "" : "s", n);
+    else sema_error(s, at, "%s takes %d to %d arguments, %d given", callee, lo, hi, n);
+}
+
 /* What a specialisation keeps of the decorator its function was read
  * with. */
 static void copy_decorations(FuncInfo *sp, const FuncInfo *f) {
     sp->fastmath = f->fastmath;
     sp->debug = f->debug;
+    sp->checks = f->checks;
     sp->lineinfo = f->lineinfo;
     sp->unoptimized = f->unoptimized;
     sp->forceinline = f->forceinline;
@@ -1599,8 +1681,7 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
         return &ty_error;
     }
     if (call->item_len != f->param_count) {
-        sema_error(s, call->span, "'%s' takes %d argument%s, %d given", f->def->name, f->param_count,
-                   f->param_count == 1 ? "" : "s", call->item_len);
+        sema_arg_count_error(s, call, arena_printf(s->arena, "'%s'", f->def->name), f->param_count, f->param_count);
         return &ty_error;
     }
     if (!f->has_signature) {
@@ -1630,6 +1711,20 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
     return type_callee(s, call, f);
 }
 
+/* A call of f while f is being typed, from another function: mutual
+ * recursion, which numba-cuda cannot compile (its lowering of the call
+ * that closes the cycle fails), though it compiles a function calling
+ * itself. The cycle is named in the order the calls were typed. */
+static bool refuse_call_cycle(Sema *s, Node *call, FuncInfo *f) {
+    if (!f->typing || f == s->fn) return false;
+    const char *cycle = f->def->name;
+    for (FuncInfo *g = s->fn; g && g != f; g = g->typed_from) cycle = arena_printf(s->arena, "%s -> %s", g->def->name, cycle);
+    sema_error(s, call->span, "mutually recursive device functions are not supported: this call closes the cycle %s -> %s "
+               "(numba-cuda compiles a device function that calls itself, not functions that call each other)",
+               f->def->name, cycle);
+    return true;
+}
+
 /* The type of a call of f, typing f first if it is not yet. */
 static Type *type_callee(Sema *s, Node *call, FuncInfo *f) {
     if (f->typing && f->closure) {
@@ -1637,6 +1732,7 @@ static Type *type_callee(Sema *s, Node *call, FuncInfo *f) {
                    "defined inside a kernel", f->def->name);
         return &ty_error;
     }
+    if (refuse_call_cycle(s, call, f)) return &ty_error;
     if (f->typing && !f->ret) {
         sema_error(s, call->span, "recursive call to '%s' needs its return type annotated", f->def->name);
         return &ty_error;
@@ -1875,11 +1971,11 @@ static Type *type_method_call(Sema *s, Node *n) {
     if (recv->kind == TY_ERROR) return recv;
     bool conj = !strcmp(n->func->name, "conjugate");
     if (n->item_len || n->kwarg_len) {
-        sema_error(s, n->span, "%s() takes no arguments", n->func->name);
+        sema_error(s, n->item_len ? n->items[0]->span : n->kwargs[0]->span, "%s() takes no arguments", n->func->name);
         return &ty_error;
     }
     if ((conj && !is_number(recv)) || (!conj && !is_integer(recv))) {
-        sema_error(s, n->func->span, "%s has no attribute '%s'", sema_type_name(s, recv), n->func->name);
+        sema_error(s, name_site(n->func), "%s has no attribute '%s'", sema_type_name(s, recv), n->func->name);
         return &ty_error;
     }
     n->entity = entity_lookup(conj ? "method.conjugate" : "method.bit_count");
@@ -2007,7 +2103,10 @@ static Type *type_call(Sema *s, Node *n) {
             return casts_lowered(s, n->span, &arg, &callee->dtype, 1) ? callee->dtype : &ty_error;
         }
         if (n->item_len != 1 || n->kwarg_len || !is_scalar(arg)) {
-            sema_error(s, n->span, "%s() takes one scalar argument", sema_type_name(s, callee->dtype));
+            /* where clang points: the first argument too many, or the one that is no scalar */
+            Span at = n->item_len > 1 ? n->items[1]->span : n->kwarg_len ? n->kwargs[0]->span
+                      : n->item_len ? n->items[0]->span : n->span;
+            sema_error(s, at, "%s() takes one scalar argument", sema_type_name(s, callee->dtype));
             return &ty_error;
         }
         if (arg->kind == TY_COMPLEX && (callee->dtype->kind == TY_INT || callee->dtype->kind == TY_FLOAT)) {
@@ -2135,7 +2234,7 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
         sema_error(s, where, "strings can only be printed or used as assert messages in kernels");
         return;
     }
-    if (!is_value(value) && value->kind != TY_RANGE) {
+    if (!is_value(value)) {
         sema_error(s, where, "cannot assign %s to a variable", sema_type_name(s, value));
         return;
     }
@@ -2267,15 +2366,12 @@ static void type_condition(Sema *s, Node *cond) { check_truth(s, cond, type_expr
 
 static bool is_literal_unroll(const Type *callee);
 
-/* What iterating over a typed iterable yields: range its ints, an array
- * its elements (a view of a row for several dimensions). */
-static Type *element_of(Sema *s, Node *it) {
+/* The iterator a for loop takes of its iterable (Numba's getiter), with
+ * the errors where there is none. */
+static Type *loop_iterator(Sema *s, Node *it) {
     Type *t = type_expr(s, it);
-    if (t->kind == TY_RANGE) return t->dtype;
-    if (t->kind == TY_ARRAY)
-        return t->ndim == 1 ? t->dtype : type_array(s->arena, t->dtype, t->ndim - 1, t->layout == 'C' ? 'C' : 'A');
-    Type *elem = uniform_element(s, t);
-    if (elem) return elem;
+    Type *iter = t->kind == TY_ERROR ? NULL : type_getiter(s->arena, t);
+    if (iter) return iter;
     if (t->kind == TY_TUPLE)
         sema_error(s, it->span, "a for loop over a tuple needs elements of one type, not %s (numba-cuda iterates "
                    "a UniTuple only)%s", sema_type_name(s, t),
@@ -2286,39 +2382,6 @@ static Type *element_of(Sema *s, Node *it) {
         sema_error(s, it->span, "for loops iterate over range(), an array, a tuple, enumerate() or zip(), not %s",
                    sema_type_name(s, t));
     return &ty_error;
-}
-
-static bool is_builtin_call(Sema *s, Node *n, const char *name) {
-    if (n->kind != ND_CALL || n->func->kind != ND_NAME || lookup(s, n->func->name)) return false;
-    return !strcmp(n->func->name, name);
-}
-
-/* enumerate(it[, start]) and zip(a, b, ...) exist only as loop iterables. */
-static Type *loop_element(Sema *s, Node *iter) {
-    bool enumerate = is_builtin_call(s, iter, "enumerate"), zip = is_builtin_call(s, iter, "zip");
-    if (!enumerate && !zip) return element_of(s, iter);
-    iter->entity = entity_lookup(enumerate ? "builtins.enumerate" : "builtins.zip");
-    iter->ty = &ty_none;
-    if (iter->kwarg_len || (enumerate && (iter->item_len < 1 || iter->item_len > 2)) || (zip && iter->item_len < 1)) {
-        sema_error(s, iter->span, "%s", enumerate ? "enumerate() takes an iterable and an optional start"
-                                                  : "zip() takes one or more iterables");
-        return &ty_error;
-    }
-    Type **elems = ARENA_ARRAY(s->arena, Type *, iter->item_len + 1);
-    int n = 0;
-    if (enumerate) {
-        elems[n++] = &ty_int64;
-        elems[n++] = element_of(s, iter->items[0]);
-        if (iter->item_len == 2 && !is_integer(type_expr(s, iter->items[1]))) {
-            sema_error(s, iter->items[1]->span, "the start of enumerate() must be an integer");
-            return &ty_error;
-        }
-    } else {
-        for (int i = 0; i < iter->item_len; i++) elems[n++] = element_of(s, iter->items[i]);
-    }
-    for (int i = 0; i < n; i++)
-        if (elems[i]->kind == TY_ERROR) return &ty_error;
-    return type_tuple(s->arena, elems, n);
 }
 
 static bool is_literal_unroll(const Type *callee) {
@@ -2376,6 +2439,7 @@ static bool plan_fits(const Unroll *u, const Type *t) {
  * its body is typed for it. Versions that do not fit t's types are made
  * again, and the function's blocks with them. */
 static void type_unrolled_for(Sema *s, Node *n) {
+    n->ty = &ty_error; /* its iterator once its versions fit */
     Type *t = type_expr(s, n->iter);
     if (t->kind == TY_ERROR) return;
     if (s->unroll_depth) {
@@ -2387,6 +2451,7 @@ static void type_unrolled_for(Sema *s, Node *n) {
         s->replan = true;
         return;
     }
+    n->ty = type_unroll_iter(s->arena, t);
     s->loop_depth++;
     s->unroll_depth++;
     for (int k = 0; k < n->unroll->count; k++) {
@@ -2404,8 +2469,8 @@ static void type_for(Sema *s, Node *n) {
         type_unrolled_for(s, n);
         return;
     }
-    Type *elem = loop_element(s, n->iter);
-    assign_target(s, n->cond, elem, n->cond->span);
+    n->ty = loop_iterator(s, n->iter);
+    assign_target(s, n->cond, n->ty->kind == TY_ERROR ? n->ty : n->ty->dtype, n->cond->span);
     s->loop_depth++;
     type_block(s, n->body, n->body_len);
     s->loop_depth--;
@@ -2423,8 +2488,8 @@ static void type_return(Sema *s, Node *n) {
         s->return_failed = true;
         return;
     }
-    if (f->ret_declared) {
-        if (type_conversion(t, f->ret) == CONV_NONE)
+    if (f->ret_declared) { /* a refused annotation was said where it is */
+        if (f->ret->kind != TY_ERROR && type_conversion(t, f->ret) == CONV_NONE)
             sema_error(s, n->span, "'%s' returns %s, which does not convert to %s", f->def->name,
                        sema_type_name(s, t), sema_type_name(s, f->ret));
         return;
@@ -2465,19 +2530,6 @@ static void warn_ignored_annotation(Sema *s, Node *n, Type *annotated) {
 }
 
 /* ---- raise and assert ------------------------------------------------------------ */
-
-/* A raise or assert of a debug=True function gets a code, by which the
- * thread that raises it tells the host what it raised, where. */
-static void note_exception(Sema *s, Node *n, const char *type, const char *message) {
-    if (!s->fn || !s->fn->debug || n->exception || s->quiet) return;
-    Unit *u = s->unit;
-    ARENA_GROW(s->arena, u->exceptions, u->exception_count, u->exception_cap, 4);
-    int line, col;
-    diag_line_col(s->diag, n->span.file, n->span.begin, &line, &col);
-    u->exceptions[u->exception_count++] = (ExceptionSite){type, message, s->fn->def->name,
-                                                          diag_file(s->diag, n->span.file)->path, line};
-    n->exception = u->exception_count;
-}
 
 /* Python's str() of a constant argument, repr() inside a tuple. */
 static const char *argument_text(Sema *s, Node *arg, bool quoted) {
@@ -2555,7 +2607,8 @@ static void type_statement(Sema *s, Node *n) {
         Type *cur = n->lhs->kind == ND_NAME ? set_type(n->lhs, read_version(s, n->sym, n->lhs)) : type_expr(s, n->lhs);
         type_expr(s, n->rhs);
         n->casts = new_casts(s, 2);
-        Type *r = cur->kind == TY_ERROR ? cur : resolve_op(s, n, n->op, n->lhs, n->rhs, n->casts);
+        Type *r = cur->kind == TY_ERROR ? cur : resolve_op(s, n, op_site(n, 0), n->op, n->lhs, n->rhs, n->casts);
+        note_division(s, n, n->op, r);
         n->ty = r = r->kind == TY_ERROR ? r : inplace_result(n->op, r, cur, n->rhs->ty);
         if (n->lhs->kind == ND_NAME) assign_name(s, n->lhs, r, n->span);
         else if (n->lhs->kind == ND_SUBSCRIPT) assign_item(s, n->lhs, r, n->span), sema_note_access(s, n->lhs->lhs, true, true);
@@ -2655,6 +2708,7 @@ static FuncInfo *type_function(Sema *s, FuncInfo *f) {
     s->loop_depth = 0;
     s->unroll_depth = 0;
     f->typing = true;
+    f->typed_from = outer.fn;
     bool settled = false;
     for (int round = 0; round < 8 && !settled; round++) {
         if (round && !f->ret_declared && !f->is_kernel) f->ret = NULL;
@@ -2776,7 +2830,6 @@ typedef enum {
     OPT_CARVEOUT,       /* shared_memory_carveout: -1..100 or a name */
     OPT_IGNORED,        /* accepted, with any value; nothing to do */
     OPT_NO_EFFECT,      /* accepted; -Wignored-options says why it does nothing */
-    OPT_FALSE_ONLY,     /* accepted when false; numba-cuda refuses true */
     OPT_REFUSED,        /* numba-cuda refuses it, whatever its value */
 } JitOptionKind;
 
@@ -2784,7 +2837,7 @@ static const struct {
     const char *name;
     JitOptionKind kind;
     size_t field;
-    const char *why;    /* NO_EFFECT, FALSE_ONLY, REFUSED: what to say */
+    const char *why;    /* NO_EFFECT, REFUSED: what to say */
 } jit_options[] = {
     {"device", OPT_NOT_FLAG, offsetof(FuncInfo, is_kernel), NULL},
     {"fastmath", OPT_FLAG, offsetof(FuncInfo, fastmath), NULL},
@@ -2800,7 +2853,7 @@ static const struct {
     {"cache", OPT_NO_EFFECT, 0, "pykc compiles ahead of time: its output is the cache"},
     {"lto", OPT_NO_EFFECT, 0, "pykc links libdevice into the PTX it writes; there is no LTO-IR to link"},
     {"extensions", OPT_NO_EFFECT, 0, "argument handlers are Python objects, for numba-cuda's launches"},
-    {"boundscheck", OPT_FALSE_ONLY, 0, "bounds checking is not supported for CUDA"},
+    {"boundscheck", OPT_FLAG, offsetof(FuncInfo, boundscheck), NULL},
     {"argtypes", OPT_REFUSED, 0, "the argtypes keyword was removed from numba; pass a signature"},
     {"restype", OPT_REFUSED, 0, "the restype keyword was removed from numba; pass a signature"},
     {"bind", OPT_REFUSED, 0, "the bind keyword was removed from numba"},
@@ -2891,7 +2944,6 @@ static void read_jit_option(Sema *s, FuncInfo *f, Node *kw, JitOptionKind kind, 
 static void apply_jit_option(Sema *s, FuncInfo *f, Node *kw) {
     for (size_t i = 0; i < sizeof jit_options / sizeof jit_options[0]; i++) {
         if (strcmp(kw->name, jit_options[i].name) != 0) continue;
-        bool truth;
         switch (jit_options[i].kind) {
         case OPT_IGNORED: return;
         case OPT_NO_EFFECT:
@@ -2899,9 +2951,6 @@ static void apply_jit_option(Sema *s, FuncInfo *f, Node *kw) {
             if (s->unit->opts->warn_ignored_options)
                 diag_warning(s->diag, kw->span, "cuda.jit option '%s' has no effect: %s [-Wignored-options]", kw->name,
                              jit_options[i].why);
-            return;
-        case OPT_FALSE_ONLY:
-            if (option_truth(s, kw, &truth) && truth) sema_error(s, kw->span, "%s", jit_options[i].why);
             return;
         case OPT_REFUSED: sema_error(s, kw->span, "%s", jit_options[i].why); return;
         default: read_jit_option(s, f, kw, jit_options[i].kind, jit_options[i].field); return;
@@ -3024,6 +3073,8 @@ static void note_untyped_parameter(Sema *s, FuncInfo *f, int i, const ParamUsage
     else
         diag_note(s->diag, p->span, "the kernel uses it as a scalar (%s): annotate it, e.g. '%s: %s'",
                   u->index ? "an index or a bound" : u->combined ? "never indexed or measured" : "unused", p->name, type);
+    Span after_name = {p->span.file, p->span.begin + (uint32_t)strlen(p->name), p->span.begin + (uint32_t)strlen(p->name)};
+    diag_fixit(s->diag, after_name, arena_printf(s->arena, ": %s", type));
 }
 
 /* After a kernel's untyped parameters: the import their suggested dtypes
@@ -3316,6 +3367,17 @@ static void import_from_module(Sema *s, Node *n) {
     }
 }
 
+/* Python's ImportError at the name, where the module pykc checks lacks it,
+ * with the modules that have it. The name is bound to the error, which a
+ * use does not repeat. */
+static void refuse_import(Sema *s, const char *module, const Node *alias) {
+    const char *elsewhere = entity_modules_defining(s->arena, alias->name);
+    const char *why = arena_printf(s->arena, "cannot import name '%s' from '%s'%s%s%s", alias->name, module,
+                                   elsewhere ? " (it is in " : "", elsewhere ? elsewhere : "", elsewhere ? ")" : "");
+    sema_error(s, alias->span, "%s", why);
+    bind_host(s, alias->asname ? alias->asname : alias->name, alias->span, NULL, why);
+}
+
 /* from M import a, b: names pykc knows (numba, math, numpy ...) or of a
  * .pyk module; any other import is the host's, an error only if a kernel
  * reads what it binds. */
@@ -3337,6 +3399,10 @@ static void import_from(Sema *s, Node *n) {
                                      n->level, "..........", n->name ? n->name : "");
     for (int i = 0; i < n->item_len; i++) {
         Node *a = n->items[i];
+        if (mod && entity_module_defines(mod, a->name) == 0) {
+            refuse_import(s, n->name, a);
+            continue;
+        }
         /* numba.types.float32 and numba.cuda.types.float16 are numba.float32 and numba.float16 */
         bool alias = mod && (!strcmp(mod, "numba.types") || !strcmp(mod, "numba.cuda.types"));
         const Entity *e = mod ? entity_lookup(arena_printf(s->arena, "%s.%s", mod, a->name)) : NULL;
@@ -4190,7 +4256,9 @@ static void prepare_function(Sema *s, FuncInfo *f) {
         Node *d = f->def->decorators[k];
         type_expr(s, d->kind == ND_CALL ? d->func : d);
     }
-    if (!apply_decorators(s, f)) {
+    bool decorated = apply_decorators(s, f);
+    f->checks = (s->unit->opts ? s->unit->opts->checks : 0) | (f->boundscheck ? CHECK_BOUNDS : 0);
+    if (!decorated) {
         /* a decorator that is not cuda.jit was reported as such */
         if (!f->def->decorator_len) sema_error(s, f->def->span, "function '%s' needs @cuda.jit", f->def->name);
         f->abstract = true;
@@ -4262,7 +4330,7 @@ void sema_dump_types(FILE *out, const Unit *u) {
         for (int j = 0; j < f->local_count; j++) all[k++] = f->locals[j];
         qsort(all, (size_t)k, sizeof(Sym *), by_name);
         for (int j = 0; j < k; j++)
-            if (all[j]->ty && (is_value(all[j]->ty) || all[j]->ty->kind == TY_RANGE))
+            if (all[j]->ty && is_value(all[j]->ty))
                 fprintf(out, "%s %s %s\n", f->def->name, all[j]->name, type_name(u->arena, all[j]->ty));
     }
 }

@@ -1147,6 +1147,7 @@ static Sym *make_phi(Renaming *r, NBlock *nb) {
     Builder *b = r->b;
     Sym *phi = new_version(r, b->f->def->span);
     phi->is_phi = true;
+    phi->merged = nb->node ? nb->node->span : b->f->def->span;
     Vec *d = &r->defs[nb->index], grown = {0};
     vec_push(b->a, &grown, phi);
     for (int i = 0; i < d->len; i++) vec_push(b->a, &grown, d->items[i]);

@@ -43,7 +43,7 @@ static const struct { const char *name; Type *type; } type_names[] = {
     {"u1", &ty_uint8}, {"u2", &ty_uint16}, {"u4", &ty_uint32}, {"u8", &ty_uint64},
     {"float16", &ty_float16}, {"float32", &ty_float32}, {"float64", &ty_float64},
     {"f2", &ty_float16}, {"f4", &ty_float32}, {"f8", &ty_float64},
-    {"float_", &ty_float32}, {"double", &ty_float64},
+    {"double", &ty_float64},
     {"complex64", &ty_complex64}, {"complex128", &ty_complex128}, {"c8", &ty_complex64}, {"c16", &ty_complex128},
     {"void", &ty_none}, {"none", &ty_none},
 };
@@ -52,6 +52,20 @@ Type *type_by_name(const char *name) {
     for (size_t i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
         if (strcmp(type_names[i].name, name) == 0) return type_names[i].type;
     return NULL;
+}
+
+/* numba.types' C-flavoured names, which are no NumPy dtype strings or
+ * NumPy's names of other types ('uint', 'char'): signatures only. */
+static const struct { const char *name; Type *type; } numba_c_names[] = {
+    {"bool", &ty_bool}, {"char", &ty_int8}, {"uchar", &ty_uint8}, {"short", &ty_int16}, {"ushort", &ty_uint16},
+    {"int_", &ty_int64}, {"uint", &ty_uint64}, {"long_", &ty_int64}, {"ulong", &ty_uint64},
+    {"longlong", &ty_int64}, {"ulonglong", &ty_uint64}, {"size_t", &ty_uint64}, {"ssize_t", &ty_int64},
+};
+
+Type *type_by_numba_name(const char *name) {
+    for (size_t i = 0; i < sizeof numba_c_names / sizeof numba_c_names[0]; i++)
+        if (strcmp(numba_c_names[i].name, name) == 0) return numba_c_names[i].type;
+    return type_by_name(name);
 }
 
 Type *type_int(int bits, bool is_signed) {
@@ -108,6 +122,61 @@ Type *type_range(Arena *a, Type *elem) {
     t->dtype = elem;
     return t;
 }
+
+static Type *new_iter(Arena *a, IterKind kind, Type *yields, Type **elems, int n) {
+    Type *t = new_type(a, TY_ITER);
+    t->iter = kind;
+    t->dtype = yields;
+    t->elem_count = n;
+    t->elems = ARENA_ARRAY(a, Type *, n ? n : 1);
+    for (int i = 0; i < n; i++) t->elems[i] = elems[i];
+    return t;
+}
+
+Type *type_uniform_element(Arena *a, Type *t) {
+    if (t->kind != TY_TUPLE || t->elem_count == 0) return NULL;
+    Type *first = type_strip_deep(a, t->elems[0]);
+    for (int i = 1; i < t->elem_count; i++)
+        if (!type_equal(first, type_strip_deep(a, t->elems[i]))) return NULL;
+    return first;
+}
+
+Type *type_getiter(Arena *a, Type *t) {
+    switch (t->kind) {
+    case TY_ITER: return t;
+    case TY_RANGE: return new_iter(a, ITER_RANGE, t->dtype, NULL, 0);
+    case TY_ARRAY: { /* a row of an array of several dimensions: a view, of layout A whatever the array's */
+        Type *row = t->dtype;
+        if (t->ndim > 1) {
+            row = new_type(a, TY_ARRAY);
+            *row = *t;
+            row->ndim = t->ndim - 1;
+            row->layout = 'A';
+            row->nested = t->nested ? t->nested + 1 : NULL;
+        }
+        return new_iter(a, ITER_ARRAY, row, &t, 1);
+    }
+    case TY_TUPLE: { /* a UniTuple, its literals' types plain */
+        Type *elem = type_uniform_element(a, t), *plain = type_strip_deep(a, t);
+        return elem ? new_iter(a, ITER_TUPLE, elem, &plain, 1) : NULL;
+    }
+    default: return NULL;
+    }
+}
+
+/* Numba's enumerate counts in intp. */
+Type *type_enumerate(Arena *a, Type *of) {
+    Type *pair[2] = {&ty_int64, of->dtype};
+    return new_iter(a, ITER_ENUMERATE, type_tuple(a, pair, 2), &of, 1);
+}
+
+Type *type_zip(Arena *a, Type **of, int n) {
+    Type **yields = ARENA_ARRAY(a, Type *, n ? n : 1);
+    for (int i = 0; i < n; i++) yields[i] = of[i]->dtype;
+    return new_iter(a, ITER_ZIP, type_tuple(a, yields, n), of, n);
+}
+
+Type *type_unroll_iter(Arena *a, Type *tuple) { return new_iter(a, ITER_UNROLL, &ty_int64, &tuple, 1); }
 
 Type *type_optional(Arena *a, Type *of) {
     Type *t = new_type(a, TY_OPTIONAL);
@@ -246,6 +315,11 @@ bool type_equal(const Type *a, const Type *b) {
             if (!type_equal(a->elems[i], b->elems[i])) return false;
         return true;
     case TY_DTYPE: case TY_RANGE: case TY_OPTIONAL: return type_equal(a->dtype, b->dtype);
+    case TY_ITER:
+        if (a->iter != b->iter || a->elem_count != b->elem_count || !type_equal(a->dtype, b->dtype)) return false;
+        for (int i = 0; i < a->elem_count; i++)
+            if (!type_equal(a->elems[i], b->elems[i])) return false;
+        return true;
     case TY_VECTOR: return a->elem_count == b->elem_count && type_equal(a->dtype, b->dtype);
     case TY_ENTITY: return a->entity == b->entity;
     case TY_FUNC: return a->func == b->func;
@@ -258,7 +332,7 @@ bool is_scalar(const Type *t) { return (t->kind >= TY_BOOL && t->kind <= TY_COMP
 bool is_number(const Type *t) { return t->kind >= TY_INT && t->kind <= TY_COMPLEX; }
 bool is_integer(const Type *t) { return t->kind == TY_INT; }
 bool is_float(const Type *t) { return t->kind == TY_FLOAT; }
-bool is_value(const Type *t) { return (t->kind >= TY_NONE && t->kind <= TY_GRID_GROUP) || t->kind == TY_ERROR; }
+bool is_value(const Type *t) { return (t->kind >= TY_NONE && t->kind <= TY_ITER) || t->kind == TY_ERROR; }
 
 int type_size(const Type *t) {
     switch (t->kind) {
@@ -397,6 +471,24 @@ static void entity_name(const Type *t, NameBuf *b) {
     appendf(b, t->entity->kind == ENT_MODULE ? "module '%s'" : "'%s'", path);
 }
 
+/* range_iter_int64, iter(array(...)), enumerate(...), zip(..., ...) */
+static void iter_name(const Type *t, NameBuf *b) {
+    static const char *const heads[] = {[ITER_ARRAY] = "iter(", [ITER_TUPLE] = "iter(",
+                                        [ITER_ENUMERATE] = "enumerate(", [ITER_ZIP] = "zip(",
+                                        [ITER_UNROLL] = "literal_unroll("};
+    if (t->iter == ITER_RANGE) {
+        append(b, "range_iter_");
+        name_into(t->dtype, b);
+        return;
+    }
+    append(b, heads[t->iter]);
+    for (int i = 0; i < t->elem_count; i++) {
+        if (i) append(b, ", ");
+        name_into(t->elems[i], b);
+    }
+    append(b, ")");
+}
+
 static void name_into(const Type *t, NameBuf *b) {
     switch (t->kind) {
     case TY_ERROR: append(b, "<error>"); break;
@@ -418,8 +510,10 @@ static void name_into(const Type *t, NameBuf *b) {
     case TY_GRID_GROUP: append(b, "GridGroup"); break;
     case TY_STRING: append(b, "unicode_type"); break;
     case TY_RANGE:
-        append(b, t->dtype == &ty_uint64 ? "range_state_uint64" : t->dtype == &ty_int32 ? "range_state_int32" : "range_state_int64");
+        append(b, "range_state_");
+        name_into(t->dtype, b);
         break;
+    case TY_ITER: iter_name(t, b); break;
     case TY_DTYPE:
         append(b, "class(");
         name_into(t->dtype, b);

@@ -2,9 +2,9 @@
 # determinism.sh RESULTS PYKC: the same input and options give the same
 # bytes out. Every kernel file of the samples and the GPU tests is compiled
 # twice, each time in a copy of the tree at another path, and every output
-# (PTX, manifest, LLVM IR, make dependencies, debug PTX, two archs) of the
-# two runs is compared with cmp. One test a file; a file that does not
-# compile fails too.
+# (PTX, manifest, LLVM IR, make dependencies, debug PTX, two archs, the C
+# of --emit header and --emit c) of the two runs is compared with cmp. One
+# test a file; a file that does not compile fails too.
 results=$1 pykc=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -25,7 +25,9 @@ compile_all() {
         { "$pykc" $own -MD "$f" -o "$o/k.ptx" &&
           "$pykc" $own --emit llvm "$f" -o "$o/k.ll" &&
           "$pykc" $own -g "$f" -o "$o/g.ptx" &&
-          "$pykc" ${own:---arch sm_75} --arch sm_90 "$f" -o "$o/two.ptx"; } >/dev/null 2>&1 || echo failed > "$o/status"
+          "$pykc" ${own:---arch sm_75} --arch sm_90 "$f" -o "$o/two.ptx" &&
+          "$pykc" $own --emit header -MD "$f" -o "$o/k.h" &&
+          "$pykc" ${own:---arch sm_75} --arch sm_90 --emit c "$f" -o "$o/k.c"; } >/dev/null 2>&1 || echo failed > "$o/status"
     done
 }
 

@@ -222,11 +222,13 @@ def build_args(args, rng):
 
 
 class Case:
-    def __init__(self, area, module, kernel, args, grid, block, tol, shared, xfail, sim, unordered, label):
+    def __init__(self, area, module, kernel, args, grid, block, tol, shared, xfail, sim, unordered, label,
+                 reference=None, numba_fails=None):
         self.area, self.module, self.kernel = area, module, kernel
         self.args, self.grid, self.block = args, grid, block
         self.tol, self.shared, self.xfail, self.sim = tol, shared, xfail, sim
         self.unordered, self.label = unordered, label
+        self.reference, self.numba_fails = reference, numba_fails
 
     @property
     def name(self):
@@ -247,7 +249,8 @@ CASES = []
 _AREA = [None]
 
 
-def case(name, args, grid=1, block=64, tol=None, shared=0, xfail=None, sim=True, unordered=(), label=None):
+def case(name, args, grid=1, block=64, tol=None, shared=0, xfail=None, sim=True, unordered=(), label=None,
+         reference=None, numba_fails=None):
     """Registers one launch of kernel KERNEL of MODULE.pyk (name
     "MODULE.KERNEL") of the area being loaded. grid, block: ints or tuples
     of 1-3 ints; tol: an Ulp for every float argument or {argument index:
@@ -256,13 +259,20 @@ def case(name, args, grid=1, block=64, tol=None, shared=0, xfail=None, sim=True,
     simulator of numba-cuda cannot run it (warp functions it lacks ...);
     unordered: indices of arguments compared as sorted multisets (values an
     atomic returns, whose order is the hardware's); label: tells apart two
-    cases of one kernel."""
+    cases of one kernel; reference: a NumPy model of the kernel, called with
+    host copies of the arguments (views as views) and storing what the
+    kernel stores, which pykc's outputs are compared with too;
+    numba_fails: why numba-cuda cannot run the kernel (it then needs a
+    reference, and only that is compared)."""
     module, _, kernel = name.partition(".")
     if not kernel:
         raise ValueError(f"case {name!r}: the name is MODULE.KERNEL")
+    if numba_fails and not reference:
+        raise ValueError(f"case {name!r}: numba_fails needs a reference to compare pykc with")
     g = grid if isinstance(grid, tuple) else (grid,)
     b = block if isinstance(block, tuple) else (block,)
-    CASES.append(Case(_AREA[0], module, kernel, list(args), g, b, tol, shared, xfail, sim, tuple(unordered), label))
+    CASES.append(Case(_AREA[0], module, kernel, list(args), g, b, tol, shared, xfail, sim, tuple(unordered), label,
+                      reference, numba_fails))
 
 
 def blocks(n, tpb=64):
@@ -328,11 +338,12 @@ def _float_bad(got, want, tol):
     return bad
 
 
-def compare(got, want, tol, unordered=False):
-    """None if got (pykc's) equals want (numba-cuda's) under tol, else a
-    description of the first difference."""
+def compare(got, want, tol, unordered=False, against="numba-cuda", mine="pykc"):
+    """None if got (pykc's, or what mine names) equals want (numba-cuda's,
+    or what against names) under tol, else a description of the first
+    difference."""
     if got.shape != want.shape or got.dtype != want.dtype:
-        return f"shape/dtype {got.shape} {got.dtype}, numba-cuda's {want.shape} {want.dtype}"
+        return f"shape/dtype {got.shape} {got.dtype}, {against}'s {want.shape} {want.dtype}"
     if unordered:
         got, want = np.sort(got.reshape(-1)), np.sort(want.reshape(-1))
     if got.dtype.names:  # records: byte for byte
@@ -351,4 +362,4 @@ def compare(got, want, tol, unordered=False):
         return None
     where = tuple(int(i) for i in np.argwhere(bad)[0])
     return (f"{int(bad.sum())} of {bad.size} elements differ; first at {list(where)}: "
-            f"pykc {got[where]!r}, numba-cuda {want[where]!r}")
+            f"{mine} {got[where]!r}, {against} {want[where]!r}")

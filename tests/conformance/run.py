@@ -22,6 +22,8 @@ docs/conformance.md describe the format) the runner
      bound in ulps.
 
 A kernel that pykc refused is a failure, reported with pykc's message. A
+case whose kernel numba-cuda cannot run (numba_fails) compares pykc with
+the case's NumPy reference instead and is reported REF when they agree. A
 case marked xfail (a difference that docs/compatibility.md documents) is
 XFAIL while it fails and XPASS, a failure, once it passes. Cases run in
 worker processes (-j, default 4): a kernel that takes its worker down (an
@@ -196,6 +198,11 @@ def numba_kernel(c):
         modname = f"conformance_{c.area}_{c.module}"
         loader = importlib.machinery.SourceFileLoader(modname, c.source)
         mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(modname, loader))
+        # in sys.modules, as an import puts it: numba-cuda finds a function's
+        # module there, and without it lowers a device function's call of
+        # itself as a call of another function, which it cannot link
+        # ('JITCUDACodegen' object has no attribute 'insert_unresolved_ref')
+        sys.modules[modname] = mod
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             loader.exec_module(mod)
@@ -249,35 +256,11 @@ def run_case(bundle, c, mode, verbose):
     if mode == "dry":
         return dry_case(bundle, c, args)
     if mode == "compile":
-        from numba import cuda
-        from numba.cuda.cudadrv.error import CudaSupportError
-        try:
-            kern = numba_kernel(c)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                cuda.compile_ptx(kern.py_func, numba_signature(args), cc=(9, 0))
-        except CudaSupportError:
-            return "SKIP", "numba-cuda needs a GPU to compile it"
-        except AttributeError as e:
-            if "insert_unresolved_ref" not in str(e):
-                raise
-            # without a device, numba-cuda cannot compile self-recursion
-            # (its own recursion tests fail here the same way)
-            return "SKIP", "numba-cuda compiles recursion only with a GPU"
-        return "PASS", "numba-cuda compiles it"
+        return compile_case(c, args)
     if mode == "sim":
-        try:
-            launch_numba(c, args, simulate=True)
-        except AttributeError as e:
-            if not (str(e).startswith("tid=") and "'Fake" in str(e)):
-                raise
-            return "SKIP", f"the simulator lacks it: {first_line(e)}"
-        except (ValueError, OverflowError, ZeroDivisionError, TypeError) as e:
-            if not str(e).startswith("tid="):
-                raise
-            # the simulator runs the kernel as Python: math.log(-1) raises there
-            return "SKIP", f"the simulator's Python semantics: {first_line(e)}"
-        return "PASS", "runs in the simulator"
+        return simulate_case(c, args)
+    if c.numba_fails:
+        return reference_case(bundle, c, args, verbose)
     try:
         want = launch_numba(c, args)
     except Exception as e:
@@ -288,15 +271,90 @@ def run_case(bundle, c, mode, verbose):
         got = launch_pykc(bundle, c, [copy_arg(a) for a in args])
     except Refused as e:
         return "FAIL", str(e)
-    problems = []
-    for i in sorted(want):
-        d = compare(got[i], want[i], c.tol_for(i), unordered=i in c.unordered)
-        if d:
-            problems.append(f"arg {i} ({c.tol_for(i)}): {d}")
+    problems = differences(c, got, want)
+    if c.reference:
+        problems += differences(c, got, reference_outputs(c, args), against="the NumPy reference")
     if problems:
         return "FAIL", "; ".join(problems)
     tols = sorted({str(c.tol_for(i)) for i in want if want[i].dtype.kind in "fc"})
     return "PASS", ("floats: " + "/".join(tols)) if tols else "exact"
+
+
+def differences(c, got, want, against="numba-cuda", mine="pykc"):
+    """What differs between two sets of outputs, an entry an argument."""
+    problems = []
+    for i in sorted(want):
+        d = compare(got[i], want[i], c.tol_for(i), unordered=i in c.unordered, against=against, mine=mine)
+        if d:
+            problems.append(f"arg {i} ({c.tol_for(i)}): {d}")
+    return problems
+
+
+def reference_outputs(c, args):
+    """Every array argument after the case's NumPy reference ran on copies."""
+    ref = [copy_arg(a) for a in args]
+    c.reference(*[a.view if isinstance(a, View) else a for a in ref])
+    return {i: host_base(a).copy(order="K") for i, a in enumerate(ref) if isinstance(a, (np.ndarray, View))}
+
+
+def reference_case(bundle, c, args, verbose):
+    """A kernel that numba-cuda cannot run (the case's numba_fails): pykc's
+    outputs against the NumPy reference, reported as REF, neither a pass
+    against numba-cuda nor a failure of pykc. Should numba-cuda run it, the
+    case fails until numba_fails comes off."""
+    try:
+        launch_numba(c, args)
+    except Exception as e:
+        if verbose:
+            traceback.print_exc()
+        failure = f"{type(e).__name__}: {first_line(e)}"
+    else:
+        return "FAIL", f"numba-cuda runs it: compare with it and take off numba_fails ({c.numba_fails})"
+    got = launch_pykc(bundle, c, [copy_arg(a) for a in args])
+    problems = differences(c, got, reference_outputs(c, args), against="the NumPy reference")
+    if problems:
+        return "FAIL", "; ".join(problems)
+    return "REF", f"matches the NumPy reference; numba-cuda cannot run it ({failure})"
+
+
+def compile_case(c, args):
+    """numba-cuda's compile_ptx of the kernel for the case's argument types."""
+    from numba import cuda
+    from numba.cuda.cudadrv.error import CudaSupportError
+    try:
+        kern = numba_kernel(c)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cuda.compile_ptx(kern.py_func, numba_signature(args), cc=(9, 0))
+    except CudaSupportError:
+        return "SKIP", "numba-cuda needs a GPU to compile it"
+    except Exception as e:
+        if c.numba_fails:
+            return "SKIP", f"numba-cuda cannot compile it, as the case says: {type(e).__name__}: {first_line(e)}"
+        raise
+    return "PASS", "numba-cuda compiles it"
+
+
+def simulate_case(c, args):
+    """The case in numba-cuda's simulator; against the case's NumPy
+    reference where it has one, which checks the reference."""
+    try:
+        sim = launch_numba(c, args, simulate=True)
+    except AttributeError as e:
+        if not (str(e).startswith("tid=") and "'Fake" in str(e)):
+            raise
+        return "SKIP", f"the simulator lacks it: {first_line(e)}"
+    except (ValueError, OverflowError, ZeroDivisionError, TypeError) as e:
+        if not str(e).startswith("tid="):
+            raise
+        # the simulator runs the kernel as Python: math.log(-1) raises there
+        return "SKIP", f"the simulator's Python semantics: {first_line(e)}"
+    if c.reference:
+        problems = differences(c, sim, reference_outputs(c, args), against="the NumPy reference", mine="the simulator")
+        if problems:
+            return "FAIL", "; ".join(problems)
+        return "PASS", "runs in the simulator as the NumPy reference says"
+    return "PASS", "runs in the simulator"
 
 
 def copy_arg(a):
@@ -471,11 +529,11 @@ def summary(cases, results, mode):
         a = by_area.setdefault(cases[idx].area, {})
         a[status] = a.get(status, 0) + 1
     print()
-    print(f"{'area':16} {'cases':>5} {'pass':>5} {'fail':>5} {'xfail':>5} {'skip':>5}")
+    print(f"{'area':16} {'cases':>5} {'pass':>5} {'fail':>5} {'xfail':>5} {'skip':>5} {'ref':>5}")
     for area in sorted(by_area):
         a = by_area[area]
         print(f"{area:16} {sum(a.values()):5} {a.get('PASS', 0):5} {a.get('FAIL', 0) + a.get('XPASS', 0):5} "
-              f"{a.get('XFAIL', 0):5} {a.get('SKIP', 0):5}")
+              f"{a.get('XFAIL', 0):5} {a.get('SKIP', 0):5} {a.get('REF', 0):5}")
     counts = {}
     for s in results.values():
         counts[s] = counts.get(s, 0) + 1
@@ -486,6 +544,8 @@ def summary(cases, results, mode):
         line += f", {counts['SKIP']} skipped"
     if counts.get("XFAIL"):
         line += f", {counts['XFAIL']} xfail (known differences)"
+    if counts.get("REF"):
+        line += f", {counts['REF']} matched NumPy references only (numba-cuda cannot run them)"
     if counts.get("XPASS"):
         line += f" ({counts['XPASS']} of the failures passed but are marked xfail)"
     print(line)

@@ -6,7 +6,8 @@
   1. pykc compiles every module into OUT (build.py) and refuses exactly the
      kernels of known-refusals.txt (a test a module, one a listed kernel);
   2. every case parses: its module and kernel exist, every kernel has a
-     case, the arguments are made (a test a case);
+     case, the arguments are made (a test a case), its NumPy reference, if
+     it has one, runs on them (another);
   3. every case's arguments fit pykc's manifest and pack to the PTX entry's
      parameter list (run.py --dry-run; a test a case);
   4. no name of the checklist is left untested (checklist.py; one test).
@@ -141,10 +142,17 @@ def main():
             continue
         used.add((c.area, c.module, c.kernel))
         try:
-            harness.build_args(c.args, run.case_rng(c))
+            args = harness.build_args(c.args, run.case_rng(c))
             ok()
         except Exception as e:
             bad(f"case {c.name}: its arguments: {type(e).__name__}: {e}")
+            continue
+        if c.reference:
+            try:
+                run.reference_outputs(c, args)
+                ok()
+            except Exception as e:
+                bad(f"case {c.name}: its NumPy reference: {type(e).__name__}: {e}")
     for (area, module), ks in sorted(kernels.items()):
         for k in sorted(ks):
             if (area, module, k) not in used:

@@ -926,6 +926,8 @@ static void run_vadd(const fake_launch *l)
  * where pykc's debug=True kernels write it. */
 static int raise_code;
 static int raise_thread[6];
+static long long raise_detail[3];
+static int raise_has_detail;
 
 static void write_global(struct CUmod_st *m, const char *name, const void *bytes, size_t n)
 {
@@ -937,14 +939,18 @@ static void write_global(struct CUmod_st *m, const char *name, const void *bytes
 static void raise_in(struct CUmod_st *m)
 {
     pthread_mutex_lock(&mu);
-    int code = raise_code, thread[6];
+    int code = raise_code, thread[6], has_detail = raise_has_detail;
+    long long detail[3];
     memcpy(thread, raise_thread, sizeof thread);
+    memcpy(detail, raise_detail, sizeof detail);
     raise_code = 0;
     pthread_mutex_unlock(&mu);
     if (!code)
         return;
     write_global(m, "pykc_exception", &code, sizeof code);
     write_global(m, "pykc_exception_thread", thread, sizeof thread);
+    if (has_detail)
+        write_global(m, "pykc_exception_detail", detail, sizeof detail);
 }
 
 static CUresult launch(CUfunction f, const unsigned dims[6], unsigned shared, CUstream s, void **params, int coop)
@@ -1071,11 +1077,14 @@ EXPORT size_t fake_cuda_last_image(const void **data)
     return n;
 }
 
-EXPORT void fake_cuda_raise_next(int code, const int thread[6])
+EXPORT void fake_cuda_raise_next(int code, const int thread[6], const long long detail[3])
 {
     pthread_mutex_lock(&mu);
     raise_code = code;
     memcpy(raise_thread, thread, sizeof raise_thread);
+    raise_has_detail = detail != NULL;
+    if (detail)
+        memcpy(raise_detail, detail, sizeof raise_detail);
     pthread_mutex_unlock(&mu);
 }
 

@@ -47,8 +47,9 @@ typedef struct fake_hooks {
      * that cannot tell; 1 (the default): it answers from the PTX. */
     void (*set_param_info)(int on);
     /* The next launch's thread raises exception `code` (pykc's debug=True
-     * record: threadIdx x y z, blockIdx x y z). */
-    void (*raise_next)(int code, const int thread[6]);
+     * record: threadIdx x y z, blockIdx x y z), and for a failed check its
+     * values (index, axis, extent; NULL for a raise). */
+    void (*raise_next)(int code, const int thread[6], const long long detail[3]);
 } fake_hooks;
 
 #define FAKE_HOOK_NAMES(X)                                                                                       \

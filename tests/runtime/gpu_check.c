@@ -225,6 +225,48 @@ static void check_exceptions(void)
     ASSERT_OK(pykrt_module_unload(m));
 }
 
+/* A checked kernel on the GPU (fixtures/checks.pyk): the one thread past
+ * the end fails its read, ends before its store, and the launch reports
+ * it as a diagnostic; a zero divisor is reported the same way. */
+static void check_failed_checks(void)
+{
+    pykrt_module *m;
+    pykrt_kernel *k;
+    pykrt_array a, out;
+    int64_t values[65], got[65];
+    for (int i = 0; i < 65; i++)
+        values[i] = 2 * i + 1;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("checks.yaml"), &m));
+    ASSERT_OK(pykrt_kernel_get(m, "scaled", &k));
+    ASSERT_OK(new_array(PYKRT_INT64, 65, &a));
+    ASSERT_OK(new_array(PYKRT_INT64, 65, &out));
+    ASSERT_OK(pykrt_array_copy_from_host(t_ctx, &a, values, sizeof values));
+    ASSERT_OK(pykrt_array_copy_from_host(t_ctx, &out, values, sizeof values));
+    pykrt_array a64 = a, out64 = out; /* 64 elements of the 65 */
+    a64.shape[0] = out64.shape[0] = 64;
+    pykrt_arg args[3] = {pykrt_arg_array(&a64), pykrt_arg_array(&out64), pykrt_arg_int64(2)};
+    pykrt_launch_config cfg = {{1, 1, 1}, {65, 1, 1}, 0, NULL};
+    pykrt_status st = pykrt_launch(k, &cfg, args, 3);
+    printf("  %s\n", pykrt_last_error());
+    ASSERT(st == PYKRT_ERROR_KERNEL_EXCEPTION);
+    ASSERT_CONTAINS(pykrt_last_error(), "checks.pyk:10:14: error: index 64 out of bounds for axis 0 with size 64 "
+                                        "(thread 64 of block 0)");
+    ASSERT_OK(pykrt_array_copy_to_host(t_ctx, got, sizeof got, &out));
+    for (int i = 0; i < 65; i++)
+        ASSERT(got[i] == (i < 64 ? values[i] / 2 : values[i]));
+    args[2] = pykrt_arg_int64(0);
+    cfg.block.x = 64;
+    st = pykrt_launch(k, &cfg, args, 3);
+    printf("  %s\n", pykrt_last_error());
+    ASSERT(st == PYKRT_ERROR_KERNEL_EXCEPTION);
+    ASSERT_CONTAINS(pykrt_last_error(), "checks.pyk:10:14: error: integer division or modulo by zero (thread ");
+    args[2] = pykrt_arg_int64(3);
+    ASSERT_OK(pykrt_launch(k, &cfg, args, 3));
+    pykrt_array_free(t_ctx, &a);
+    pykrt_array_free(t_ctx, &out);
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
 static void check_arrays(void)
 {
     pykrt_kernel *k = kernel(abi, "arrays");
@@ -486,7 +528,7 @@ int main(int argc, char **argv)
     }
     static const t_case checks[] = {
         T(check_device),   T(check_vadd),           T(check_target_choice), T(check_embedded),
-        T(check_scalars),  T(check_tuples),  T(check_exceptions), T(check_arrays),         T(check_constants),     T(check_dynamic_shared),
+        T(check_scalars),  T(check_tuples),  T(check_exceptions), T(check_failed_checks), T(check_arrays),         T(check_constants),     T(check_dynamic_shared),
         T(check_cooperative), T(check_random),      T(check_streams_and_events), T(check_threads),
         T(check_errors),
     };

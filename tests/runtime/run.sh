@@ -99,6 +99,54 @@ else
     bad "pykc on samples/vadd.pyk"
 fi
 
+# 3b. pykc's C (--emit header, --emit c) for tests/runtime/emitc/kinds.pyk
+# and samples/vadd.pyk: it compiles as strict C11 and as C++, the C
+# compiler refuses a launch with the wrong array type, and the programs
+# built on it launch every kind of parameter against the double (which
+# checks the bytes) from the embedded module and from the files, refuse a
+# stale module, and run docs/runtime.md's typed-launcher program.
+e=$t/emitc
+if [ ! -x "$build/pykc" ]; then
+    skip 9 "pykc's C (pykc is not built)"
+elif ! $make --no-print-directory -s runtime-emitc SAN="$san" > "$log" 2>&1; then
+    bad "make runtime-emitc"
+    skip 8 "pykc's C (its build failed)"
+else
+    strict="-std=c11 -pedantic -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror -Iinclude -I$e -fsyntax-only"
+    check "kinds.h and vadd.h compile as strict C11" sh -c \
+        "printf '#include \"kinds.h\"\n#include \"vadd.h\"\n' | $cc $strict -x c - && $cc $strict $e/kinds.c $e/vadd.c"
+    # clang warns of a source's unused static functions: kinds.c silences
+    # it for its own only
+    if command -v clang > /dev/null 2>&1; then
+        check "kinds.c compiles with clang, which still warns of the includer's unused functions" sh -c \
+            "clang $strict $e/kinds.c && printf '#include \"kinds.c\"\nstatic void unused(void) {}\n' > $e/unused.c && \
+             clang $strict $e/unused.c 2>&1 | grep -q \"unused function 'unused'\""
+    else
+        skip 1 "pykc's C with clang (no clang)"
+    fi
+    if command -v c++ > /dev/null 2>&1; then
+        check "kinds.h and kinds.c compile as C++" sh -c \
+            "c++ -Wall -Wextra -Werror -Iinclude -I$e -fsyntax-only -x c++ $e/kinds.c && \
+             printf '#include \"kinds.h\"\n#include \"kinds.c\"\n' | c++ -Wall -Wextra -Werror -Iinclude -I$e -fsyntax-only -x c++ -"
+    else
+        skip 1 "pykc's C as C++ (no c++)"
+    fi
+    printf '#include "kinds.h"\nint f(const kinds_module *m, pykc_float64_1d a);\nint f(const kinds_module *m, pykc_float64_1d a) { return kinds_scale(m, 0, a, 1.0f); }\n' > "$e/wrong.c"
+    expect "a launch with the wrong array type does not compile" 1 "pykc_float32_1d" \
+        sh -c "if $cc -std=c11 -Iinclude -I$e -fsyntax-only $e/wrong.c 2>&1; then exit 0; else exit 1; fi"
+    expect "kinds_host on the double" 0 "all passed, the bytes of each launch checked" \
+        env PYKRT_LIBCUDA="$fake" "$e/kinds_host" "$e/kinds.yaml" "$fixtures/vadd.yaml"
+    expect "kinds_host without a driver" 2 "no GPU to run on" \
+        env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$e/kinds_host"
+    expect "docs/runtime.md's typed launchers, embedded module" 0 "vadd: 100000 elements checked through vadd.h" \
+        env PYKRT_LIBCUDA="$fake" "$e/doc_launchers"
+    "$build/pykc" samples/vadd.pyk -o "$e/vadd.ptx" > "$log" 2>&1 || bad "pykc samples/vadd.pyk -o vadd.ptx"
+    expect "docs/runtime.md's typed launchers, from vadd.yaml" 0 "vadd: 100000 elements checked" \
+        env PYKRT_LIBCUDA="$fake" "$e/doc_launchers" "$e/vadd.yaml"
+    expect "docs/runtime.md's typed launchers refuse another module" 1 "not the ones the header was generated for" \
+        env PYKRT_LIBCUDA="$fake" "$e/doc_launchers" "$e/kinds.yaml"
+fi
+
 # 4. The libraries export pykrt_* only; libyaml is inside, not needed.
 so=$build/lib/libpykrt.so.0.1.0
 check "libpykrt.so exports only pykrt_*" sh -c \
@@ -129,18 +177,21 @@ if command -v pkg-config > /dev/null 2>&1 && [ -z "$san" ]; then
     static=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --static --cflags --libs pykrt)
     check "build against the installed libpykrt.so" sh -c \
         "$cc samples/vadd_host.c $flags -o $t/installed_shared"
+    # pkg-config's rpath finds the installed libpykrt.so.0: no LD_LIBRARY_PATH
     expect "run against the installed libpykrt.so" 2 "no CUDA driver" \
-        env LD_LIBRARY_PATH="$prefix/lib" PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/installed_shared" x.yaml
-    expect "the installed libpykrt.so on the double" 0 "all equal" \
-        env LD_LIBRARY_PATH="$prefix/lib" PYKRT_LIBCUDA="$fake" "$t/installed_shared" "$fixtures/vadd.yaml" 1000
+        env -u LD_LIBRARY_PATH PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/installed_shared" x.yaml
+    expect "the installed libpykrt.so on the double, found through the rpath" 0 "all equal" \
+        env -u LD_LIBRARY_PATH PYKRT_LIBCUDA="$fake" "$t/installed_shared" "$fixtures/vadd.yaml" 1000
+    check "the program uses the installed libpykrt.so.0" sh -c \
+        "env -u LD_LIBRARY_PATH ldd $t/installed_shared | grep -qF '$prefix/lib/libpykrt.so.0'"
     check "build against the installed libpykrt.a" sh -c \
         "$cc samples/vadd_host.c -static-libgcc $(echo "$static" | sed 's/-lpykrt/-l:libpykrt.a/') -o $t/installed_static"
     expect "the installed libpykrt.a on the double" 0 "all equal" \
         env PYKRT_LIBCUDA="$fake" "$t/installed_static" "$fixtures/vadd.yaml" 1000
 elif [ -n "$san" ]; then
-    skip 5 "building against the installed libraries (SAN=1: they are sanitizer builds)"
+    skip 6 "building against the installed libraries (SAN=1: they are sanitizer builds)"
 else
-    skip 5 "building against the installed libraries (no pkg-config)"
+    skip 6 "building against the installed libraries (no pkg-config)"
 fi
 
 # 7. The fuzz harness over the fixtures' manifests (prefixes and flips).

@@ -128,16 +128,41 @@ static void test_kernel_exception(void)
     pykrt_launch_config cfg = {{2, 1, 1}, {32, 1, 1}, 0, NULL};
     ASSERT_OK(pykrt_launch(checked, &cfg, args, 1));
     const int thread[6] = {5, 0, 0, 1, 0, 0};
-    fake.raise_next(2, thread);
+    fake.raise_next(2, thread, NULL);
     ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch(checked, &cfg, args, 1),
                "pykrt_launch(checked): AssertionError: In function 'checked', file raises.pyk, line 11, "
                "tid=[0, 0, 5] ctaid=[0, 0, 1]: three");
-    fake.raise_next(1, thread);
+    fake.raise_next(1, thread, NULL);
     ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch_unchecked(checked, &cfg, args, 1),
                "ValueError: In function 'checked', file raises.pyk, line 10, tid=[0, 0, 5] ctaid=[0, 0, 1]: negative");
     ASSERT_OK(pykrt_launch(checked, &cfg, args, 1));
-    fake.raise_next(2, thread);
+    fake.raise_next(2, thread, NULL);
     ASSERT_OK(pykrt_launch(unchecked, &cfg, args, 1));
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
+/* A checked kernel (fixtures/checks.pyk): a failed check reads as a
+ * diagnostic, with the index, the axis, the extent and the thread. */
+static void test_kernel_failed_check(void)
+{
+    pykrt_module *m;
+    pykrt_kernel *k;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("checks.yaml"), &m));
+    ASSERT_OK(pykrt_kernel_get(m, "scaled", &k));
+    pykrt_array a = {.data = 0x1000, .dtype = PYKRT_INT64, .ndim = 1, .shape = {64}, .strides = {8}};
+    pykrt_arg args[3] = {pykrt_arg_array(&a), pykrt_arg_array(&a), pykrt_arg_int64(2)};
+    pykrt_launch_config cfg = {{2, 1, 1}, {33, 1, 1}, 0, NULL};
+    const int thread[6] = {31, 0, 0, 1, 0, 0}, thread3d[6] = {1, 2, 0, 0, 1, 0};
+    const long long detail[3] = {64, 0, 64};
+    fake.raise_next(1, thread, detail);
+    ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch(k, &cfg, args, 3),
+               "pykrt_launch(scaled): checks.pyk:10:14: error: index 64 out of bounds for axis 0 with size 64 "
+               "(thread 31 of block 1)");
+    fake.raise_next(2, thread3d, (const long long[3]){0, 0, 0});
+    ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, pykrt_launch(k, &cfg, args, 3),
+               "pykrt_launch(scaled): checks.pyk:10:14: error: integer division or modulo by zero "
+               "(thread (1, 2, 0) of block (0, 1, 0))");
+    ASSERT_OK(pykrt_launch(k, &cfg, args, 3));
     ASSERT_OK(pykrt_module_unload(m));
 }
 
@@ -497,15 +522,64 @@ static void test_module_load_driver_error(void)
     ASSERT(m == NULL);
 }
 
+/* "fnv1a64:" and the 16 hex digits of FNV-1a over text. */
+static const char *digest_of(const char *text, char out[25])
+{
+    snprintf(out, 25, "fnv1a64:%016llx", (unsigned long long)pk_fnv1a64(text, strlen(text)));
+    return out;
+}
+
+/* pykrt_module_bind: the interface digest is FNV-1a of each kernel's
+ * `entry(type,...)` line, as docs/manifest.md spells it; a match gives the
+ * kernels in manifest order, anything else is refused. */
+static void test_module_bind(void)
+{
+    pykrt_module *m;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("specs.yaml"), &m));
+    char want[25], other[25];
+    digest_of("scale(float32[1],float32)\nscale__95569457(float64[1],float64)\n"
+              "scale__12a548ca(float32[1],float32)\n", want);
+    pykrt_kernel *k[3] = {NULL, NULL, NULL}, *third;
+    ASSERT_OK(pykrt_module_bind(m, want, k, 3));
+    ASSERT_OK(pykrt_kernel_at(m, 2, &third));
+    ASSERT(k[2] == third && k[0] != k[1]);
+    ASSERT_OK(pykrt_module_bind(m, want, NULL, 0));
+    /* a kernel's parameter of another dtype, or one kernel fewer */
+    digest_of("scale(float32[1],float64)\nscale__95569457(float64[1],float64)\n"
+              "scale__12a548ca(float32[1],float32)\n", other);
+    ASSERT_ERR(PYKRT_ERROR_STALE, pykrt_module_bind(m, other, k, 3), "are not the ones the header was generated for");
+    ASSERT_CONTAINS(pykrt_last_error(), other);
+    ASSERT_ERR(PYKRT_ERROR_STALE, pykrt_module_bind(m, digest_of("scale(float32[1],float32)\n", other), NULL, 0),
+               "specs.yaml");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_module_bind(m, want, k, 2), "room for 2 kernels, the module has 3");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_module_bind(m, "fnv1a64:123", k, 3), "is not fnv1a64:");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_module_bind(m, want, NULL, 3), "kernels is NULL");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_module_bind(m, NULL, k, 3), "digest is NULL");
+    ASSERT_OK(pykrt_module_unload(m));
+    ASSERT_ERR(PYKRT_ERROR_INVALID_HANDLE, pykrt_module_bind(m, want, k, 3), "pykrt_module_bind");
+
+    /* every dtype; records; a tuple, its member dtypes in parentheses */
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("abi.yaml"), &m));
+    digest_of("scalars(int8,int16,int32,int64,uint8,uint16,uint32,uint64,float16,float32,float64,bool,complex64,"
+              "complex128,float64[1])\n"
+              "arrays(float64[2],float32[2],int32[3],int64[1])\n"
+              "coop(int32[1])\ndynshared(float32[1])\nuse_const(float32[1])\nrng(record[1],uint64[1])\n"
+              "tuples((int32,float64,float64,complex64),int16,float64[1])\nnoargs()\n", want);
+    ASSERT_OK(pykrt_module_bind(m, want, NULL, 0));
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
 const t_case module_tests[] = {
     T(test_load_vadd),
     T(test_kernel_not_found),
     T(test_kernel_for_args),
     T(test_kernel_exception),
+    T(test_kernel_failed_check),
     T(test_arch_choice),
     T(test_arch_variants),
     T(test_load_memory),
     T(test_load_memory_sizes),
+    T(test_module_bind),
     T(test_entry_missing),
     T(test_entry_parameters),
     T(test_ptx_reader),

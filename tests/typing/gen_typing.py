@@ -1128,11 +1128,44 @@ def theme_eager():
                  "types come from the signature.", funcs)
 
 
+def theme_iterators():
+    funcs = [
+        Func("ranges", [("n", "int64[::1]"), ("m", "int32"), ("u", "uint64")], [
+            assign("r", "range(2, n[0], 3)"), assign("r32", "range(m)"), assign("ru", "range(u)"),
+            assign("r_mixed", "range(m, n[0])"), assign("l", "len(r)"), assign("l32", "len(r32)"),
+            assign("lu", "len(ru)"), assign("l_lit", "len(range(5))"), assign("start", "r.start"),
+            assign("stop32", "r32.stop"), assign("step_u", "ru.step"), assign("s", "r.start + r32.stop"),
+            assign("c_int", "5 in r"), assign("c_float", "5.5 not in r"), assign("c_complex", "1j in r"),
+            assign("c_bool", "True in r32"), assign("c_tuple", "(1, 2) in r"), assign("c_chain", "0 < m in r32"),
+            assign("t", "(r, r32)"), assign("t0", "t[0]"),
+        ]),
+        Func("iterators", [("n", "int64[::1]"), ("o", "float32[::1]"), ("f", "float32[:, :]")], [
+            assign("it", "iter(range(3))"), assign("ia", "iter(n)"), assign("it2", "iter(f)"),
+            assign("itt", "iter((1, 2, 3))"), assign("same", "iter(ia)"), assign("e", "enumerate(n)"),
+            assign("e5", "enumerate(o, 5)"), assign("ee", "enumerate(enumerate(f), 3)"),
+            assign("z", "zip(n, o, range(4))"), assign("z0", "zip()"), assign("z1", "zip(n)"),
+            assign("ze", "zip(enumerate(n), zip(o, (1.5, 2.5)))"), assign("x", "next(ia)"),
+            assign("row", "next(it2)"), assign("pair", "next(ee)"), assign("triple", "next(z)"),
+            assign("nested", "next(ze)"), assign("t", "(e, z0)"),
+        ]),
+        Func("loops", [("n", "int64[::1]"), ("c", "float32[:, ::1]"), ("g", "float32[::1, :]")], [
+            ("rows", "for row in c:\n    n[0] += 1"),
+            ("frows", "for frow in g:\n    n[0] += 1"),
+            ("enum", "for i, (j, v) in enumerate(enumerate(n)):\n    n[0] += i + j + v"),
+            ("zips", "for (k, w), (p, q) in zip(enumerate(c), zip(range(2), n)):\n    n[0] += k + p + q"),
+            ("shared", "e = enumerate(n)\nfor a, b in e:\n    break\nfor a2, b2 in e:\n    n[0] += a2"),
+        ], split=False),
+    ]
+    return Theme("iterators", "ranges and iterators as values: range states of three types, their len, "
+                 "members and `in`; getiter's iterators, iter(), next(), enumerate() and zip() nested; "
+                 "for loops over them.", funcs)
+
+
 THEMES = [theme_arith, theme_division, theme_compare, theme_bitwise, theme_unary, theme_mixed,
           theme_literals, theme_builtins, theme_math, theme_cmath, theme_cuda, theme_arrays,
           theme_complex, theme_tuples, theme_tupleops, theme_operator, theme_ufuncs, theme_slicestore, theme_enums,
           theme_namedtuples, theme_tupleparams, theme_unify, theme_annotated, theme_augassign,
-          theme_condexpr, theme_device, theme_calls, theme_eager]
+          theme_condexpr, theme_device, theme_calls, theme_eager, theme_iterators]
 
 # ---------------------------------------------------------------------------------------------
 # Typing through numba-cuda

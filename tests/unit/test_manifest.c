@@ -50,13 +50,13 @@ static Manifest sample(void) {
         {"sm_90a", "8.0", "cubin", "k.sm_90a.cubin", "fnv1a64:fedcba9876543210"},
     };
     static ManifestKernel kernels[] = {
-        {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, {0, 0, 0, 0, false, 0}, 0, false, false},
-        {"scale", "_Z5scale", scale_params, 3, scale_ptx, 8, 4096, true, {256, 2, 0, 64, true, 100}, 32, true, true},
+        {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, {0, 0, 0, 0, false, 0}, 0, false, false, 0},
+        {"scale", "_Z5scale", scale_params, 3, scale_ptx, 8, 4096, true, {256, 2, 0, 64, true, 100}, 32, true, true, CHECK_BOUNDS | CHECK_DIV0},
     };
     static const long lut_shape[] = {4, 4};
     static ManifestConst consts[] = {{"LUT", "float32", 2, lut_shape, 64}};
-    static const ExceptionSite exceptions[] = {{"AssertionError", "bad index", "scale", "src/k.pyk", 12},
-                                               {"ValueError", NULL, "scale", "k.pyk", 14}};
+    static const ExceptionSite exceptions[] = {{EXC_RAISE, "AssertionError", "bad index", "scale", "src/k.pyk", 12, 5},
+                                               {EXC_BOUNDS, "IndexError", NULL, "scale", "k.pyk", 14, 9}};
     return (Manifest){"samples/k.pyk", "fnv1a64:e71fa2190541574b", targets, 2, kernels, 2, consts, 1, exceptions, 2};
 }
 
@@ -176,7 +176,14 @@ static void check_kernels(yaml_document_t *doc) {
     ASSERT_AT(doc, "exceptions/0/message", "bad index");
     ASSERT_AT(doc, "exceptions/0/file", "k.pyk");
     ASSERT_AT(doc, "exceptions/0/line", "12");
+    ASSERT_AT(doc, "exceptions/0/kind", "raise");
+    ASSERT_AT(doc, "exceptions/0/column", "5");
     ASSERT_AT(doc, "exceptions/1/code", "2");
+    ASSERT_AT(doc, "exceptions/1/kind", "bounds");
+    ASSERT_AT(doc, "kernels/1/checks/0", "bounds");
+    ASSERT_AT(doc, "kernels/1/checks/1", "div0");
+    ASSERT(count(at(doc, "kernels/1/checks")) == 2);
+    ASSERT(count(at(doc, "kernels/0/checks")) == 0);
     ASSERT(at(doc, "exceptions/1/message") == NULL);
     ASSERT_AT(doc, "constants/0/name", "LUT");
     ASSERT(count(at(doc, "constants/0/shape")) == 2);

@@ -1,5 +1,5 @@
 # builtins: abs min max round int float bool complex divmod pow len range
-# enumerate zip bit_count.
+# enumerate zip iter next bit_count.
 N = 256
 
 
@@ -20,3 +20,8 @@ case("builtins.divmod_pow", [ints("int64", N, -1000, 1000), nonzero("int64"), sp
 case("builtins.bit_count", [full_range("int64", N), full_range("uint64", N), full_range("int8", N), zeros("int64", (N, 3))], grid=4)
 case("builtins.range_forms", [ints("int64", 64, -3, 40), zeros("int64", (64, 7))])
 case("builtins.len_enumerate_zip", [normal("float32", (64, 7)), ints("int32", 7), zeros("float64", (64, 7))], tol=ulp(1))
+case("iterators.range_values", [ints("int64", 64, -3, 40), zeros("int64", (64, 8))])
+case("iterators.nested", [ints("int64", (64, 6), -50, 50), floats("float64", (64, 5), -20, 20), zeros("int64", (64, 7))])
+case("iterators.shared", [ints("int64", (64, 6), -50, 50), zeros("int64", (64, 5))])
+# the simulator raises StopIteration as Python does; the GPU's thread returns
+case("iterators.stop_iteration", [ints("int64", 64, -50, 50), zeros("int64", (64, 2))], sim=False)

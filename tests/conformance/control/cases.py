@@ -14,3 +14,4 @@ case("unroll.constants", [ints("int32", N), zeros("int64", (N, 6))], grid=4, sim
 case("unroll.arrays", [floats("float32", N), ints("int32", N), floats("float64", N), zeros("float64", N)], grid=4, sim=False)
 case("unroll.with_closure", [floats("float32", N), ints("int32", N), zeros("float64", (N, 3))], grid=4, sim=False)
 case("unroll.sources", [zeros("float64", (N, 7)), (np.int32(3), np.float64(2.5), np.int64(-7))], grid=4, sim=False)
+case("unroll.with_iterators", [floats("float32", N, -4, 4), ints("int32", N, -30, 30), zeros("float64", (N, 4))], grid=4, sim=False)
