@@ -113,6 +113,10 @@ struct Target {
     LLVMValueRef (*math)(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n);
     LLVMValueRef (*math_symbol)(CodeGen *g, const char *symbol, LLVMTypeRef ret, LLVMValueRef *args, int n);
     LLVMValueRef (*fast_fdiv)(CodeGen *g, FastDiv kind, LLVMValueRef a, LLVMValueRef b);
+    /* The float16 function `name` (sin, exp10, rcp, tanh_approx ...) of a
+     * half x as CUDA's cuda_fp16.hpp computes it, or NULL where that is
+     * the float32 function rounded to half. */
+    LLVMValueRef (*half_math)(CodeGen *g, const char *name, LLVMValueRef x);
     /* Prints format (a NUL-terminated string's generic pointer) with the
      * values it names, as printf would. */
     void (*print)(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, int n);

@@ -1461,7 +1461,7 @@ static const Entity entities[] = {
     FP16("hrcp", fp16_unary, FP16_RCP),
     RULE("numba.cuda.fp16.atomicAdd", type_fp16_atomic_add, NULL, LW_NONE, 0),
     FP16_VIA("hsqrt", "sqrt"), FP16_VIA("hrsqrt", "rsqrt"), FP16_VIA("hsin", "sin"), FP16_VIA("hcos", "cos"),
-    FP16_VIA("htanh", "tanh"), FP16_VIA("htanh_approx", "tanh"), FP16_VIA("hexp", "exp"), FP16_VIA("hexp2", "exp2"),
+    FP16_VIA("htanh", "tanh"), FP16_VIA("htanh_approx", "tanh_approx"), FP16_VIA("hexp", "exp"), FP16_VIA("hexp2", "exp2"),
     FP16_VIA("hexp10", "exp10"), FP16_VIA("hlog", "log"), FP16_VIA("hlog2", "log2"), FP16_VIA("hlog10", "log10"),
     FP16_VIA("hrint", "rint"), FP16_VIA("htrunc", "trunc"), FP16_VIA("hceil", "ceil"), FP16_VIA("hfloor", "floor"),
 

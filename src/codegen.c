@@ -582,78 +582,161 @@ static LLVMValueRef float_divmod(CodeGen *g, LLVMValueRef a, LLVMValueRef b, con
     return LLVMBuildSelect(B, b_zero, plain, result, "");
 }
 
-/* x ** n by squaring, in a helper function built once a module per type,
- * as Numba's int_power_impl computes it for int and float bases alike. A
- * negative n gives 1/x**|n| for floats; for ints 1 when x is 1, +-1 when x
- * is -1, the minimum int when x is 0 (NumPy's error value) and else 0. */
-static LLVMValueRef power_by_squaring(CodeGen *g, LLVMValueRef a, LLVMValueRef e) {
-    LLVMTypeRef ty = LLVMTypeOf(a), ety = LLVMTypeOf(e);
-    bool fp = LLVMGetTypeKind(ty) != LLVMIntegerTypeKind;
-    if (LLVMIsAConstantInt(e)) {
-        /* x ** 2, x ** 3: plain multiplies, which fuse into what follows */
-        long long k = LLVMConstIntGetSExtValue(e);
-        if (k >= 1 && k <= 4) {
-            LLVMValueRef r = a;
-            for (long long i = 1; i < k; i++) r = fp ? fp_op(g, LLVMBuildFMul(g->b, r, a, "")) : LLVMBuildMul(g->b, r, a, "");
-            return r;
-        }
+/* ---- x ** n for an int n, as Numba's int_power_impl and static_power_impl ---- */
+
+static LLVMValueRef pow_mul(CodeGen *g, bool fp, LLVMValueRef a, LLVMValueRef b) {
+    return fp ? fp_op(g, LLVMBuildFMul(g->b, a, b, "")) : LLVMBuildMul(g->b, a, b, "");
+}
+
+/* 1.0 / r as Numba writes it for a float r: a float64 division, rounded to
+ * r's type after (once more, harmlessly, for float32). */
+static LLVMValueRef pow_invert(CodeGen *g, LLVMValueRef r, const Type *t) {
+    LLVMValueRef one = LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 1.0);
+    LLVMValueRef q = fp_op(g, LLVMBuildFDiv(g->b, one, convert(g, r, t, &ty_float64), ""));
+    return convert(g, q, &ty_float64, t);
+}
+
+/* The int result of a negative power whose base is `test`: 0 ** -n is the
+ * minimum int (NumPy's error value), 1 and -1 keep `r`, the rest give 0. */
+static LLVMValueRef pow_int_negative(CodeGen *g, LLVMValueRef test, LLVMValueRef r) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef ty = LLVMTypeOf(r);
+    LLVMValueRef zero = LLVMConstNull(ty), min = LLVMConstInt(ty, 1ULL << (LLVMGetIntTypeWidth(ty) - 1), false);
+    LLVMValueRef one = LLVMBuildICmp(B, LLVMIntEQ, test, LLVMConstInt(ty, 1, false), "");
+    LLVMValueRef unit = LLVMBuildOr(B, one, LLVMBuildICmp(B, LLVMIntEQ, test, LLVMConstAllOnes(ty), ""), "");
+    LLVMValueRef other = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, test, zero, ""), min, zero, "");
+    return LLVMBuildSelect(B, unit, r, other, "");
+}
+
+/* x ** k for a literal k, |k| <= 0x10000 (static_power_impl): the
+ * squarings unrolled, the result inverted for a negative k (an int's by
+ * its value, not the base's). Numba's first multiplication, by 1, LLVM
+ * folds away. */
+static LLVMValueRef pow_unrolled(CodeGen *g, LLVMValueRef a, long long k, const Type *t) {
+    bool fp = t->kind == TY_FLOAT;
+    LLVMValueRef r = NULL, val = a;
+    for (unsigned long long e = k < 0 ? -(unsigned long long)k : (unsigned long long)k; e; e >>= 1) {
+        if (e & 1) r = r ? pow_mul(g, fp, r, val) : val;
+        if (e > 1) val = pow_mul(g, fp, val, val);
     }
-    char name[48];
-    /* 1/x differs under fastmath: a helper of its own */
-    if (fp) snprintf(name, sizeof name, "pykc.fpow.%s%s", LLVMGetTypeKind(ty) == LLVMFloatTypeKind ? "f32" : "f64",
-                     fast_f32(g, a) ? ".fast" : "");
-    else snprintf(name, sizeof name, "pykc.ipow.i%u", LLVMGetIntTypeWidth(ty));
+    if (!r) return fp ? LLVMConstReal(LLVMTypeOf(a), 1.0) : LLVMConstInt(LLVMTypeOf(a), 1, false);
+    if (k > 0) return r;
+    return fp ? pow_invert(g, r, t) : pow_int_negative(g, r, r);
+}
+
+/* The loop of int_power: r *= x for each set bit of n, x squared each
+ * step, from the block the builder is at; ends at a new block. */
+static LLVMValueRef pow_loop(CodeGen *g, LLVMValueRef fn, LLVMValueRef a, LLVMValueRef n, bool fp) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef ty = LLVMTypeOf(a), ety = LLVMTypeOf(n);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->ctx, fn, "loop");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, fn, "loop.done");
+    LLVMValueRef zero = LLVMConstNull(ety), one = fp ? LLVMConstReal(ty, 1.0) : LLVMConstInt(ty, 1, false);
+    LLVMBuildBr(B, loop);
+    LLVMPositionBuilderAtEnd(B, loop);
+    LLVMValueRef acc = LLVMBuildPhi(B, ty, "acc"), x = LLVMBuildPhi(B, ty, "x"), e = LLVMBuildPhi(B, ety, "n");
+    LLVMValueRef odd = LLVMBuildTrunc(B, e, LLVMInt1TypeInContext(g->ctx), "");
+    LLVMValueRef acc2 = LLVMBuildSelect(B, odd, pow_mul(g, fp, acc, x), acc, "");
+    LLVMValueRef x2 = pow_mul(g, fp, x, x);
+    LLVMValueRef e2 = LLVMBuildLShr(B, e, LLVMConstInt(ety, 1, false), "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, e2, zero, ""), loop, done);
+    LLVMValueRef acc_in[] = {one, acc2}, x_in[] = {a, x2}, e_in[] = {n, e2};
+    LLVMBasicBlockRef in[] = {from, loop};
+    LLVMAddIncoming(acc, acc_in, in, 2);
+    LLVMAddIncoming(x, x_in, in, 2);
+    LLVMAddIncoming(e, e_in, in, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    /* the loop ran once; x ** 0 is 1 */
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, n, zero, ""), one, acc2, "");
+}
+
+/* The body of int_power for base type t and exponent type tb: n = |e|
+ * (the caller has raised for the e whose negation overflows); past
+ * 0x10000 the float64 pow of both; else the loop, inverted for e < 0 (a
+ * float by 1.0 / r, an int as pow_int_negative says, whatever the path). */
+static void pow_body(CodeGen *g, LLVMValueRef fn, const Type *t, const Type *tb) {
+    LLVMBuilderRef B = g->b;
+    bool fp = t->kind == TY_FLOAT;
+    LLVMValueRef a = LLVMGetParam(fn, 0), e = LLVMGetParam(fn, 1);
+    LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(g->ctx, fn, "entry"));
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(e));
+    LLVMValueRef neg = LLVMConstInt(i1(g), 0, false), n = e;
+    if (tb->is_signed) {
+        neg = LLVMBuildICmp(B, LLVMIntSLT, e, zero, "");
+        n = LLVMBuildSelect(B, neg, LLVMBuildNeg(B, e, ""), e, "");
+    }
+    LLVMBasicBlockRef far = LLVMAppendBasicBlockInContext(g->ctx, fn, "far"), near = LLVMAppendBasicBlockInContext(g->ctx, fn, "near");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, fn, "done");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntUGT, n, LLVMConstInt(LLVMTypeOf(e), 0x10000, false), ""), far, near);
+    LLVMPositionBuilderAtEnd(B, far);
+    LLVMValueRef fa = convert(g, a, t, &ty_float64), fe = convert(g, e, tb, &ty_float64);
+    LLVMValueRef args[] = {fa, fe};
+    LLVMValueRef far_r = convert(g, math_call(g, "pow", &ty_float64, args, 2), &ty_float64, t);
+    LLVMBasicBlockRef far_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, near);
+    LLVMValueRef near_r = pow_loop(g, fn, a, n, fp);
+    if (fp) near_r = LLVMBuildSelect(B, neg, pow_invert(g, near_r, t), near_r, "");
+    LLVMBasicBlockRef near_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef r = LLVMBuildPhi(B, LLVMTypeOf(a), "");
+    LLVMValueRef rs[] = {far_r, near_r};
+    LLVMBasicBlockRef from[] = {far_end, near_end};
+    LLVMAddIncoming(r, rs, from, 2);
+    if (!fp) r = LLVMBuildSelect(B, neg, pow_int_negative(g, a, r), r, "");
+    LLVMBuildRet(B, r);
+}
+
+/* x ** e through int_power's helper, built once a module for each base
+ * and exponent type and floating-point model. */
+static LLVMValueRef pow_call(CodeGen *g, LLVMValueRef a, LLVMValueRef e, const Type *t, const Type *tb) {
+    char name[64];
+    snprintf(name, sizeof name, "pykc.pow.%c%d.%c%d%s%s", t->kind == TY_FLOAT ? 'f' : t->is_signed ? 'i' : 'u', t->bits,
+             tb->is_signed ? 'i' : 'u', tb->bits, g->ftz ? ".ftz" : "", g->fastmath ? ".fast" : "");
+    LLVMTypeRef params[] = {LLVMTypeOf(a), LLVMTypeOf(e)};
+    LLVMTypeRef fty = LLVMFunctionType(LLVMTypeOf(a), params, 2, false);
     LLVMValueRef f = LLVMGetNamedFunction(g->mod, name);
-    LLVMTypeRef params[] = {ty, ety};
-    LLVMTypeRef fty = LLVMFunctionType(ty, params, 2, false);
     if (!f) {
         f = LLVMAddFunction(g->mod, name, fty);
         LLVMSetLinkage(f, LLVMInternalLinkage);
-        /* built with g's builder, which the division's lowering uses */
-        LLVMBuilderRef B = LLVMCreateBuilderInContext(g->ctx), outer = g->b;
-        g->b = B;
-        LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->ctx, f, "entry");
-        LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->ctx, f, "loop");
-        LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->ctx, f, "done");
-        LLVMPositionBuilderAtEnd(B, entry);
-        LLVMValueRef base = LLVMGetParam(f, 0), exp = LLVMGetParam(f, 1), zero = LLVMConstNull(ety);
-        LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, exp, zero, "");
-        LLVMValueRef n = LLVMBuildSelect(B, neg, LLVMBuildNeg(B, exp, ""), exp, "");
-        LLVMValueRef one = fp ? LLVMConstReal(ty, 1.0) : LLVMConstInt(ty, 1, false);
-        LLVMBuildBr(B, loop);
-        LLVMPositionBuilderAtEnd(B, loop);
-        LLVMValueRef acc = LLVMBuildPhi(B, ty, "acc"), b = LLVMBuildPhi(B, ty, "b"), x = LLVMBuildPhi(B, ety, "n");
-        LLVMValueRef odd = LLVMBuildTrunc(B, x, LLVMInt1TypeInContext(g->ctx), "");
-        LLVMValueRef prod = fp ? LLVMBuildFMul(B, acc, b, "") : LLVMBuildMul(B, acc, b, "");
-        LLVMValueRef acc2 = LLVMBuildSelect(B, odd, prod, acc, "");
-        LLVMValueRef b2 = fp ? LLVMBuildFMul(B, b, b, "") : LLVMBuildMul(B, b, b, "");
-        LLVMValueRef x2 = LLVMBuildLShr(B, x, LLVMConstInt(ety, 1, false), "");
-        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, x2, zero, ""), loop, done);
-        LLVMValueRef acc_in[] = {one, acc2}, b_in[] = {base, b2}, x_in[] = {n, x2};
-        LLVMBasicBlockRef from[] = {entry, loop};
-        LLVMAddIncoming(acc, acc_in, from, 2);
-        LLVMAddIncoming(b, b_in, from, 2);
-        LLVMAddIncoming(x, x_in, from, 2);
-        LLVMPositionBuilderAtEnd(B, done);
-        /* the loop ran at least once; x ** 0 is 1 */
-        LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, n, zero, ""), one, acc2, "");
-        LLVMValueRef inv;
-        if (fp) {
-            inv = float_div(g, B, one, r, "");
-        } else {
-            LLVMValueRef minus1 = LLVMConstAllOnes(ty), z = LLVMConstNull(ty);
-            LLVMValueRef odd_e = LLVMBuildTrunc(B, exp, LLVMInt1TypeInContext(g->ctx), "");
-            inv = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, base, one, ""), one,
-                  LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, base, minus1, ""), LLVMBuildSelect(B, odd_e, minus1, one, ""),
-                  LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, base, z, ""),
-                                  LLVMConstInt(ty, 1ULL << (LLVMGetIntTypeWidth(ty) - 1), false), z, ""), ""), "");
-        }
-        LLVMBuildRet(B, LLVMBuildSelect(B, neg, inv, r, ""));
+        if (g->ftz) TARGET(g)->mark_fast_model(f);
+        /* built with g's builder, which the conversions and calls use */
+        LLVMBuilderRef outer = g->b;
+        g->b = LLVMCreateBuilderInContext(g->ctx);
+        pow_body(g, f, t, tb);
+        LLVMDisposeBuilder(g->b);
         g->b = outer;
-        LLVMDisposeBuilder(B);
     }
     LLVMValueRef args[] = {a, e};
     return LLVMBuildCall2(g->b, fty, f, args, 2, "");
+}
+
+/* A literal exponent's value, where it is one Numba unrolls. */
+static bool pow_literal(LLVMValueRef e, const Type *tb, long long *k) {
+    if (!LLVMIsAConstantInt(e)) return false;
+    *k = LLVMConstIntGetSExtValue(e);
+    if (!tb->is_signed && *k < 0) return false;
+    return *k >= -0x10000 && *k <= 0x10000;
+}
+
+/* x ** e, e an int of type tb; x's type t. Numba negates a negative e in
+ * tb's width and raises OverflowError where that stays negative (the
+ * minimum of tb); an int base is taken in the case's result type. */
+static LLVMValueRef power_int_exponent(CodeGen *g, LLVMValueRef a, LLVMValueRef e, const Type *t, const Type *tb) {
+    if (t->kind == TY_INT) t = type_int(t->bits > tb->bits ? t->bits : tb->bits, t->is_signed || tb->is_signed);
+    long long k;
+    if (pow_literal(e, tb, &k)) return pow_unrolled(g, a, k, t);
+    if (tb->is_signed) {
+        LLVMValueRef min = LLVMConstInt(LLVMTypeOf(e), 1ULL << (tb->bits - 1), false);
+        LLVMBasicBlockRef overflow = cg_new_block(g, "pow.overflow"), ok = cg_new_block(g, "pow.ok");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, e, min, ""), overflow, ok);
+        LLVMPositionBuilderAtEnd(g->b, overflow);
+        gen_raise(g, NULL);
+        LLVMPositionBuilderAtEnd(g->b, ok);
+    }
+    return pow_call(g, a, e, t, tb);
 }
 
 static LLVMValueRef complex_make(CodeGen *g, LLVMTypeRef ty, LLVMValueRef re, LLVMValueRef im);
@@ -696,9 +779,8 @@ static LLVMValueRef complex_pow(CodeGen *g, LLVMValueRef a, LLVMValueRef b, cons
 
 /* x ** y once both are converted to the chosen case's types. */
 static LLVMValueRef power(CodeGen *g, LLVMValueRef a, LLVMValueRef b, const Type *ta, const Type *tb) {
-    if (ta->kind == TY_INT) return power_by_squaring(g, a, convert(g, b, tb, ta));
     if (ta->kind == TY_COMPLEX) return complex_pow(g, a, b, ta);
-    if (tb->kind == TY_INT) return power_by_squaring(g, a, convert(g, b, tb, &ty_int64));
+    if (tb->kind == TY_INT) return power_int_exponent(g, a, b, ta, tb);
     LLVMValueRef args[] = {a, b};
     return math_call(g, "pow", ta, args, 2);
 }
@@ -740,8 +822,17 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
     case OP_DIV: {
         /* CPython's c_quot, as Numba divides: scale by the larger part of
          * the divisor so that neither the squares overflow nor precision
-         * goes; a zero divisor gives NaNs (no exception in a kernel). */
+         * goes; a zero divisor raises ZeroDivisionError (the function
+         * returns). */
         LLVMTypeRef ft = LLVMTypeOf(ar);
+        LLVMValueRef zero = LLVMConstNull(ft);
+        LLVMValueRef re_zero = LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, "");
+        LLVMValueRef both_zero = LLVMBuildAnd(B, re_zero, LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
+        LLVMBasicBlockRef by_zero = cg_new_block(g, "cdiv.zero"), ok = cg_new_block(g, "cdiv.ok");
+        LLVMBuildCondBr(B, both_zero, by_zero, ok);
+        LLVMPositionBuilderAtEnd(B, by_zero);
+        gen_raise(g, NULL);
+        LLVMPositionBuilderAtEnd(B, ok);
         LLVMTypeRef over[] = {ft};
         LLVMValueRef abs_r = cg_intrinsic(g, "llvm.fabs", over, 1, &br, 1), abs_i = cg_intrinsic(g, "llvm.fabs", over, 1, &bi, 1);
         LLVMValueRef real_big = LLVMBuildFCmp(B, LLVMRealOGE, abs_r, abs_i, "");
@@ -752,11 +843,6 @@ static LLVMValueRef complex_arith(CodeGen *g, Node *at, Op op, LLVMValueRef a, L
         LLVMValueRef re2 = float_div(g, B, LLVMBuildFAdd(B, LLVMBuildFMul(B, ar, ratio2, ""), ai, ""), denom2, "");
         LLVMValueRef im2 = float_div(g, B, LLVMBuildFSub(B, LLVMBuildFMul(B, ai, ratio2, ""), ar, ""), denom2, "");
         LLVMValueRef re = LLVMBuildSelect(B, real_big, re1, re2, ""), im = LLVMBuildSelect(B, real_big, im1, im2, "");
-        LLVMValueRef zero = LLVMConstNull(ft), nan = LLVMConstReal(ft, 0.0 / 0.0);
-        LLVMValueRef both_zero = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, br, zero, ""),
-                                              LLVMBuildFCmp(B, LLVMRealOEQ, bi, zero, ""), "");
-        re = LLVMBuildSelect(B, both_zero, nan, re, "");
-        im = LLVMBuildSelect(B, both_zero, nan, im, "");
         return complex_make(g, LLVMTypeOf(a), re, im);
     }
     default:
@@ -1572,9 +1658,26 @@ static LLVMValueRef array_minmax(CodeGen *g, Node *call, bool is_max) {
     return LLVMBuildLoad2(g->b, llvm_type(g, t), slot, "");
 }
 
+/* Whether min or max is of two float32s or float64s, which numba-cuda
+ * lowers to libdevice's fmin and fmax (a NaN gives the other operand; -0.0
+ * is less than +0.0) rather than by Python's comparisons. */
+static bool minmax_is_libdevice(const Node *call) {
+    if (call->item_len != 2) return false;
+    for (int i = 0; i < 2; i++) {
+        const Type *t = type_strip(call->items[i]->ty);
+        if (t->kind != TY_FLOAT || (t->bits != 32 && t->bits != 64)) return false;
+    }
+    return true;
+}
+
 static LLVMValueRef gen_minmax(CodeGen *g, Node *call, bool is_max) {
     if (call->item_len == 1 && call->items[0]->ty->kind == TY_ARRAY) return array_minmax(g, call, is_max);
     const Type *t = call->ty;
+    if (minmax_is_libdevice(call)) {
+        LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
+        LLVMValueRef args[] = {a, b};
+        return math_call(g, is_max ? "fmax" : "fmin", t, args, 2);
+    }
     bool of_tuple = call->item_len == 1;
     LLVMValueRef tuple = of_tuple ? gen_expr(g, call->items[0]) : NULL;
     int n = of_tuple ? call->items[0]->ty->elem_count : call->item_len;
@@ -1687,9 +1790,45 @@ static LLVMValueRef gen_divmod(CodeGen *g, Node *call) {
     return LLVMBuildInsertValue(g->b, out, r, 1, "");
 }
 
-/* round(x): to the nearest int, ties to even. round(x, n): scaled by
- * 10**n, rounded half to even and scaled back; numba-cuda's round_to_impl
- * keeps x when x * 10**n is not finite. */
+/* libdevice's llrint of a float64 (numba-cuda's round(x)): ties to even,
+ * saturating past the int64 range. */
+static LLVMValueRef nearest_int(CodeGen *g, LLVMValueRef d) {
+    return TARGET(g)->math_symbol(g, "llrint", i64(g), &d, 1);
+}
+
+/* round(x, n) as numba-cuda's round_to_impl (CPython's fallback
+ * double_round), in float64: x itself where it or x * 10**n is not
+ * finite; y = x * 10**n (n > 22: x * 10**(n-22) * 1e22) or x / 10**-n;
+ * z = llrint(y), or 2 * llrint(y / 2) where y is halfway; then scaled back
+ * the same way. z is an int, so -0.4 gives +0.0, and past 2**63 saturates. */
+static LLVMValueRef round_ndigits(CodeGen *g, LLVMValueRef x, LLVMValueRef n, const Type *t) {
+    LLVMBuilderRef B = g->b;
+    LLVMTypeRef d = LLVMDoubleTypeInContext(g->ctx);
+    LLVMValueRef xd = convert(g, x, t, &ty_float64), zero = LLVMConstInt(i64(g), 0, false);
+    LLVMValueRef nonneg = LLVMBuildICmp(B, LLVMIntSGE, n, zero, "");
+    LLVMValueRef wide = LLVMBuildICmp(B, LLVMIntSGT, n, LLVMConstInt(i64(g), 22, false), "");
+    LLVMValueRef e = LLVMBuildSelect(B, wide, LLVMBuildSub(B, n, LLVMConstInt(i64(g), 22, false), ""), n, "");
+    e = LLVMBuildSelect(B, nonneg, e, LLVMBuildNeg(B, n, ""), "");
+    LLVMValueRef pow1 = power_int_exponent(g, LLVMConstReal(d, 10.0), e, &ty_float64, &ty_int64);
+    LLVMValueRef pow2 = LLVMBuildSelect(B, wide, LLVMConstReal(d, 1e22), LLVMConstReal(d, 1.0), "");
+    LLVMValueRef up = fp_op(g, LLVMBuildFMul(B, fp_op(g, LLVMBuildFMul(B, xd, pow1, "")), pow2, ""));
+    LLVMValueRef y = LLVMBuildSelect(B, nonneg, up, fp_op(g, LLVMBuildFDiv(B, xd, pow1, "")), "");
+    LLVMValueRef z = convert(g, nearest_int(g, y), &ty_int64, &ty_float64);
+    LLVMValueRef off = fp_op(g, LLVMBuildFSub(B, y, z, ""));
+    LLVMValueRef half = LLVMBuildFCmp(B, LLVMRealOEQ, cg_intrinsic(g, "llvm.fabs", &d, 1, &off, 1), LLVMConstReal(d, 0.5), "");
+    LLVMValueRef halved = convert(g, nearest_int(g, fp_op(g, LLVMBuildFDiv(B, y, LLVMConstReal(d, 2.0), ""))), &ty_int64, &ty_float64);
+    z = LLVMBuildSelect(B, half, fp_op(g, LLVMBuildFMul(B, LLVMConstReal(d, 2.0), halved, "")), z, "");
+    LLVMValueRef down = fp_op(g, LLVMBuildFDiv(B, fp_op(g, LLVMBuildFDiv(B, z, pow2, "")), pow1, ""));
+    LLVMValueRef r = convert(g, LLVMBuildSelect(B, nonneg, down, fp_op(g, LLVMBuildFMul(B, z, pow1, "")), ""), &ty_float64, t);
+    LLVMValueRef inf = LLVMConstReal(d, 1.0 / 0.0);
+    LLVMValueRef x_finite = LLVMBuildFCmp(B, LLVMRealOLT, cg_intrinsic(g, "llvm.fabs", &d, 1, &xd, 1), inf, "");
+    LLVMValueRef up_inf = LLVMBuildFCmp(B, LLVMRealOEQ, cg_intrinsic(g, "llvm.fabs", &d, 1, &up, 1), inf, "");
+    LLVMValueRef not_finite = LLVMBuildNot(B, x_finite, "");
+    LLVMValueRef keep = LLVMBuildOr(B, not_finite, LLVMBuildAnd(B, nonneg, up_inf, ""), "");
+    return LLVMBuildSelect(B, keep, x, r, "");
+}
+
+/* round(x): to the nearest int, ties to even. round(x, n): round_ndigits. */
 static LLVMValueRef gen_round(CodeGen *g, Node *call) {
     if (call->item_len == 1) {
         const Type *in = call->items[0]->ty;
@@ -1699,15 +1838,8 @@ static LLVMValueRef gen_round(CodeGen *g, Node *call) {
         return convert(g, cg_intrinsic(g, "llvm.roundeven", over, 1, &v, 1), in, call->ty);
     }
     LLVMValueRef x = arg_cast(g, call, 0);
-    LLVMValueRef n = convert(g, arg_cast(g, call, 1), call->casts[1], &ty_int32);
-    LLVMValueRef pargs[] = {LLVMConstReal(LLVMDoubleTypeInContext(g->ctx), 10.0), n};
-    LLVMValueRef scale = convert(g, math_call(g, "powi", &ty_float64, pargs, 2), &ty_float64, call->casts[0]);
-    LLVMValueRef y = LLVMBuildFMul(g->b, x, scale, "");
-    LLVMTypeRef over[] = {LLVMTypeOf(y)};
-    LLVMValueRef r = float_div(g, g->b, cg_intrinsic(g, "llvm.roundeven", over, 1, &y, 1), scale, "");
-    LLVMValueRef mag = cg_intrinsic(g, "llvm.fabs", over, 1, &y, 1);
-    LLVMValueRef finite = LLVMBuildFCmp(g->b, LLVMRealOLT, mag, LLVMConstReal(LLVMTypeOf(y), 1.0 / 0.0), "");
-    return LLVMBuildSelect(g->b, finite, r, x, "");
+    LLVMValueRef n = convert(g, arg_cast(g, call, 1), call->casts[1], &ty_int64);
+    return round_ndigits(g, x, n, call->casts[0]);
 }
 
 /* sum(t[, start]): acc = start, then acc = acc + x for each element x,
@@ -1803,6 +1935,15 @@ static LLVMValueRef math_two_parts(CodeGen *g, Node *call, const char *name, con
     return LLVMBuildInsertValue(g->b, t, LLVMBuildLoad2(g->b, other, slot, ""), 1, "");
 }
 
+/* A float16 function as cuda_fp16.hpp computes it: the target's own form,
+ * or the float32 function rounded to half. */
+static LLVMValueRef half_math(CodeGen *g, const char *name, LLVMValueRef x) {
+    LLVMValueRef r = TARGET(g)->half_math(g, name, x);
+    if (r) return r;
+    LLVMValueRef f = convert(g, x, &ty_float16, &ty_float32);
+    return convert(g, math_call(g, name, &ty_float32, &f, 1), &ty_float32, &ty_float16);
+}
+
 static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
     LLVMValueRef args[3];
     for (int i = 0; i < call->item_len; i++) args[i] = arg_cast(g, call, i);
@@ -1816,10 +1957,8 @@ static LLVMValueRef gen_math(CodeGen *g, Node *call, const Entity *e) {
             if (call->casts[i]->kind == TY_INT) args[i] = convert(g, args[i], call->casts[i], &ty_float64);
         in = &ty_float64;
     }
-    if (in == &ty_float16) { /* float16 math runs in float32 and rounds back */
-        args[0] = convert(g, args[0], in, &ty_float32);
-        return convert(g, math_call(g, e->lower_name, &ty_float32, args, 1), &ty_float32, call->ty);
-    }
+    if (in == &ty_float16) /* numba-cuda's float16 overloads: cuda_fp16.hpp's hsin ... */
+        return convert(g, half_math(g, e->lower_name, args[0]), &ty_float16, call->ty);
     switch (op) {
     case MATH_DEGREES: case MATH_RADIANS: {
         double k = op == MATH_DEGREES ? 57.29577951308232 : 0.017453292519943295;
@@ -1946,7 +2085,7 @@ static LLVMValueRef gen_warp(CodeGen *g, Node *call, const Entity *e) {
 }
 
 /* cuda.fp16: half arithmetic in LLVM's half type (sm_53+ runs it
- * natively); transcendental functions through float32. */
+ * natively); transcendental functions as cuda_fp16.hpp computes them. */
 static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     static const Op ops[] = {[FP16_ADD] = OP_ADD, [FP16_SUB] = OP_SUB, [FP16_MUL] = OP_MUL, [FP16_DIV] = OP_DIV,
                              [FP16_EQ] = OP_EQ,   [FP16_NE] = OP_NE,   [FP16_GT] = OP_GT,   [FP16_GE] = OP_GE,
@@ -1956,7 +2095,9 @@ static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     for (int i = 0; i < call->item_len && i < 3; i++) a[i] = arg_cast(g, call, i);
     LLVMTypeRef over[] = {LLVMHalfTypeInContext(g->ctx)};
     switch (op) {
-    case FP16_EQ: case FP16_NE: case FP16_GT: case FP16_GE: case FP16_LT: case FP16_LE:
+    case FP16_NE: /* __hne is setp.ne.f16: false where either is NaN, unlike != */
+        return LLVMBuildFCmp(g->b, LLVMRealONE, a[0], a[1], "");
+    case FP16_EQ: case FP16_GT: case FP16_GE: case FP16_LT: case FP16_LE:
         return compare(g, ops[op], a[0], a[1], &ty_float16);
     case FP16_ADD: case FP16_SUB: case FP16_MUL: case FP16_DIV:
         return arith(g, call, ops[op], a[0], a[1], &ty_float16, &ty_float16, &ty_float16);
@@ -1965,12 +2106,10 @@ static LLVMValueRef gen_fp16(CodeGen *g, Node *call, const Entity *e) {
     case FP16_FMA: return cg_intrinsic(g, "llvm.fma", over, 1, a, 3);
     case FP16_MAX: return cg_intrinsic(g, "llvm.maxnum", over, 1, a, 2);
     case FP16_MIN: return cg_intrinsic(g, "llvm.minnum", over, 1, a, 2);
-    case FP16_RCP: case FP16_VIA_FLOAT32: break;
+    case FP16_RCP: return half_math(g, "rcp", a[0]);
+    case FP16_VIA_FLOAT32: break;
     }
-    LLVMValueRef f = convert(g, a[0], &ty_float16, &ty_float32);
-    LLVMValueRef r = op == FP16_RCP ? TARGET(g)->math_symbol(g, "frcp_rn", LLVMFloatTypeInContext(g->ctx), &f, 1)
-                                    : math_call(g, e->lower_name, &ty_float32, &f, 1);
-    return convert(g, r, &ty_float32, &ty_float16);
+    return half_math(g, e->lower_name, a[0]);
 }
 
 /* A comparison of cuda.bf16: ordered (false where either is NaN) or

@@ -46,6 +46,9 @@ static const char usage_text[] =
     "                       writes x.d for -o x.ptx, x.h.d and x.c.d for x.h and x.c\n"
     "  -Werror              treat warnings as errors\n"
     "  -Wignored-options    warn of cuda.jit options that do nothing here (cache, lto)\n"
+    "  -Wfp64-promotion     warn where a literal or an int widens float32 arithmetic to\n"
+    "                       float64, with a fix-it (float32(2.0))\n"
+    "  -Wall                every warning above\n"
     "  -ferror-limit=N      stop after N errors (default 20, 0 for no limit)\n"
     "  --diagnostics-format=FMT  text (default), json (GCC's JSON) or sarif (SARIF\n"
     "                       2.1.0): one document on stderr, every diagnostic with its\n"
@@ -161,8 +164,13 @@ static int parse_flag(Options *o, const char *arg) {
         {"-fsyntax-only", offsetof(Options, syntax_only)}, {"-M", offsetof(Options, dep_only)},
         {"-MD", offsetof(Options, dep_file)},  {"-v", offsetof(Options, verbose)},
         {"-Wignored-options", offsetof(Options, warn_ignored_options)},
+        {"-Wfp64-promotion", offsetof(Options, warn_fp64_promotion)},
         {"-Wextra", offsetof(Options, warn_ignored_options)}, {"-W", offsetof(Options, warn_ignored_options)},
     };
+    if (strcmp(arg, "-Wall") == 0) { /* every warning pykc has */
+        o->warn_ignored_options = o->warn_fp64_promotion = true;
+        return 1;
+    }
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (strcmp(arg, flags[i].name) == 0) {
             *(bool *)((char *)o + flags[i].field) = true;

@@ -13,7 +13,8 @@
  *
  * The floating-point model follows Numba (NVVM) and nvcc:
  *  - a*b+c fuses into fma.rn: codegen sets the `contract` flag on fadd,
- *    fsub and fmul, which the NVPTX back end fuses at every -O level;
+ *    fsub and fmul, which the NVPTX back end fuses at every -O level,
+ *    where Numba's toolchain would fuse (see "contraction" below);
  *  - fastmath (Numba's fastmath=True: NVVM's ftz=1 prec-div=0 prec-sqrt=0)
  *    is a function's model: the attributes below make its f32 division and
  *    square root div.approx / sqrt.approx and its f32 arithmetic flush
@@ -501,13 +502,99 @@ static bool link_copy(LLVMModuleRef m, const char *path, bool ftz, Diag *d) {
     return linked;
 }
 
+/* The functions m defines: before linking, pykc's own. */
+typedef struct {
+    LLVMValueRef *fns;
+    size_t n;
+} Defined;
+
+static Defined defined_functions(LLVMModuleRef m) {
+    Defined set = {NULL, 0};
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) set.n += !LLVMIsDeclaration(fn);
+    set.fns = malloc((set.n ? set.n : 1) * sizeof *set.fns);
+    if (!set.fns) ice("out of memory listing functions");
+    set.n = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn)) set.fns[set.n++] = fn;
+    return set;
+}
+
+static bool is_defined_in(const Defined *set, LLVMValueRef fn) {
+    for (size_t i = 0; i < set->n; i++)
+        if (set->fns[i] == fn) return true;
+    return false;
+}
+
+/* Numba's PTX leaves libdevice's a*b+c as mul.f64 and add.f64, which the
+ * driver's PTX compiler fuses into fma, as it does Numba's own; pykc's
+ * back end writes mul.rn and add.rn, never fused after it, so it fuses
+ * them itself, where they carry the contract flag (libdevice's bitcode
+ * leaves it off). */
+static void contract_function(LLVMValueRef fn) {
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
+            LLVMOpcode op = LLVMGetInstructionOpcode(inst);
+            if (op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul)
+                LLVMSetFastMathFlags(inst, LLVMGetFastMathFlags(inst) | LLVMFastMathAllowContract);
+        }
+}
+
+/* libdevice's int-to-float conversions that round toward zero, as inline
+ * PTX: LLVM 19's instcombine rewrites llvm.nvvm.i2f.rz and its kin into
+ * sitofp/uitofp, which round to the nearest (where NVVM and the back end
+ * keep cvt.rz). The float64 ones from 32 bits are exact either way. */
+static const struct {
+    const char *intrinsic, *ptx, *constraints;
+} rz_conversions[] = {
+    {"llvm.nvvm.i2f.rz", "cvt.rz.f32.s32 $0, $1;", "=f,r"},
+    {"llvm.nvvm.ui2f.rz", "cvt.rz.f32.u32 $0, $1;", "=f,r"},
+    {"llvm.nvvm.ll2f.rz", "cvt.rz.f32.s64 $0, $1;", "=f,l"},
+    {"llvm.nvvm.ull2f.rz", "cvt.rz.f32.u64 $0, $1;", "=f,l"},
+    {"llvm.nvvm.ll2d.rz", "cvt.rz.f64.s64 $0, $1;", "=d,l"},
+    {"llvm.nvvm.ull2d.rz", "cvt.rz.f64.u64 $0, $1;", "=d,l"},
+};
+
+/* Replaces every call of fn with the inline PTX `text`. */
+static void calls_as_ptx(LLVMModuleRef m, LLVMValueRef fn, const char *text, const char *constraints) {
+    LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+    LLVMValueRef asm_fn = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)constraints, strlen(constraints),
+                                           false, false, LLVMInlineAsmDialectATT, false);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+    LLVMUseRef use;
+    while ((use = LLVMGetFirstUse(fn))) {
+        LLVMValueRef call = LLVMGetUser(use);
+        if (!LLVMIsACallInst(call)) ice("libdevice takes the address of %s", text);
+        LLVMValueRef arg = LLVMGetOperand(call, 0);
+        LLVMPositionBuilderBefore(b, call);
+        LLVMReplaceAllUsesWith(call, LLVMBuildCall2(b, fty, asm_fn, &arg, 1, ""));
+        LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDisposeBuilder(b);
+}
+
+/* What Numba's toolchain does to libdevice that LLVM's pipeline would
+ * not: the contractions in each function linked in (those not in `own`),
+ * the rounding of the rz conversions. */
+static void compile_as_nvvm(LLVMModuleRef m, const Defined *own) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn) && !is_defined_in(own, fn)) contract_function(fn);
+    for (size_t i = 0; i < sizeof rz_conversions / sizeof rz_conversions[0]; i++) {
+        LLVMValueRef fn = LLVMGetNamedFunction(m, rz_conversions[i].intrinsic);
+        if (fn) calls_as_ptx(m, fn, rz_conversions[i].ptx, rz_conversions[i].constraints);
+    }
+}
+
 static bool link_libdevice(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
     const char *caller = first_libdevice_call(m);
     if (!caller) return true;
     char path[4096];
     if (!find_libdevice(cfg, caller, path, sizeof path, d)) return false;
-    for (int ftz = 0; ftz < 2; ftz++)
-        if (calls_copy(m, ftz) && !link_copy(m, path, ftz, d)) return false;
+    Defined own = defined_functions(m);
+    bool linked = true;
+    for (int ftz = 0; ftz < 2 && linked; ftz++) linked = !calls_copy(m, ftz) || link_copy(m, path, ftz, d);
+    if (linked) compile_as_nvvm(m, &own);
+    free(own.fns);
+    if (!linked) return false;
     internalize_libdevice(m);
     mark_ftz_copy(m);
     answer_reflect(m);
@@ -587,13 +674,89 @@ static const char *pipeline(int opt_level) {
 
 static bool nvptx_link(IrModule *m, Diag *d) { return link_libdevice(m->mod, m->cfg, d); }
 
+/* ---- contraction ------------------------------------------------------ */
+
+/* Numba's a*b+c: NVVM fuses a product into fma.rn where every use of it is
+ * an addition (p + p included), else leaves mul.f64 and add.f64, which the
+ * driver's PTX compiler fuses by the same rule: a product with a use that
+ * is not an addition, or five uses or more, stays a product everywhere.
+ * LLVM's NVPTX back end fuses, at every -O level, each fmul into the fadd
+ * or fsub using it where both carry the contract flag (and writes mul.rn
+ * and add.rn, which nothing fuses after it). So the flag goes where Numba's
+ * rule would fuse, and nowhere else. */
+
+static bool is_contractible(LLVMValueRef inst, LLVMOpcode want) {
+    return LLVMIsAInstruction(inst) && LLVMGetInstructionOpcode(inst) == want && LLVMCanValueUseFastMathFlags(inst) &&
+           (LLVMGetFastMathFlags(inst) & LLVMFastMathAllowContract);
+}
+
+static bool fuses_everywhere(LLVMValueRef mul) {
+    int n = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(mul); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if ((!is_contractible(user, LLVMFAdd) && !is_contractible(user, LLVMFSub)) || ++n >= 5) return false;
+    }
+    return true;
+}
+
+/* p + p of a product p = a * b that fuses: fma(a, b, p), as NVVM writes it,
+ * before LLVM's instcombine makes it p * 2.0, which nothing fuses. */
+static void fuse_doubled_product(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef add) {
+    static const char fma[] = "llvm.fma";
+    LLVMValueRef p = LLVMGetOperand(add, 0);
+    if (LLVMGetOperand(add, 1) != p || !is_contractible(p, LLVMFMul) || !fuses_everywhere(p)) return;
+    LLVMTypeRef t = LLVMTypeOf(p);
+    LLVMValueRef decl = LLVMGetIntrinsicDeclaration(m, LLVMLookupIntrinsicID(fma, sizeof fma - 1), &t, 1);
+    LLVMValueRef args[] = {LLVMGetOperand(p, 0), LLVMGetOperand(p, 1), p};
+    LLVMPositionBuilderBefore(b, add);
+    LLVMReplaceAllUsesWith(add, LLVMBuildCall2(b, LLVMGlobalGetValueType(decl), decl, args, 3, ""));
+    LLVMInstructionEraseFromParent(add);
+}
+
+/* The product again, with mul's flags but contract (LLVM's C API can only
+ * add flags). */
+static void uncontract(LLVMBuilderRef b, LLVMValueRef mul) {
+    LLVMPositionBuilderBefore(b, mul);
+    LLVMValueRef plain = LLVMBuildFMul(b, LLVMGetOperand(mul, 0), LLVMGetOperand(mul, 1), "");
+    LLVMSetFastMathFlags(plain, LLVMGetFastMathFlags(mul) & ~LLVMFastMathAllowContract);
+    LLVMReplaceAllUsesWith(mul, plain);
+    LLVMInstructionEraseFromParent(mul);
+}
+
+/* Calls f on each instruction of m, which f may replace (the walk goes on
+ * after it). */
+typedef void (*InstFn)(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef inst);
+
+static void each_instruction(LLVMModuleRef m, InstFn f) {
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef inst = LLVMGetFirstInstruction(bb), next; inst; inst = next) {
+                next = LLVMGetNextInstruction(inst);
+                f(m, b, inst);
+            }
+    LLVMDisposeBuilder(b);
+}
+
+static void fuse_if_doubled(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef inst) {
+    if (is_contractible(inst, LLVMFAdd)) fuse_doubled_product(m, b, inst);
+}
+
+static void limit_contraction(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef inst) {
+    if (is_contractible(inst, LLVMFMul) && !fuses_everywhere(inst)) uncontract(b, inst);
+}
+
 static bool nvptx_optimize(IrModule *m, Diag *d) {
     /* With the target machine the pass builder also runs NVPTX's own
      * callbacks (NVVMReflect and friends) at the pipeline's start. */
+    each_instruction(m->mod, fuse_if_doubled);
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
     LLVMErrorRef err = LLVMRunPasses(m->mod, pipeline(m->cfg->opt_level), m->machine, opts);
     LLVMDisposePassBuilderOptions(opts);
-    if (!err) return true;
+    if (!err) {
+        each_instruction(m->mod, limit_contraction);
+        return true;
+    }
     char *msg = LLVMGetErrorMessage(err);
     diag_plain(d, DIAG_ERROR, "LLVM's optimiser failed: %s", msg);
     LLVMDisposeErrorMessage(msg);
@@ -1046,6 +1209,88 @@ static LLVMValueRef nvptx_math(CodeGen *g, const char *name, const Type *t, LLVM
     return nvptx_math_symbol(g, symbol, cg_type(g, t), args, n);
 }
 
+/* ---- cuda_fp16.hpp's half functions ----------------------------------- */
+
+/* numba-cuda's cuda.fp16 functions (and math.sin ... of a float16) are
+ * cuda_fp16.hpp's, compiled apart from the kernel (no fastmath): most an
+ * approximate float32 instruction rounded to half, then the inputs it
+ * rounds the wrong way fixed up (SPEC_CASE: r + ulp where the input is
+ * spc). Their PTX, as the header writes it (abs.f16 as and.b16, which
+ * PTX 6.3 has). */
+#define HALF_FIX(key, spc, ulp)                                                                                        \
+    " {.reg.b16 spc, ulp, p;\n mov.b16 spc," spc ";\n mov.b16 ulp," ulp ";\n set.eq.f16.f16 p," key ", spc;\n"      \
+    " fma.rn.f16 r,p,ulp,r;\n }\n"
+#define HALF_IN " mov.b16 h,$1;\n cvt.f32.f16 f,h;\n"
+#define HALF_OUT " cvt.rn.f16.f32 r,f;\n"
+#define HALF_RET " mov.b16 $0,r;\n}"
+/* __float_simpl_sinf/cosf: the quadrant q from a*2/pi, the reduced x, the
+ * sine or cosine polynomial by q's parity, negated by q's bit 1. */
+#define HALF_TRIG(quadrant)                                                                                            \
+    "{.reg.b16 h,r,t;\n .reg.b32 f,ar,j,x,x2,z,zn,q,q1,q2,c8,c6,c4,c2,c1,c0;\n .reg.pred podd,pneg;\n" HALF_IN           \
+    " fma.rn.f32 ar,f,0f3F22F983,0f4B400000;\n mov.b32 q,ar;\n sub.rn.f32 j,ar,0f4B400000;\n"                          \
+    " fma.rn.f32 x,j,0fBFC90FDA,f;\n fma.rn.f32 x,j,0fB3A22168,x;\n" quadrant " mul.rn.f32 x2,x,x;\n"                  \
+    " and.b32 q1,q,1;\n setp.ne.u32 podd,q1,0;\n selp.f32 c8,0f37CCF5CE,0fB94CA1F9,podd;\n"                           \
+    " selp.f32 c6,0fBAB6061A,0f3C08839E,podd;\n selp.f32 c4,0f3D2AAAA5,0fBE2AAAA3,podd;\n"                             \
+    " selp.f32 c2,0fBF000000,0f00000000,podd;\n selp.f32 c1,x2,x,podd;\n selp.f32 c0,0f3F800000,x,podd;\n"            \
+    " fma.rn.f32 z,c8,x2,c6;\n fma.rn.f32 z,z,x2,c4;\n fma.rn.f32 z,z,x2,c2;\n fma.rn.f32 z,z,c1,c0;\n"               \
+    " and.b32 q2,q,2;\n setp.ne.u32 pneg,q2,0;\n neg.f32 zn,z;\n selp.f32 f,zn,z,pneg;\n" HALF_OUT
+
+static const struct {
+    const char *name, *ptx;
+} half_functions[] = {
+    {"sin", HALF_TRIG("") " and.b16 t,r,0x8000U;\n and.b16 r,r,0x7FFFU;\n and.b16 h,h,0x7FFFU;\n" HALF_FIX(
+                "h", "0X32B3U", "0x0800U") HALF_FIX("h", "0X5CB0U", "0x9000U") " or.b16 r,r,t;\n" HALF_RET},
+    {"cos", HALF_TRIG(" and.b32 q,q,3;\n add.u32 q,q,1;\n") " and.b16 h,h,0x7FFFU;\n" HALF_FIX("h", "0X2B7CU",
+                                                                                                "0x1000U") HALF_RET},
+    {"exp", "{.reg.b32 f,C,nZ;\n .reg.b16 h,r;\n" HALF_IN " mov.b32 C,0x3fb8aa3bU;\n mov.b32 nZ,0x80000000U;\n"
+            " fma.rn.f32 f,f,C,nZ;\n ex2.approx.ftz.f32 f,f;\n" HALF_OUT HALF_FIX("h", "0X1F79U", "0x9400U")
+                HALF_FIX("h", "0X25CFU", "0x9400U") HALF_FIX("h", "0XC13BU", "0x0400U")
+                    HALF_FIX("h", "0XC1EFU", "0x0200U") HALF_RET},
+    {"exp2", "{.reg.b32 f,ULP;\n .reg.b16 h,r;\n" HALF_IN " ex2.approx.ftz.f32 f,f;\n mov.b32 ULP,0x33800000U;\n"
+             " fma.rn.f32 f,f,ULP,f;\n" HALF_OUT HALF_RET},
+    {"exp10", "{.reg.b32 f,C,nZ;\n .reg.b16 h,r;\n" HALF_IN " mov.b32 C,0x40549A78U;\n mov.b32 nZ,0x80000000U;\n"
+              " fma.rn.f32 f,f,C,nZ;\n ex2.approx.ftz.f32 f,f;\n" HALF_OUT HALF_FIX("h", "0x34DEU", "0x9800U")
+                  HALF_FIX("h", "0x9766U", "0x9000U") HALF_FIX("h", "0x9972U", "0x1000U")
+                      HALF_FIX("h", "0xA5C4U", "0x1000U") HALF_FIX("h", "0xBF0AU", "0x8100U") HALF_RET},
+    {"log2", "{.reg.b32 f;\n .reg.b16 h,r;\n" HALF_IN " lg2.approx.ftz.f32 f,f;\n" HALF_OUT HALF_FIX(
+                 "r", "0xA2E2U", "0x8080U") HALF_FIX("r", "0xBF46U", "0x9400U") HALF_RET},
+    {"log", "{.reg.b32 f,C;\n .reg.b16 h,r;\n" HALF_IN " lg2.approx.ftz.f32 f,f;\n mov.b32 C,0x3f317218U;\n"
+            " mul.f32 f,f,C;\n" HALF_OUT HALF_FIX("h", "0X160DU", "0x9C00U") HALF_FIX("h", "0X3BFEU", "0x8010U")
+                HALF_FIX("h", "0X3C0BU", "0x8080U") HALF_FIX("h", "0X6051U", "0x1C00U") HALF_RET},
+    {"log10", "{.reg.b32 f,C;\n .reg.b16 h,r;\n" HALF_IN " lg2.approx.ftz.f32 f,f;\n mov.b32 C,0x3E9A209BU;\n"
+              " mul.f32 f,f,C;\n" HALF_OUT HALF_FIX("h", "0x338FU", "0x1000U") HALF_FIX("h", "0x33F8U", "0x9000U")
+                  HALF_FIX("h", "0x57E1U", "0x9800U") HALF_FIX("h", "0x719DU", "0x9C00U") HALF_RET},
+    {"rcp", "{.reg.b32 f;\n .reg.b16 h,r;\n" HALF_IN " rcp.approx.ftz.f32 f,f;\n" HALF_OUT HALF_RET},
+    {"rsqrt", "{.reg.b32 f;\n .reg.b16 h,r;\n" HALF_IN " rsqrt.approx.ftz.f32 f,f;\n" HALF_OUT HALF_RET},
+    {"sqrt", "{.reg.b32 f;\n .reg.b16 h,r;\n" HALF_IN " sqrt.approx.ftz.f32 f,f;\n" HALF_OUT HALF_RET},
+};
+
+/* htanh: libdevice's tanhf of the float, rounded (the plain copy: the
+ * header is compiled without fastmath). */
+static LLVMValueRef half_tanh(CodeGen *g, LLVMValueRef x) {
+    LLVMTypeRef f = LLVMFloatTypeInContext(g->ctx);
+    LLVMValueRef wide = LLVMBuildFPExt(g->b, x, f, "");
+    return LLVMBuildFPTrunc(g->b, cg_call(g, f, "__nv_tanhf", &wide, 1), LLVMTypeOf(x), "");
+}
+
+/* cuda_fp16.hpp's function `name` (sin, exp10, rcp, tanh_approx ...) of
+ * the half x, or NULL where the header computes in float32 and rounds, as
+ * the caller does. */
+static LLVMValueRef nvptx_half_math(CodeGen *g, const char *name, LLVMValueRef x) {
+    if (!strcmp(name, "tanh")) return half_tanh(g, x);
+    const char *ptx = NULL;
+    for (size_t i = 0; i < sizeof half_functions / sizeof half_functions[0] && !ptx; i++)
+        if (!strcmp(name, half_functions[i].name)) ptx = half_functions[i].ptx;
+    if (!strcmp(name, "tanh_approx")) { /* htanh's tanh.approx.f16 needs PTX 7.0 */
+        if (ptx_isa(g->cfg) < 70) return half_tanh(g, x);
+        ptx = "tanh.approx.f16 $0, $1;";
+    }
+    if (!ptx) return NULL;
+    LLVMTypeRef i16 = LLVMInt16TypeInContext(g->ctx);
+    LLVMValueRef bits = LLVMBuildBitCast(g->b, x, i16, "");
+    return LLVMBuildBitCast(g->b, inline_ptx(g, i16, ptx, "=h,h", &bits, 1, false), LLVMTypeOf(x), "");
+}
+
 /* Numba's fastmath float32 divisions, as NVVM compiles them with
  * prec-div=0: LLVM 19's NVPTX back end would choose these forms only for
  * the whole process. */
@@ -1141,4 +1386,5 @@ const Target target_nvptx = {
     .exit_thread = nvptx_exit_thread,
     .mark_kernel = nvptx_mark_kernel,
     .mark_fast_model = nvptx_mark_fast_model,
+    .half_math = nvptx_half_math,
 };

@@ -1380,6 +1380,7 @@ struct Options {
     EmitKind emit;
     bool debug_info, lineinfo, fastmath, werror;
     bool warn_ignored_options; /* -Wignored-options, -Wextra, -W */
+    bool warn_fp64_promotion;  /* -Wfp64-promotion, -Wall */
     bool dump_ast, dump_types, syntax_only;
     bool verbose;                   /* -v: say what host code was skipped */
     bool dep_only, dep_file;        /* -M, -MD */

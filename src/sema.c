@@ -1113,6 +1113,37 @@ void sema_note_check(Sema *s, Node *n, ExceptionKind kind) {
     add_exception_site(s, n, kind, kind == EXC_BOUNDS ? "IndexError" : "ZeroDivisionError", NULL);
 }
 
+/* An operand that makes float32 arithmetic float64 under Numba's typing:
+ * a float literal, or an integer (literal or not: float32 and int64 make
+ * float64). */
+static bool is_float_literal(const Node *n) {
+    const Node *v = n->kind == ND_UNARY && (n->op == OP_NEG || n->op == OP_POS) ? n->rhs : n;
+    return v->kind == ND_FLOAT;
+}
+
+static bool widens_float32(const Node *n) { return is_float_literal(n) || (n->ty && is_integer(type_strip(n->ty))); }
+
+/* -Wfp64-promotion: float32 met by a literal or an int, whose float64
+ * result costs up to 64x the throughput on consumer GPUs. The fix-it makes
+ * the other operand float32. */
+static void warn_fp64_promotion(Sema *s, Node *n, Span at, Node *lhs, Node *rhs, const Type *r) {
+    if (!s->unit->opts || !s->unit->opts->warn_fp64_promotion || s->quiet || s->diag->stop || r != &ty_float64 || !rhs)
+        return;
+    bool f32_left = type_strip(lhs->ty) == &ty_float32, f32_right = type_strip(rhs->ty) == &ty_float32;
+    Node *culprit = f32_left && widens_float32(rhs) ? rhs : f32_right && widens_float32(lhs) ? lhs : NULL;
+    if (!culprit) return;
+    const char *what = is_float_literal(culprit) ? "a float64 literal" : "an integer";
+    char text[160];
+    snprintf(text, sizeof text, "float32 arithmetic widened to float64 by %s [-Wfp64-promotion]", what);
+    if (said_before(s, at, text)) return;
+    int warnings = s->diag->warning_count + s->diag->error_count;
+    diag_warning(s->diag, at, "%s", text);
+    if (s->diag->warning_count + s->diag->error_count == warnings) return;
+    const SourceFile *f = diag_file(s->diag, culprit->span.file);
+    int len = (int)(culprit->span.end - culprit->span.begin);
+    diag_fixit(s->diag, culprit->span, arena_printf(s->arena, "float32(%.*s)", len, f->text + culprit->span.begin));
+}
+
 /* Integer floor division and modulo check their divisor when asked. */
 static void note_division(Sema *s, Node *n, Op op, const Type *result) {
     if ((op == OP_FLOORDIV || op == OP_MOD) && is_integer(result)) sema_note_check(s, n, EXC_DIV0);
@@ -1420,6 +1451,7 @@ static Type *type_binop(Sema *s, Node *n) {
     n->casts = new_casts(s, 2);
     Type *r = resolve_op(s, n, op_site(n, 0), n->op, n->lhs, n->rhs, n->casts);
     note_division(s, n, n->op, r);
+    warn_fp64_promotion(s, n, op_site(n, 0), n->lhs, n->rhs, r);
     return n->inplace && r->kind != TY_ERROR ? inplace_result(n->op, r, n->lhs->ty, n->rhs->ty) : r;
 }
 
@@ -2609,6 +2641,7 @@ static void type_statement(Sema *s, Node *n) {
         n->casts = new_casts(s, 2);
         Type *r = cur->kind == TY_ERROR ? cur : resolve_op(s, n, op_site(n, 0), n->op, n->lhs, n->rhs, n->casts);
         note_division(s, n, n->op, r);
+        warn_fp64_promotion(s, n, op_site(n, 0), n->lhs, n->rhs, r);
         n->ty = r = r->kind == TY_ERROR ? r : inplace_result(n->op, r, cur, n->rhs->ty);
         if (n->lhs->kind == ND_NAME) assign_name(s, n->lhs, r, n->span);
         else if (n->lhs->kind == ND_SUBSCRIPT) assign_item(s, n->lhs, r, n->span), sema_note_access(s, n->lhs->lhs, true, true);
