@@ -11,6 +11,9 @@
 #   DIR/pykc-C/NAME.{pyk,ptx,yaml} pykc's build of the same source with every
 #                                 array annotation made C-contiguous (`[::1]`,
 #                                 `[:, ::1]`), generated here by sed
+#   DIR/pykc-checked/NAME.{pyk,ptx,yaml} pykc-C's source built with
+#                                 `--checks=all` (bounds, div0, assert): what
+#                                 the checks cost
 #                                 NAME.error instead of .ptx and .yaml where
 #                                 pykc refuses the module
 #   DIR/nvcc/NAME.ptx             nvcc -ptx -O3 -arch=$ARCH of NAME.cu
@@ -39,8 +42,11 @@ BENCH_LAUNCH=${BENCH_LAUNCH-build/runtime-gpu/bench_launch}
 [ -x "$PYKC" ] || { echo "bundle.sh: no pykc at $PYKC (run make)" >&2; exit 2; }
 [ -n "$NVCC" ] || { echo "bundle.sh: no nvcc (\$CUDA_HOME/bin, PATH)" >&2; exit 2; }
 
-rm -rf "$dir/suite" "$dir/pykc-A" "$dir/pykc-C" "$dir/nvcc" "$dir/launch" "$dir/compile_here.tsv" "$dir/bundle.json"
-mkdir -p "$dir/suite" "$dir/pykc-A" "$dir/pykc-C" "$dir/nvcc" "$dir/launch"
+variants="A C checked"
+rm -rf "$dir/suite" "$dir/pykc-A" "$dir/pykc-C" "$dir/pykc-checked" "$dir/nvcc" "$dir/launch" \
+    "$dir/compile_here.tsv" "$dir/bundle.json"
+mkdir -p "$dir/suite" "$dir/nvcc" "$dir/launch"
+for v in $variants; do mkdir -p "$dir/pykc-$v"; done
 
 # [:] -> [::1], [:, :] -> [:, ::1] ... after a type name: the C-contiguous
 # variant of an annotation. The suite has no slices in its kernels.
@@ -56,9 +62,12 @@ for src in bench/suite/*.pyk; do
     cp "bench/suite/$name.cu" "$dir/suite/"
     cp "$src" "$dir/pykc-A/$name.pyk"
     contiguous "$src" > "$dir/pykc-C/$name.pyk"
-    for v in A C; do
+    cp "$dir/pykc-C/$name.pyk" "$dir/pykc-checked/$name.pyk"
+    for v in $variants; do
         out=$dir/pykc-$v/$name
-        if "$PYKC" -O3 --arch "$ARCH" "$out.pyk" -o "$out.ptx" 2> "$out.error"; then
+        checks=
+        [ "$v" = checked ] && checks=--checks=all
+        if "$PYKC" -O3 --arch "$ARCH" $checks "$out.pyk" -o "$out.ptx" 2> "$out.error"; then
             rm -f "$out.error"
         else
             rm -f "$out.ptx" "$out.yaml"

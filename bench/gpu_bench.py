@@ -17,6 +17,9 @@ launch configuration:
             with its arguments packed from the manifest alone (the scheme of
             tests/gpu/foreign_loader.py)
   pykc[:]   the `[:]` build (pykc-A/), the same way
+  checked   the `[::1]` build with `--checks=all` (pykc-checked/), the same
+            way; besides its outputs, no check may have failed (the
+            module's pykc_exception is read after the launch)
   nvcc      nvcc's PTX of the .cu, through RawModule, with its C arguments
   numba     numba-cuda's dispatcher on the .pyk itself (its arrays as
             numba device arrays, converted once)
@@ -30,15 +33,17 @@ bandwidth limit), launch overhead (libpykrt's bench_launch, numba-cuda's
 dispatcher, CuPy), and compile times (nvcc -ptx and numba-cuda's
 compile_ptx here; pykc's from the bundle, as pykc does not run here).
 
-Writes RESULTS/<gpu>.md (the report), <gpu>.json (every number) and
-<gpu>.png (the chart). The GPU work runs in a worker process; when a
+Writes RESULTS/<gpu>.md (the report, with the checked build's time over
+the unchecked one's per kernel, the bandwidth-bound ones against a target
+of CHECKED_TARGET), <gpu>.json (every number) and <gpu>.png (the chart). The GPU work runs in a worker process; when a
 kernel takes the worker down (an illegal address poisons the CUDA
 context), the next worker goes on with the following problem.
 
 --self-test runs all of it on the CPU with a mocked device: each
 manifest's packing is checked against the PTX's own parameter list (and
 nvcc's arguments against its PTX), every reference against its own checks,
-the report written. --simulate runs the kernels under numba-cuda's
+every checked build's kernels against their checks and its PTX against the
+record that is read, a failed check's report, the report written. --simulate runs the kernels under numba-cuda's
 simulator where it can (slow), so that the references meet the kernels.
 """
 import argparse
@@ -64,8 +69,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "suite"))
 sys.path.insert(0, HERE)
 
-IMPLS = ["pykc", "pykc[:]", "nvcc", "numba"]
-VARIANT_DIR = {"pykc": "pykc-C", "pykc[:]": "pykc-A"}
+IMPLS = ["pykc", "pykc[:]", "checked", "nvcc", "numba"]
+VARIANT_DIR = {"pykc": "pykc-C", "pykc[:]": "pykc-A", "checked": "pykc-checked"}
+PYKC_IMPLS = tuple(VARIANT_DIR)
+CHECKED_TARGET = 1.3  # checked/unchecked on the bandwidth-bound kernels, at most
 TARGET_BATCH_MS = 3.0  # a batch lasts about this long (at most MAX_BATCH launches)
 MAX_BATCH = 10
 
@@ -421,6 +428,32 @@ class Bundle:
         return self._numba[module]
 
 
+def check_failure(manifest, record, dims=1):
+    """A checked kernel's recorded failure as libpykrt words it
+    (docs/runtime.md): record is (code, detail, thread) as
+    exception_record reads it; the site is the manifest's exception of that
+    code, with the index, axis and extent (detail) of a failed bounds check
+    and the thread (threadIdx, blockIdx: x, y, z) of a launch of dims
+    dimensions."""
+    code, detail, thread = record
+    site = next((e for e in manifest.get("exceptions") or [] if e.get("code") == code), None)
+    if site is None:
+        return f"a check failed with code {code}, which the manifest does not list"
+    where = f"{site.get('file', '?')}:{site.get('line', '?')}" + (f":{site['column']}" if "column" in site else "")
+    kind = site.get("kind")
+    if kind == "bounds" and detail:
+        what = f"index {detail[0]} out of bounds for axis {detail[1]} with size {detail[2]}"
+    elif kind == "div0":
+        what = "integer division or modulo by zero"
+    else:
+        what = site.get("type", "exception") + (f": {site['message']}" if site.get("message") else "")
+    if thread:
+        t, b = thread[:3], thread[3:]
+        form = (lambda v: str(v[0])) if dims == 1 else (lambda v: "(" + ", ".join(map(str, v[:dims])) + ")")
+        what += f" (thread {form(t)} of block {form(b)})"
+    return f"{where}: error: {what}"
+
+
 def bind(names, io):
     """An argument list with the names of arrays replaced by the arrays."""
     return [io[a] if isinstance(a, str) else a for a in names]
@@ -492,6 +525,30 @@ class CupyDevice:
         if path not in self._modules:
             self._modules[path] = self.cp.RawModule(path=path)
         return self._modules[path]
+
+    def exception_record(self, ptx, clear=False):
+        """(code, [index, axis, extent], [threadIdx, blockIdx]) that a
+        checked module recorded (docs/manifest.md, Exceptions): code 0
+        where no check failed; the record cleared after reading where
+        `clear`."""
+        cp, mod = self.cp, self._module(ptx)
+
+        def read(name, n, dtype):
+            return [int(x) for x in cp.ndarray((n,), dtype, memptr=mod.get_global(name)).get()]
+
+        flag = cp.ndarray((1,), cp.int32, memptr=mod.get_global("pykc_exception"))
+        code = int(flag.get()[0])
+        detail = thread = None
+        if code:
+            thread = read("pykc_exception_thread", 6, cp.uint32)
+            try:
+                detail = read("pykc_exception_detail", 3, cp.int64)
+            except cp.cuda.driver.CUDADriverError:
+                pass  # a module whose sites are all raises has no detail
+        if clear:
+            flag.fill(0)
+            self.sync()
+        return code, detail, thread
 
     def pykc_launcher(self, ptx, kernel, grid, block, args, fallback=None):
         fn = self._module(ptx).get_function(kernel["entry"])
@@ -579,6 +636,8 @@ class MockDevice:
         self.sm_count = 4
         self.cc = (9, 0)
         self.checked = 0
+        self.records = 0
+        self.fake_code = 0  # the code exception_record reports (the self-test's failing check)
         self._ptx = {}
 
     def env(self):
@@ -610,6 +669,8 @@ class MockDevice:
         if ptx not in self._ptx:
             with open(ptx) as f:
                 self._ptx[ptx] = f.read()
+        if entry is None:
+            return None
         sizes = ptx_entry_params(self._ptx[ptx], entry)
         if sizes is None:
             raise RuntimeError(f"{os.path.basename(ptx)} has no .entry {entry}")
@@ -620,6 +681,14 @@ class MockDevice:
         if got != sizes:
             raise RuntimeError(f"{what}: argument sizes {got} do not match the PTX parameters {sizes}")
         self.checked += 1
+
+    def exception_record(self, ptx, clear=False):
+        """The PTX must hold the record that a loader reads."""
+        self._entry(ptx, None)
+        if not re.search(r"^\.visible \.global \.align 4 \.u32 pykc_exception;", self._ptx[ptx], re.M):
+            raise RuntimeError(f"{os.path.basename(ptx)} declares no pykc_exception")
+        self.records += 1
+        return self.fake_code, [7, 0, 5] if self.fake_code else None, [3, 0, 0, 1, 0, 0] if self.fake_code else None
 
     def pykc_launcher(self, ptx, kernel, grid, block, args, fallback=None):
         self._compare(f"pykc {kernel['name']}", self._entry(ptx, kernel["entry"]), pack(kernel, args))
@@ -670,7 +739,7 @@ class Fallback:
 
 def run_problem(dev, bundle, prob, opts, log):
     np = _np()
-    res = {"kernel": prob.kernel, "module": prob.module, "work": prob.work[0], "unit": prob.work[1],
+    res = {"kernel": prob.kernel, "module": prob.module, "work": prob.work[0], "unit": prob.work[1], "bound": prob.bound,
            "grid": list(prob.grid), "block": list(prob.block), "note": prob.note, "status": {}, "detail": {},
            "ms": {}, "min_ms": {}, "times": {}}
     inputs = {k: dev.array(v) for k, v in prob.inputs.items()}
@@ -683,8 +752,8 @@ def run_problem(dev, bundle, prob, opts, log):
             io[k] = dev.array(spec) if hasattr(spec, "shape") else dev.zeros(*spec)
         return io
 
-    makers = {}
-    for impl in ("pykc", "pykc[:]"):
+    makers, records = {}, {}
+    for impl in PYKC_IMPLS:
         manifest, where = bundle.pykc(impl, prob.module)
         if manifest is None:
             res["status"][impl] = "unsupported"
@@ -707,6 +776,12 @@ def run_problem(dev, bundle, prob, opts, log):
             res["status"][impl] = "error"
             res["detail"][impl] = f"{target['file']} does not match its manifest: rebuild the bundle"
             continue
+        if impl == "checked":
+            if not ks[prob.kernel].get("checks") or not manifest.get("exceptions"):
+                res["status"][impl] = "error"
+                res["detail"][impl] = "the checked build has no checks: rebuild the bundle (pykc --checks=all)"
+                continue
+            records[impl] = (ptx, manifest)
         makers[impl] = (lambda io, ptx=ptx, k=ks[prob.kernel]:
                         dev.pykc_launcher(ptx, k, prob.grid, prob.block, bind(prob.pyk, io), Fallback(prob, io)))
     ptx = bundle.nvcc_ptx(prob.module)
@@ -731,9 +806,15 @@ def run_problem(dev, bundle, prob, opts, log):
         try:
             io = fresh()
             launch = makers[impl](io)
+            if impl in records:
+                dev.exception_record(records[impl][0], clear=True)  # the module's other kernels ran before
             launch()  # numba-cuda compiles here: neither this nor the JIT of the PTX is timed
             dev.sync()
             bad = []
+            if impl in records:
+                rec = dev.exception_record(records[impl][0])
+                if rec[0]:
+                    bad.append(check_failure(records[impl][1], rec, len(prob.grid)))
             for name, e in prob.expect.items():
                 msg = dev.compare(e, io[name])
                 if msg:
@@ -774,6 +855,12 @@ def run_problem(dev, bundle, prob, opts, log):
             batch = max(1, min(MAX_BATCH, int(TARGET_BATCH_MS / max(t1, 1e-3))))
         res["batch"] = batch
         times = dev.time_rounds(launches, resets, opts.reps, batch)
+        for impl in records:
+            rec = dev.exception_record(records[impl][0], clear=True) if impl in launches else (0, None, None)
+            if rec[0]:
+                res["status"][impl] = "wrong"
+                res["detail"][impl] = "during the timed launches: " + check_failure(records[impl][1], rec, len(prob.grid))
+                log(f"  {prob.kernel} {impl}: A CHECK FAILED: {res['detail'][impl]}")
         for impl, ts in times.items():
             res["ms"][impl] = statistics.median(ts)
             res["min_ms"][impl] = min(ts)
@@ -1030,10 +1117,11 @@ def write_report(results_dir, data, chart_ok):
         lines.extend(notes)
     w("")
     if chart_ok:
-        w(f"![pykc's time over nvcc's and numba-cuda's, per kernel]({chart_ok})")
+        w(f"![pykc's time over nvcc's and numba-cuda's, and its builds' times over its own, per kernel]({chart_ok})")
     else:
         w(f"No chart: {data.get('chart_error', 'matplotlib did not import')} "
           "(bench/README.md says how to carry its wheels).")
+    checked_section(data, w)
     lo = data.get("launch", {})
     if any(isinstance(v, dict) for v in lo.values()):
         w("")
@@ -1076,6 +1164,40 @@ def write_report(results_dir, data, chart_ok):
     return "\n".join(lines) + "\n"
 
 
+def checked_section(data, w):
+    """What the checks cost: the checked build's time over the unchecked
+    one's, per kernel, against CHECKED_TARGET on the bandwidth-bound ones."""
+    rows = [r for r in data["cases"] if not r.get("crashed")]
+    ratios = {r["kernel"]: ratio(r, "checked", "pykc") for r in rows}
+    band = [r for r in rows if r.get("bound") == "bandwidth"]
+    g_band = geomean([ratios[r["kernel"]] for r in band])
+    g_all = geomean(list(ratios.values()))
+    data["geomeans"].update({"checked/unchecked": g_all, "checked/unchecked bandwidth-bound": g_band})
+    w("")
+    w("## Checked kernels")
+    w("")
+    w("`pykc --checks=all` (every index against its extent, every integer `//` and `%` against zero, asserts) "
+      "of the `[::1]` source, beside the unchecked `[::1]` build (`pykc`), timed in the same rounds; its outputs "
+      "are checked as the others', and no check may have failed (the module's `pykc_exception`, read after the "
+      "launch). Bandwidth-bound: the kernels whose work is bytes moved (the GB/s ones). The target: checked/"
+      f"unchecked at most {CHECKED_TARGET} on those.")
+    w("")
+    w("| kernel | bound | pykc ms | checked ms | checked/unchecked |")
+    w("| --- | --- | ---: | ---: | ---: |")
+    for r in rows:
+        x = ratios[r["kernel"]]
+        over = x is not None and r.get("bound") == "bandwidth" and x > CHECKED_TARGET
+        w(f"| {r['kernel']} | {r.get('bound', '?')} | {cell(r, 'pykc')} | {cell(r, 'checked')} | "
+          + (f"**{fmt(x)}**" if over else fmt(x)) + " |")
+    w(f"| **geometric mean, bandwidth-bound** | | | | **{fmt(g_band)}** |")
+    w(f"| **geometric mean, all** | | | | **{fmt(g_all)}** |")
+    timed = [(r["kernel"], ratios[r["kernel"]]) for r in band if ratios[r["kernel"]]]
+    over = [(k, x) for k, x in timed if x > CHECKED_TARGET]
+    w("")
+    w(f"Bandwidth-bound kernels within {CHECKED_TARGET}: {len(timed) - len(over)} of {len(timed)}"
+      + (": not " + ", ".join(f"{k} ({x:.3f})" for k, x in over) if over else "") + ".")
+
+
 def write_chart(path, cases, title):
     """Bars from 1 to each ratio, on a log scale: left of 1, pykc is faster."""
     import matplotlib
@@ -1084,15 +1206,15 @@ def write_chart(path, cases, title):
     import matplotlib.ticker
     rows = [r for r in cases if not r.get("crashed")]
     series = [("pykc / nvcc", "pykc", "nvcc"), ("pykc / numba-cuda", "pykc", "numba"),
-              ("pykc [:] / [::1]", "pykc[:]", "pykc")]
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(rows) + 1.8))
-    h = 0.27
+              ("pykc [:] / [::1]", "pykc[:]", "pykc"), ("pykc checked / unchecked", "checked", "pykc")]
+    fig, ax = plt.subplots(figsize=(9, 0.55 * len(rows) + 1.8))
+    h = 0.8 / len(series)
     vals = []
     for k, (label, a, b) in enumerate(series):
         v = [ratio(r, a, b) for r in rows]
         vals += [x for x in v if x]
-        ax.barh([i + (k - 1) * h for i in range(len(rows))], [(x - 1) if x else 0 for x in v], left=1, height=h,
-                label=label)
+        ax.barh([i + (k - (len(series) - 1) / 2) * h for i in range(len(rows))], [(x - 1) if x else 0 for x in v],
+                left=1, height=h, label=label)
     ax.set_xscale("log")
     lo = min([0.5] + [0.9 * x for x in vals])
     hi = max([2.0] + [1.1 * x for x in vals])
@@ -1101,13 +1223,13 @@ def write_chart(path, cases, title):
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r["kernel"] for r in rows])
     ax.invert_yaxis()
-    ax.set_xlabel("time ratio (log scale; left of 1: pykc is faster)")
+    ax.set_xlabel("time ratio (log scale; left of 1: the first named is faster)")
     ax.set_title(title, fontsize=10)
     ticks = [t for t in (0.25, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 4.0) if lo <= t <= hi]
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=3, fontsize=9, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2, fontsize=9, frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -1163,7 +1285,7 @@ def worker(opts):
     if not opts.no_launch:
         emit({"kind": "launch", "launch": launch_overhead(dev, bundle, log)})
     if dev.mock:
-        emit({"kind": "mockstats", "checked": dev.checked})
+        emit({"kind": "mockstats", "checked": dev.checked, "records": dev.records})
     emit({"kind": "done"})
     out.close()
 
@@ -1232,7 +1354,7 @@ def drive(opts):
         elif r["kind"] == "launch":
             data["launch"] = r["launch"]
         elif r["kind"] == "mockstats":
-            data["mockstats"] = r["checked"]
+            data["mockstats"] = {"checked": r["checked"], "records": r["records"]}
     data["cases"] = [byindex[i] for i in sorted(byindex)]
     if not data["env"]:
         data["env"] = {"gpu": "unknown GPU", "cc": "?", "sms": "?"}
@@ -1301,7 +1423,7 @@ def self_test(opts):
     bundle = Bundle(opts.bundle)
     # the YAML reader, against PyYAML where it imports
     manifests = []
-    for d in ("pykc-A", "pykc-C", "launch"):
+    for d in ("pykc-A", "pykc-C", "pykc-checked", "launch"):
         for name in sorted(os.listdir(bundle.path(d))) if os.path.isdir(bundle.path(d)) else []:
             if name.endswith(".yaml"):
                 manifests.append(bundle.path(d, name))
@@ -1328,18 +1450,32 @@ def self_test(opts):
     want = {"format": 1, "kernels": [{"name": "k", "params": [{"a": "x'y", "b": "q\n"}, []], "n": -3}],
             "list": [1, {"x": [1, 2]}], "empty": []}
     check(mini_yaml(sample) == want, "the fallback YAML reader on a sample")
+    site = {"exceptions": [{"code": 1, "kind": "bounds", "type": "IndexError", "file": "v.pyk", "line": 6, "column": 9},
+                           {"code": 2, "kind": "div0", "type": "ZeroDivisionError", "file": "v.pyk", "line": 7},
+                           {"code": 3, "kind": "raise", "type": "AssertionError", "message": "m", "file": "v.pyk",
+                            "line": 8}]}
+    check(check_failure(site, (1, [1000, 0, 1000], [64, 0, 0, 3, 0, 0]))
+          == "v.pyk:6:9: error: index 1000 out of bounds for axis 0 with size 1000 (thread 64 of block 3)"
+          and check_failure(site, (2, [0, 0, 0], [1, 2, 0, 3, 4, 0]), 2)
+          == "v.pyk:7: error: integer division or modulo by zero (thread (1, 2) of block (3, 4))"
+          and check_failure(site, (3, None, None)) == "v.pyk:8: error: AssertionError: m"
+          and "does not list" in check_failure(site, (9, None, None)), "a failed check's message")
     check(choose_target({"targets": [{"arch": "sm_75", "kind": "ptx"}, {"arch": "sm_90", "kind": "ptx"},
                                      {"arch": "sm_100", "kind": "ptx"}]}, (9, 0))["arch"] == "sm_90", "target choice")
     # every module compiled, but those pykc does not support yet
     refused = set(bundle.info.get("refused", []))
     for m in cases.MODULES:
-        for impl in ("pykc", "pykc[:]"):
+        for impl in PYKC_IMPLS:
             manifest, where = bundle.pykc(impl, m)
             if m in EXPECTED_UNSUPPORTED:
                 if manifest is not None:
                     print(f"self-test: note: pykc now compiles {m}: take it out of bench/suite/unsupported.txt", flush=True)
             else:
                 check(manifest is not None, f"pykc compiled {m} ({impl}): {where}")
+            if manifest is not None:
+                checks = {tuple(k.get("checks") or ()) for k in manifest["kernels"]}
+                want = {("bounds", "div0", "assert")} if impl == "checked" else {()}
+                check(checks == want, f"{m} ({impl}): the kernels check {sorted(checks)}, expected {sorted(want)}")
         check(bundle.nvcc_ptx(m) is not None, f"nvcc compiled {m}")
     check(refused == EXPECTED_UNSUPPORTED or not refused - EXPECTED_UNSUPPORTED,
           f"pykc refused only {sorted(EXPECTED_UNSUPPORTED)} (refused: {sorted(refused)})")
@@ -1355,17 +1491,47 @@ def self_test(opts):
         for r in data["cases"]:
             for impl in IMPLS:
                 st = r["status"].get(impl)
-                expected = "unsupported" if impl.startswith("pykc") and r["module"] in EXPECTED_UNSUPPORTED else "ok"
+                expected = "unsupported" if impl in PYKC_IMPLS and r["module"] in EXPECTED_UNSUPPORTED else "ok"
                 if opts.no_numba and impl == "numba":
                     expected = "skipped"
                 check(st == expected, f"{r['kernel']} {impl}: {st}, expected {expected}: {r['detail'].get(impl, '')}")
-        check(data.get("mockstats", 0) > 0, "launches checked against the PTX parameter lists")
+        stats = data.get("mockstats", {})
+        check(stats.get("checked", 0) > 0, "launches checked against the PTX parameter lists")
+        check(stats.get("records", 0) >= 2 * len([r for r in data["cases"] if r["status"].get("checked") == "ok"]),
+              "the checked kernels' records read before and after their timing")
+        # a check that fails on the GPU makes the checked kernel's output wrong
+        dev = MockDevice(False)
+        dev.fake_code = 1
+        r = run_problem(dev, bundle, cases.vadd(cases.Context("tiny")), opts, lambda msg: None)
+        check(r["status"].get("checked") == "wrong"
+              and "error: index 7 out of bounds for axis 0 with size 5 (thread 3 of block 1)" in r["detail"].get("checked", "")
+              and r["status"].get("pykc") == "ok", f"a failed check is reported: {r['status']} {r['detail']}")
+        lines = []
+        fake = {"geomeans": {}, "cases": [
+            {"kernel": "kb", "bound": "bandwidth", "status": {"pykc": "ok", "checked": "ok"}, "ms": {"pykc": 1.0, "checked": 1.5}},
+            {"kernel": "kc", "bound": "compute", "status": {"pykc": "ok", "checked": "ok"}, "ms": {"pykc": 1.0, "checked": 2.0}},
+            {"kernel": "kd", "bound": "bandwidth", "status": {"pykc": "ok", "checked": "ok"}, "ms": {"pykc": 1.0, "checked": 1.1}}]}
+        checked_section(fake, lines.append)
+        check("| kb | bandwidth | 1.000 | 1.500 | **1.500** |" in lines and "| kc | compute | 1.000 | 2.000 | 2.000 |" in lines
+              and "Bandwidth-bound kernels within 1.3: 1 of 2: not kb (1.500)." in lines
+              and abs(fake["geomeans"]["checked/unchecked bandwidth-bound"] - math.sqrt(1.5 * 1.1)) < 1e-12,
+              "the checked table marks the bandwidth-bound kernels over the target")
+        band = {r["kernel"] for r in data["cases"] if r.get("bound") == "bandwidth"}
+        ran = {r["kernel"] for r in data["cases"]}
+        check({"vadd", "saxpy", "stencil_ji", "transpose"} & ran <= band and not {"matmul_tiled", "nbody_step"} & band,
+              f"the bandwidth-bound kernels: {sorted(band)}")
+        check(data["geomeans"].get("checked/unchecked bandwidth-bound") is not None, "checked/unchecked geometric mean")
         md = os.path.join(results, slug(data["env"]["gpu"]) + ".md")
         check(os.path.exists(md), "the report is written")
         if os.path.exists(md):
             with open(md) as f:
                 text = f.read()
-            check("geometric mean" in text and "| vadd |" in text, "the report has its table")
+            r = data["cases"][0]
+            check("geometric mean" in text and f"| {r['kernel']} |" in text, "the report has its table")
+            row = (f"| {r['kernel']} | {r['bound']} | {cell(r, 'pykc')} | {cell(r, 'checked')} | "
+                   f"{fmt(ratio(r, 'checked', 'pykc'))} |")
+            check("## Checked kernels" in text and row in text and "Bandwidth-bound kernels within 1.3:" in text,
+                  "the report has the checked/unchecked table")
     finally:
         shutil.rmtree(results, ignore_errors=True)
     print(f"self-test: {passed} passed, {len(failures)} failed")

@@ -2736,6 +2736,8 @@ struct LoopState {
     LLVMValueRef iter;
     const Type *ty;
     LLVMValueRef index;            /* an unrolled loop's: the element's index */
+    LLVMValueRef start, stop, step; /* a range written in the loop, in a
+                                       function with bounds checks */
 };
 
 static LoopState *loop_state(CodeGen *g, Node *n) {
@@ -2752,7 +2754,27 @@ static void loop_init(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
     st->ty = n->ty;
     LLVMValueRef v = gen_expr(g, n->iter);
+    if (n->iter->ty->kind == TY_RANGE && (g->fn->checks & CHECK_BOUNDS))
+        st->start = extract(g, v, 0, ""), st->stop = extract(g, v, 1, ""), st->step = extract(g, v, 2, "");
     st->iter = n->unroll ? tuple_iter(g, v, n->ty) : iter_of(g, v, n->iter->ty);
+}
+
+/* What a checked function's bounds checks need to know of a range's
+ * value i, which the count before the loop hides from LLVM: with a
+ * positive step and a start not below 0, 0 <= start <= i < stop, so
+ * i <u stop (unsigned: any step). LLVM folds the step's and the start's
+ * signs where it knows them (cuda.gridsize, cuda.grid) and then the check
+ * of a[i] against a.shape[0] in a loop over range(..., a.shape[0], ...). */
+static void assume_below_stop(CodeGen *g, const LoopState *st, LLVMValueRef i) {
+    LLVMBuilderRef B = g->b;
+    LLVMValueRef below = LLVMBuildICmp(B, LLVMIntULT, i, st->stop, "");
+    if (st->ty->dtype->is_signed) {
+        LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(i));
+        LLVMValueRef other = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLE, st->step, zero, ""),
+                                         LLVMBuildICmp(B, LLVMIntSLT, st->start, zero, ""), "");
+        below = LLVMBuildOr(B, other, below, "");
+    }
+    cg_intrinsic(g, "llvm.assume", NULL, 0, &below, 1);
 }
 
 /* FOR_ITER: whether the loop has another element. */
@@ -2775,7 +2797,9 @@ static void loop_target(CodeGen *g, Node *n) {
         st->index = iter_next(g, st->iter, st->ty);
         return;
     }
-    store_target(g, n->cond, iter_next(g, st->iter, st->ty), st->ty->dtype);
+    LLVMValueRef v = iter_next(g, st->iter, st->ty);
+    if (st->stop) assume_below_stop(g, st, v);
+    store_target(g, n->cond, v, st->ty->dtype);
 }
 
 static void gen_return(CodeGen *g, Node *n) {

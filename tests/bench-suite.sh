@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench-suite.sh RESULTS PYKC OUT: the benchmark suite without a GPU.
 #   - bench/bundle.sh into OUT (no timing): every bench/suite module through
-#     pykc in both layouts and through nvcc -ptx
+#     pykc in both layouts and checked (--checks=all), and through nvcc -ptx
 #   - ptxas on every PTX that pykc wrote; pykc refuses no module but those
 #     of bench/suite/unsupported.txt
 #   - bench/gpu_bench.py --self-test on OUT: the GPU runner against a mocked
@@ -29,14 +29,17 @@ if [ -n "$nvcc" ]; then
     else bad "bench/bundle.sh: $(tail -n 3 "$out.log")"; fi
 else
     # pykc alone, as bundle.sh would run it
-    for v in A C; do mkdir -p "$out/pykc-$v"; done
+    for v in A C checked; do mkdir -p "$out/pykc-$v"; done
     for src in bench/suite/*.pyk; do
         name=$(basename "$src" .pyk)
         cp "$src" "$out/pykc-A/$name.pyk"
         sed -E 's/([A-Za-z0-9_]*(int|float|complex|bool|boolean|double|intp|_type)[0-9]*)\[((:, )*):\]/\1[\3::1]/g' \
             "$src" > "$out/pykc-C/$name.pyk"
-        for v in A C; do
-            "$pykc" --arch $arch "$out/pykc-$v/$name.pyk" -o "$out/pykc-$v/$name.ptx" 2> /dev/null ||
+        cp "$out/pykc-C/$name.pyk" "$out/pykc-checked/$name.pyk"
+        for v in A C checked; do
+            checks=
+            [ $v = checked ] && checks=--checks=all
+            "$pykc" --arch $arch $checks "$out/pykc-$v/$name.pyk" -o "$out/pykc-$v/$name.ptx" 2> /dev/null ||
                 rm -f "$out/pykc-$v/$name.ptx"
         done
     done
@@ -47,7 +50,7 @@ for src in bench/suite/*.pyk; do
     name=$(basename "$src" .pyk)
     expected=ok
     for u in $unsupported; do [ "$u" = "$name" ] && expected=refused; done
-    for v in A C; do
+    for v in A C checked; do
         ptx=$out/pykc-$v/$name.ptx
         if [ ! -f "$ptx" ]; then
             if [ $expected = refused ]; then ok; else bad "pykc refused $name ($v): $(head -n 1 "$out/pykc-$v/$name.error" 2> /dev/null)"; fi

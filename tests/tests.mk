@@ -23,7 +23,7 @@ TEST_SUITES += test-determinism
 test-determinism: $(PYKC)
 	@sh tests/determinism.sh $(RESULTS) $(abspath $(PYKC))
 
-## test-bench: bench/suite through pykc (both layouts, then ptxas) and nvcc -ptx; bench/gpu_bench.py --self-test
+## test-bench: bench/suite through pykc (both layouts and checked, then ptxas) and nvcc -ptx; bench/gpu_bench.py --self-test
 TEST_SUITES += test-bench
 test-bench: $(PYKC)
 	@sh tests/bench-suite.sh $(RESULTS) $(abspath $(PYKC)) $(BUILD)/tests/bench

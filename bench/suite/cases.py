@@ -104,6 +104,8 @@ class Problem:
     work     (amount, unit): amount / 1e9 / seconds gives the rate in unit
     sim      whether numba-cuda's simulator can run the kernel (it has no
              warp shuffles)
+    bound    "bandwidth" where the work is bytes moved (GB/s): memory
+             traffic sets the pace; "compute" where it is operations
     """
 
     def __init__(self, module, kernel, grid, block, inputs, outputs, pyk, cu, expect, work, numba=None,
@@ -115,6 +117,10 @@ class Problem:
     @property
     def name(self):
         return self.kernel
+
+    @property
+    def bound(self):
+        return "bandwidth" if self.work[1] == "GB/s" else "compute"
 
 
 class Context:
