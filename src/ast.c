@@ -263,6 +263,10 @@ static void dump_children(Dumper *dp, const Node *n, int d) {
     case ND_HOST_EXPR:
         dump_list(dp, n->items, n->item_len, d, "part");
         break;
+    case ND_LAMBDA:
+        dump_list(dp, n->func->items, n->func->item_len, d, "param");
+        dump_node(dp, n->func->body[0]->items[0], d, "body");
+        break;
     case ND_SLICE:
         if (n->lower) dump_node(dp, n->lower, d, "lower");
         if (n->upper) dump_node(dp, n->upper, d, "upper");
@@ -313,6 +317,9 @@ Node *node_clone(Arena *a, const Node *n) {
     c->op_calls = NULL;
     c->retest = NULL;
     c->unreached = false;
+    c->captures = NULL;
+    c->capture_len = 0;
+    c->unroll = NULL;
     Node **kids[] = {&c->lhs, &c->rhs, &c->cond, &c->iter, &c->then, &c->els, &c->annotation,
                      &c->lower, &c->upper, &c->step, &c->func};
     for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) *kids[i] = node_clone(a, *kids[i]);

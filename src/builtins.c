@@ -119,6 +119,23 @@ static bool want_args(Sema *s, Node *call, const Entity *e, int lo, int hi) {
     return false;
 }
 
+/* literal_unroll(t): the tuple, which a for loop unrolls (sema's
+ * type_for); numba-cuda unrolls only tuples. */
+static Type *type_literal_unroll(Sema *s, Node *call, const Entity *e) {
+    if (!want_args(s, call, e, 1, 1)) return &ty_error;
+    Type *t = arg_type(call, 0);
+    if (t->kind == TY_TUPLE || t->kind == TY_ERROR) return t;
+    sema_error(s, call->items[0]->span, "literal_unroll takes a tuple, not %s", sema_type_name(s, t));
+    return &ty_error;
+}
+
+/* numba.literal_unroll is Numba's CPU target's: numba-cuda types its own. */
+static Type *type_cpu_literal_unroll(Sema *s, Node *call, const Entity *e) {
+    sema_error(s, call->func->span, "numba-cuda does not type numba.literal_unroll, Numba's CPU function: use "
+               "numba.cuda.literal_unroll ('from numba.cuda import literal_unroll')");
+    return &ty_error;
+}
+
 static Type *type_grid(Sema *s, Node *call, const Entity *e) {
     int64_t n;
     if (!want_args(s, call, e, 1, 1)) return &ty_error;
@@ -1578,6 +1595,8 @@ static const Entity entities[] = {
     RULE("builtins.max", type_minmax, NULL, LW_BUILTIN, BUILTIN_MAX),
     RULE("builtins.len", type_len, NULL, LW_BUILTIN, BUILTIN_LEN),
     RULE("builtins.sum", type_sum, NULL, LW_BUILTIN, BUILTIN_SUM),
+    RULE("numba.cuda.literal_unroll", type_literal_unroll, NULL, LW_BUILTIN, BUILTIN_LITERAL_UNROLL),
+    RULE("numba.literal_unroll", type_cpu_literal_unroll, NULL, LW_BUILTIN, BUILTIN_LITERAL_UNROLL),
     CASES("builtins.range", range_cases, LW_RANGE, ITER_RANGE),
     RULE("builtins.enumerate", type_enumerate_call, NULL, LW_RANGE, ITER_ENUMERATE),
     RULE("builtins.zip", type_zip_call, NULL, LW_RANGE, ITER_ZIP),

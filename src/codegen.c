@@ -90,6 +90,11 @@ static LLVMTypeRef llvm_type(CodeGen *g, const Type *t) {
         LLVMTypeRef fields[] = {llvm_type(g, t->dtype), i1(g)};
         return LLVMStructTypeInContext(g->ctx, fields, 2, false);
     }
+    case TY_CLOSURE: { /* the values it captures; None as a byte no one reads */
+        LLVMTypeRef *fields = CG_ARRAY(g, LLVMTypeRef, t->elem_count);
+        for (int i = 0; i < t->elem_count; i++) fields[i] = t->elems[i]->kind == TY_NONE ? i8(g) : llvm_type(g, t->elems[i]);
+        return LLVMStructTypeInContext(g->ctx, fields, (unsigned)t->elem_count, false);
+    }
     case TY_GRID_GROUP: return i64(g); /* the grid workspace's address */
     case TY_RANGE: return range_struct(g, t);
     case TY_ITER: return iter_struct(g, t);
@@ -284,7 +289,7 @@ static LLVMValueRef convert(CodeGen *g, LLVMValueRef v, const Type *from, const 
     }
     if (from->kind == TY_COMPLEX)
         return convert(g, extract(g, v, 0, ""), type_float(from->bits / 2), to);
-    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE) {
+    if ((from->kind == TY_TUPLE && to->kind == TY_TUPLE) || (from->kind == TY_CLOSURE && to->kind == TY_CLOSURE)) {
         LLVMValueRef out = LLVMGetUndef(dst);
         for (int i = 0; i < to->elem_count; i++) {
             LLVMValueRef e = convert(g, extract(g, v, (unsigned)i, ""), from->elems[i], to->elems[i]);
@@ -1050,9 +1055,22 @@ static void assign_version(CodeGen *g, Sym *sym, LLVMValueRef v) {
     if (LLVMIsAInstruction(v) && !*LLVMGetValueName2(v, &len)) LLVMSetValueName2(v, sym->name, strlen(sym->name));
 }
 
+/* A closure: the values of what it captures, read at caps (those that
+ * pick says, else all). */
+static LLVMValueRef make_closure(CodeGen *g, const Type *t, Node **caps, const long *pick) {
+    LLVMValueRef v = LLVMGetUndef(llvm_type(g, t));
+    for (int i = 0; i < t->elem_count; i++) {
+        Node *c = caps[pick ? pick[i] : i];
+        LLVMValueRef x = t->elems[i]->kind == TY_NONE ? LLVMGetUndef(i8(g)) : convert(g, gen_expr(g, c), c->ty, t->elems[i]);
+        v = LLVMBuildInsertValue(g->b, v, x, (unsigned)i, "");
+    }
+    return v;
+}
+
 static LLVMValueRef gen_name(CodeGen *g, Node *n) {
     Sym *sym = n->sym;
     if (!sym) ice("unresolved name %s", n->name);
+    if (n->ty->kind == TY_CLOSURE && n->dims) return make_closure(g, n->ty, n->captures, n->dims);
     if (sym->kind == SYM_CONST && sym->value->ty->kind == TY_ARRAY) return const_array(g, sym);
     if (sym->kind == SYM_CONST) {
         ConstValue *c = sym->value;
@@ -1883,6 +1901,7 @@ static LLVMValueRef gen_builtin(CodeGen *g, Node *call, const Entity *e) {
     case BUILTIN_ROUND: return gen_round(g, call);
     case BUILTIN_PRINT: return gen_print(g, call);
     case BUILTIN_SUM: return gen_sum(g, call);
+    case BUILTIN_LITERAL_UNROLL: return gen_expr(g, call->items[0]);
     case BUILTIN_CONJUGATE: case BUILTIN_BIT_COUNT: return gen_method(g, call, (BuiltinOp)e->op);
     case BUILTIN_POW: {
         LLVMValueRef a = arg_cast(g, call, 0), b = arg_cast(g, call, 1);
@@ -2175,10 +2194,19 @@ static LLVMValueRef gen_libdevice(CodeGen *g, Node *call, const Entity *e) {
     return out;
 }
 
+/* A call of device function f; of a closure, what it captures first. A
+ * None argument is a byte no one reads. */
 static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
-    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, call->item_len);
-    for (int i = 0; i < call->item_len; i++) args[i] = arg_cast(g, call, i);
-    return call_function(g, f, args, call->item_len);
+    const Type *clo = call->func->ty->kind == TY_CLOSURE ? call->func->ty : NULL;
+    int ncap = clo ? clo->elem_count : 0, n = ncap + call->item_len;
+    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, n);
+    LLVMValueRef held = clo ? gen_expr(g, call->func) : NULL;
+    for (int i = 0; i < ncap; i++) args[i] = extract(g, held, (unsigned)i, "");
+    for (int i = 0; i < call->item_len; i++) {
+        LLVMValueRef v = arg_cast(g, call, i);
+        args[ncap + i] = v ? v : LLVMGetUndef(i8(g));
+    }
+    return call_function(g, f, args, n);
 }
 
 static LLVMValueRef gen_fma(CodeGen *g, Node *n) {
@@ -2225,7 +2253,7 @@ static LLVMTypeRef range_struct(CodeGen *g, const Type *t) {
  * copies of an iterator share its position, as in Python:
  *   range      {ptr next value, ptr values left, step}
  *   array      {ptr index, the array}
- *   tuple      {ptr index, ptr a copy of the tuple}
+ *   tuple      {ptr index, ptr a copy of the tuple}, as literal_unroll's
  *   enumerate  {ptr count, the iterator counted}
  *   zip        {the iterators zipped} */
 static LLVMTypeRef iter_struct(CodeGen *g, const Type *t) {
@@ -2235,7 +2263,7 @@ static LLVMTypeRef iter_struct(CodeGen *g, const Type *t) {
     switch (t->iter) {
     case ITER_RANGE: fields[n++] = p, fields[n++] = p, fields[n++] = llvm_type(g, t->dtype); break;
     case ITER_ARRAY: fields[n++] = p, fields[n++] = llvm_type(g, t->elems[0]); break;
-    case ITER_TUPLE: fields[n++] = p, fields[n++] = p; break;
+    case ITER_TUPLE: case ITER_UNROLL: fields[n++] = p, fields[n++] = p; break;
     case ITER_ENUMERATE: fields[n++] = p, fields[n++] = llvm_type(g, t->elems[0]); break;
     case ITER_ZIP:
         for (int i = 0; i < t->elem_count; i++) fields[n++] = llvm_type(g, t->elems[i]);
@@ -2311,6 +2339,13 @@ static LLVMValueRef gen_range(CodeGen *g, Node *call) {
     return make_struct(g, range_struct(g, call->ty), f, 3);
 }
 
+/* The iterator it of the tuple v: read by index from a copy, as Numba's
+ * UniTupleIter reads it (a literal_unroll loop's versions read it so). */
+static LLVMValueRef tuple_iter(CodeGen *g, LLVMValueRef v, const Type *it) {
+    LLVMValueRef f[] = {iter_slot(g, i64c(g, 0), "iter.i"), iter_slot(g, v, "tuple")};
+    return make_struct(g, llvm_type(g, it), f, 2);
+}
+
 /* Numba's getiter: the iterator of v, an iterable of type t, of type
  * type_getiter(t) (an iterator is its own). */
 static LLVMValueRef iter_of(CodeGen *g, LLVMValueRef v, const Type *t) {
@@ -2324,9 +2359,7 @@ static LLVMValueRef iter_of(CodeGen *g, LLVMValueRef v, const Type *t) {
         f[0] = iter_slot(g, start, "range.i"), f[1] = iter_slot(g, left, "range.left"), f[2] = step;
         return make_struct(g, llvm_type(g, it), f, 3);
     }
-    case TY_TUPLE: /* read by index from a copy, as Numba's UniTupleIter reads it */
-        f[0] = iter_slot(g, i64c(g, 0), "iter.i"), f[1] = iter_slot(g, v, "tuple");
-        return make_struct(g, llvm_type(g, it), f, 2);
+    case TY_TUPLE: return tuple_iter(g, v, it);
     default:
         f[0] = iter_slot(g, i64c(g, 0), "iter.i"), f[1] = v;
         return make_struct(g, llvm_type(g, it), f, 2);
@@ -2342,7 +2375,7 @@ static LLVMValueRef iter_more(CodeGen *g, LLVMValueRef it, const Type *t) {
         LLVMTypeRef ty = llvm_type(g, t->dtype);
         return LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, ty, extract(g, it, 1, ""), ""), LLVMConstNull(ty), "");
     }
-    case ITER_ARRAY: case ITER_TUPLE: {
+    case ITER_ARRAY: case ITER_TUPLE: case ITER_UNROLL: {
         LLVMValueRef i = LLVMBuildLoad2(B, i64(g), extract(g, it, 0, ""), "");
         const Type *of = t->elems[0];
         LLVMValueRef n = of->kind == TY_TUPLE ? i64c(g, of->elem_count) : array_dim(g, extract(g, it, 1, ""), 1, 0);
@@ -2404,6 +2437,7 @@ static LLVMValueRef iter_next(CodeGen *g, LLVMValueRef it, const Type *t) {
         LLVMValueRef p = LLVMBuildGEP2(B, llvm_type(g, t->dtype), extract(g, it, 1, ""), &i, 1, "");
         return LLVMBuildLoad2(B, llvm_type(g, t->dtype), p, "");
     }
+    case ITER_UNROLL: return take_index(g, extract(g, it, 0, ""));
     case ITER_ENUMERATE: {
         LLVMValueRef c = LLVMBuildLoad2(B, i64(g), extract(g, it, 0, ""), "");
         LLVMBuildStore(B, LLVMBuildAdd(B, c, i64c(g, 1), ""), extract(g, it, 0, ""));
@@ -2528,7 +2562,8 @@ static LLVMValueRef gen_named_tuple(CodeGen *g, Node *n) {
 
 static LLVMValueRef gen_call(CodeGen *g, Node *n) {
     if (n->func->ty->kind == TY_CLASS) return gen_named_tuple(g, n);
-    if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
+    if (n->func->ty->kind == TY_FUNC || n->func->ty->kind == TY_CLOSURE)
+        return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
     if (n->func->ty->kind == TY_DTYPE && n->casts) /* bfloat16(x): x as the constructor's case, then rounded */
         return convert(g, gen_cast(g, n->items[0], n->casts[0]), n->casts[0], n->ty);
     if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
@@ -2558,6 +2593,7 @@ static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
     case ND_IFEXP: return gen_ifexp(g, n);
     case ND_CALL: return gen_call(g, n);
     case ND_TUPLE: return gen_tuple(g, n);
+    case ND_LAMBDA: return make_closure(g, n->ty, n->func->captures, NULL);
     default:
         cg_error(g, n->span, "%s expressions are not supported by code generation", node_kind_name(n->kind));
         return LLVMGetUndef(i8(g));
@@ -2699,6 +2735,7 @@ struct LoopState {
     Node *node;
     LLVMValueRef iter;
     const Type *ty;
+    LLVMValueRef index;            /* an unrolled loop's: the element's index */
     LLVMValueRef start, stop, step; /* a range written in the loop, in a
                                        function with bounds checks */
 };
@@ -2719,7 +2756,7 @@ static void loop_init(CodeGen *g, Node *n) {
     LLVMValueRef v = gen_expr(g, n->iter);
     if (n->iter->ty->kind == TY_RANGE && (g->fn->checks & CHECK_BOUNDS))
         st->start = extract(g, v, 0, ""), st->stop = extract(g, v, 1, ""), st->step = extract(g, v, 2, "");
-    st->iter = iter_of(g, v, n->iter->ty);
+    st->iter = n->unroll ? tuple_iter(g, v, n->ty) : iter_of(g, v, n->iter->ty);
 }
 
 /* What a checked function's bounds checks need to know of a range's
@@ -2756,6 +2793,10 @@ static void loop_exhausted(CodeGen *g, Node *n) {
 /* The top of the body: the element to the target, the iterator on. */
 static void loop_target(CodeGen *g, Node *n) {
     LoopState *st = loop_state(g, n);
+    if (n->unroll) { /* the version the index chooses takes the element */
+        st->index = iter_next(g, st->iter, st->ty);
+        return;
+    }
     LLVMValueRef v = iter_next(g, st->iter, st->ty);
     if (st->stop) assume_below_stop(g, st, v);
     store_target(g, n->cond, v, st->ty->dtype);
@@ -2804,6 +2845,7 @@ static void gen_statement(CodeGen *g, Node *n) {
     case ND_EXPR_STMT:
         if (n->rhs->kind != ND_STR) gen_expr(g, n->rhs);
         return;
+    case ND_FUNCDEF: store_target(g, n->lhs, make_closure(g, n->lhs->ty, n->captures, NULL), n->lhs->ty); return;
     default: ice("gen_statement: %s", node_kind_name(n->kind));
     }
 }
@@ -2826,11 +2868,35 @@ static void gen_phi_moves(CodeGen *g, const CfgBlock *blk) {
         if (vals[i]) LLVMBuildStore(g->b, vals[i], blk->moves[i].phi->cg);
 }
 
+/* An unrolled loop's element to version k's target: of the elements of
+ * its type, the one at the index. */
+static void unroll_target(CodeGen *g, Node *n, int k) {
+    LoopState *st = loop_state(g, n);
+    const UnrollVersion *v = &n->unroll->versions[k];
+    LLVMValueRef tuple = LLVMBuildLoad2(g->b, llvm_type(g, st->ty->elems[0]), extract(g, st->iter, 1, ""), "");
+    LLVMValueRef e = extract(g, tuple, (unsigned)v->indices[0], "");
+    for (int j = 1; j < v->index_count; j++) {
+        LLVMValueRef is = LLVMBuildICmp(g->b, LLVMIntEQ, st->index, i64c(g, v->indices[j]), "");
+        e = LLVMBuildSelect(g->b, is, extract(g, tuple, (unsigned)v->indices[j], ""), e, "");
+    }
+    store_target(g, v->target, e, v->elem);
+}
+
+/* Whether an unrolled loop's index is one of version k's elements. */
+static LLVMValueRef unroll_case(CodeGen *g, Node *n, int k) {
+    const UnrollVersion *v = &n->unroll->versions[k];
+    LLVMValueRef index = loop_state(g, n)->index, any = LLVMConstInt(i1(g), 0, false);
+    for (int j = 0; j < v->index_count; j++)
+        any = LLVMBuildOr(g->b, any, LLVMBuildICmp(g->b, LLVMIntEQ, index, i64c(g, v->indices[j]), ""), "");
+    return any;
+}
+
 static void gen_item(CodeGen *g, const CfgItem *it) {
     switch (it->kind) {
     case ITEM_STMT: gen_statement(g, it->node); return;
     case ITEM_FOR_INIT: di_location(g, it->node); loop_init(g, it->node); return;
     case ITEM_FOR_TARGET: loop_target(g, it->node); return;
+    case ITEM_UNROLL_TARGET: unroll_target(g, it->node, it->version); return;
     }
 }
 
@@ -2969,6 +3035,12 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         mark_back_edge(g, blk, LLVMBuildCondBr(g->b, c, to[0], to[1]));
         return;
     }
+    case TERM_UNROLL_CASE: {
+        LLVMValueRef is = unroll_case(g, blk->node, blk->version);
+        gen_phi_moves(g, blk);
+        LLVMBuildCondBr(g->b, is, to[0], to[1]);
+        return;
+    }
     case TERM_FOR_ITER: {
         LLVMValueRef more = loop_more(g, blk->node);
         gen_phi_moves(g, blk);
@@ -3002,7 +3074,7 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
 /* The body, block by block as Numba lowers it; the first block is the
  * entry, where the slots of the versions are. */
 static void gen_body(CodeGen *g, FuncInfo *f) {
-    static const char *const names[] = {"jump", "branch", "for.cond", "return", "raise"};
+    static const char *const names[] = {"jump", "branch", "for.cond", "return", "raise", "unroll.case"};
     for (int i = 0; i < f->block_count; i++)
         f->blocks[i]->cg = i == 0 ? LLVMGetInsertBlock(g->b) : cg_new_block(g, f->blocks[i]->name ? f->blocks[i]->name : names[f->blocks[i]->term]);
     for (int i = 0; i < f->block_count && !g->failed; i++) {
@@ -3055,7 +3127,7 @@ static LLVMTypeRef function_type(CodeGen *g, const FuncInfo *f, bool abi) {
     n = 0;
     for (int i = 0; i < f->param_count; i++) {
         const Type *t = f->params[i]->ty;
-        if (!abi) params[n++] = llvm_type(g, t);
+        if (!abi) params[n++] = t->kind == TY_NONE ? i8(g) : llvm_type(g, t);
         else
             for (int j = 0; j < abi_part_count(t); j++) params[n++] = part_type(g, abi_part(t, j));
     }
@@ -3131,7 +3203,9 @@ static bool fastmath_of(const Unit *u, const FuncInfo *f) { return f->fastmath |
 
 /* Kernels of imported modules are not entries of this one, and a device
  * function without types exists only as its specialisations. */
-static bool emitted(const FuncInfo *f) { return !f->abstract && !(f->imported && f->is_kernel); }
+static bool emitted(const FuncInfo *f) {
+    return !f->abstract && !(f->imported && f->is_kernel) && (f->is_kernel || !f->generic || f->live);
+}
 
 enum { MODEL_PLAIN = 1, MODEL_FAST = 2 };
 
@@ -3197,8 +3271,17 @@ static LLVMValueRef declare_copy(CodeGen *g, FuncInfo *f, bool ftz, const char *
 /* Declares f's function under model ftz; a device function compiled under
  * both models names its fast copy NAME.ftz (a name no Python name clashes
  * with). */
+/* A function's name in the module: a function defined inside another is
+ * named after it, K.f and K.lambda. */
+static const char *function_name(CodeGen *g, const FuncInfo *f) {
+    if (!f->closure) return f->def->name;
+    const char *own = strcmp(f->def->name, "<lambda>") ? f->def->name : "lambda";
+    return arena_printf(g->arena, "%s.%s", function_name(g, f->enclosing), own);
+}
+
 static void declare_function(CodeGen *g, FuncInfo *f, bool ftz, bool both) {
-    const char *name = both && ftz ? arena_printf(g->arena, "%s.ftz", f->def->name) : f->def->name;
+    const char *base = function_name(g, f);
+    const char *name = both && ftz ? arena_printf(g->arena, "%s.ftz", base) : base;
     LLVMValueRef fn = LLVMAddFunction(g->mod, name, function_type(g, f, f->is_kernel));
     if (f->is_kernel) TARGET(g)->mark_kernel(g, f, fn);
     else LLVMSetLinkage(fn, LLVMInternalLinkage);

@@ -888,10 +888,11 @@ static Node *parse_test(Parser *p) {
 static Node *parse_param(Parser *p, bool annotations);
 static void parse_params(Parser *p, TokenKind close, bool annotations, Vec *params);
 
-/* lambdef: 'lambda' [varargslist] ':' test  -- host code's */
+/* lambdef: 'lambda' [varargslist] ':' test
+ * In a kernel a Lambda over a FunctionDef named <lambda> whose body returns
+ * the expression, as CPython compiles it; in host code a HostExpr. */
 static Node *parse_lambda(Parser *p) {
     Span span = here(p);
-    outside_kernels(p, span, "lambda expressions are");
     next(p);
     Vec parts = {0};
     parse_params(p, TK_COLON, false, &parts);
@@ -901,8 +902,25 @@ static Node *parse_lambda(Parser *p) {
     Node *body = parse_test(p);
     p->func_depth--;
     p->scope_depth--;
-    vec_push(p->arena, &parts, body);
-    return host_expr(p, span_join(span, body->span), "lambda", &parts);
+    span = span_join(span, body->span);
+    if (p->host) {
+        p->host_uses++;
+        vec_push(p->arena, &parts, body);
+        return host_expr(p, span, "lambda", &parts);
+    }
+    Node *ret = new_node(p, ND_RETURN, body->span), *def = new_node(p, ND_FUNCDEF, span);
+    ret->items = ARENA_ARRAY(p->arena, Node *, 1);
+    ret->items[0] = body;
+    ret->item_len = 1;
+    def->name = "<lambda>";
+    set_items(def, &parts);
+    def->body = ARENA_ARRAY(p->arena, Node *, 1);
+    def->body[0] = ret;
+    def->body_len = 1;
+    def->height = body->height + 1;
+    Node *n = new_node(p, ND_LAMBDA, span);
+    n->func = def;
+    return finish_expr(p, n);
 }
 
 /* testlist: test (',' test)* [','] ; several make a Tuple without parens */
@@ -1448,14 +1466,20 @@ static Node *last_of(Vec *v) { return v->len ? v->items[v->len - 1] : NULL; }
  * "function 'NAME'" over its FunctionDef. */
 static Node *parse_funcdef(Parser *p, Vec *decorators, bool device) {
     const Token *kw = next(p);
-    if (!p->host && p->func_depth > 0) unsupported(p, tok_span(p, kw), "nested functions are");
+    /* a function defined inside a kernel is kernel code, as numba-cuda
+     * compiles it where it is called; numba-cuda types no decorator there */
+    bool inner = !p->host && p->func_depth > 0;
+    if (inner && decorators->len)
+        syntax_error(p, ((Node *)decorators->items[0])->span, "a function defined inside a kernel cannot be decorated: "
+                     "numba-cuda compiles it as part of the kernel");
     bool host = p->host;
-    p->host = !device;
+    p->host = !device && !inner;
     Node *n = new_node(p, ND_FUNCDEF, tok_span(p, kw)); /* at 'def', as Python places it */
     Span name_span;
     n->name = expect_name(p, "after 'def'", &name_span);
     n->span = span_join(n->span, name_span);
     note_bindings(p, name_node(p, n->name, name_span));
+    if (inner) n->lhs = name_node(p, n->name, name_span);
     skip_type_params(p);
     expect(p, TK_LPAREN, "after the function name");
     Vec params = {0};
@@ -1469,7 +1493,7 @@ static Node *parse_funcdef(Parser *p, Vec *decorators, bool device) {
     p->host = host;
     n->body = finish_list(&body, &n->body_len);
     extend_to_last(n, n->body, n->body_len);
-    if (device) return n;
+    if (device || inner) return n;
     Node *h = host_stmt(p, n->span, arena_printf(p->arena, "function '%s'", n->name));
     h->lhs = n;
     return h;

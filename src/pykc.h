@@ -317,7 +317,8 @@ const char *token_kind_name(TokenKind k);
     X(ND_UNARY, "UnaryOp") X(ND_BOOLOP, "BoolOp") X(ND_COMPARE, "Compare")     \
     X(ND_IFEXP, "IfExp") X(ND_CALL, "Call") X(ND_KEYWORD, "Keyword")           \
     X(ND_ATTR, "Attribute") X(ND_SUBSCRIPT, "Subscript")                       \
-    X(ND_SLICE, "Slice") X(ND_TUPLE, "Tuple") X(ND_LIST, "List")
+    X(ND_SLICE, "Slice") X(ND_TUPLE, "Tuple") X(ND_LIST, "List")             \
+    X(ND_LAMBDA, "Lambda")
 
 typedef enum {
 #define X(kind, name) kind,
@@ -361,6 +362,7 @@ typedef enum {
 
 typedef struct Node Node;
 typedef struct Type Type;
+typedef struct Unroll Unroll;
 typedef struct Sym Sym;
 typedef struct Options Options;
 typedef struct Entity Entity;
@@ -390,15 +392,18 @@ struct Node {
     Node *lhs, *rhs;            /* BinOp; Assign/AugAssign/AnnAssign target
                                    and value; Attribute/Subscript value and
                                    index; Keyword value (rhs); ImportFrom
-                                   module, as a Name (lhs); Host: the
-                                   statement as parsed where there is one (a
-                                   host function's FunctionDef), else NULL */
+                                   module, as a Name (lhs); a FunctionDef
+                                   inside a function: the Name it assigns
+                                   (lhs); Host: the statement as parsed
+                                   where there is one (a host function's
+                                   FunctionDef), else NULL */
     Node *cond;                 /* If/While/IfExp/Assert test; For target */
     Node *iter;                 /* For iterable */
     Node *then, *els;           /* IfExp branches; Assert msg (then) */
     Node *annotation;           /* Param, AnnAssign; FunctionDef return */
     Node *lower, *upper, *step; /* Slice parts, each possibly NULL */
-    Node *func;                 /* Call callee */
+    Node *func;                 /* Call callee; Lambda: its FunctionDef
+                                   (named <lambda>, its body one Return) */
 
     Node **body; int body_len;      /* Module, FunctionDef, ClassDef, If, While, For */
     Node **orelse; int orelse_len;  /* If (elif is a nested If), While, For */
@@ -433,14 +438,27 @@ struct Node {
     long *dims;                     /* set by sema: the constant shape of a
                                        shared or local array; the element
                                        a tuple subscript takes (one for a
-                                       constant index, a slice's ended by -1) */
+                                       constant index, a slice's ended by -1);
+                                       a Name read that makes a closure:
+                                       which of its captures the function
+                                       it holds reads, in that one's order */
     const struct RecordField *field; /* set by sema: the record field an
                                        Attribute or Subscript names */
     int exception;                  /* set by sema: a Raise or Assert of a
                                        debug=True function, its code (1..) in
                                        Unit.exceptions; else 0 */
+    Node **captures; int capture_len; /* set by ssa.c: what a function
+                                       defined in a function reads of the
+                                       enclosing one's locals, as Names read
+                                       where the function is made: on its
+                                       FunctionDef (at the def or lambda),
+                                       and on each Name read that may hold
+                                       one (the union for all it may hold) */
     int height;                     /* expression tree height, bounded by
                                        the parser so later passes may recurse */
+    Unroll *unroll;                 /* set by sema: a For over
+                                       literal_unroll(t), its body a copy
+                                       for each type of t's elements */
     Node *retest;                   /* While, set by ssa.c: the test again at
                                        the end of the body, where CPython 3.11
                                        compiles it a second time */
@@ -454,6 +472,23 @@ struct Node {
         bool b;                                       /* Bool */
         struct { const char *data; size_t len; bool bytes; } s; /* Str */
     } v;
+};
+
+/* A for loop over literal_unroll(t), as Numba's MixedContainerUnroller
+ * compiles it: a loop over t's indices whose body is chosen by the index,
+ * one version for each type of t's elements, typed for that type. */
+typedef struct UnrollVersion {
+    Type *elem;              /* the type of the elements it runs for */
+    long *indices;           /* which they are */
+    int index_count;
+    Node *target;            /* copies of the loop's target and body */
+    Node **body;
+    int body_len;
+} UnrollVersion;
+
+struct Unroll {
+    UnrollVersion *versions;
+    int count;
 };
 
 Node *node_new(Arena *a, NodeKind kind, Span span);
@@ -500,6 +535,9 @@ typedef enum {
     TY_RECORD,   /* Numba's Record: a structured NumPy dtype's element, held
                     as the address of its bytes, as Numba holds it */
     TY_ENUM,     /* a member of an Enum or IntEnum class: cls; its value a dtype */
+    TY_CLOSURE,  /* a function defined inside a function (def, lambda):
+                    func its FunctionDef, elems the types of the enclosing
+                    locals it reads, whose values it holds */
     TY_GRID_GROUP, /* cuda.cg.this_grid(): numba-cuda's GridGroup */
     TY_RANGE,    /* range(...): Numba's RangeType (range_state_int64), its
                     start, stop and step; dtype their type */
@@ -521,6 +559,10 @@ typedef enum {
     ITER_TUPLE,         /* iter(UniTuple(...)): the tuple */
     ITER_ENUMERATE,     /* enumerate(iter(...)): the iterator it counts */
     ITER_ZIP,           /* zip(...): the iterators it zips, none or more */
+    ITER_UNROLL,        /* for x in literal_unroll(t): the tuple t, of any
+                           types; it yields each element's index (int64),
+                           by which the loop's version for the element's
+                           type takes the element */
 } IterKind;
 
 /* numba.types' tuple types as an annotation writes them. */
@@ -580,12 +622,13 @@ struct Type {
     const long *nested;    /* ARRAY: a record field that is an array,
                               Numba's NestedArray: its ndim extents */
     const Record *record;  /* RECORD */
-    Type **elems;          /* TUPLE; ITER what it iterates (IterKind) */
-                           /* elem_count: TUPLE, VECTOR, ITER */
+    Type **elems;          /* TUPLE; ITER what it iterates (IterKind);
+                              CLOSURE what it captures */
+                           /* elem_count: TUPLE, VECTOR, ITER, CLOSURE */
     IterKind iter;         /* ITER */
     int elem_count;
     const Entity *entity;  /* ENTITY */
-    Node *func;            /* FUNC: its FunctionDef */
+    Node *func;            /* FUNC, CLOSURE: its FunctionDef */
     ClassInfo *cls;        /* ENUM, CLASS; TUPLE: a named tuple's class */
 };
 
@@ -608,12 +651,15 @@ Type *type_getiter(Arena *a, Type *t);
 /* enumerate(of) and zip(of[0], ...): of are iterators. */
 Type *type_enumerate(Arena *a, Type *of);
 Type *type_zip(Arena *a, Type **of, int n);
+Type *type_unroll_iter(Arena *a, Type *tuple);
 /* The one element type of a tuple (literals stripped), or NULL. */
 Type *type_uniform_element(Arena *a, Type *t);
 /* OptionalType(of), of without its literal value. */
 Type *type_optional(Arena *a, Type *of);
 Type *type_entity(Arena *a, const Entity *e);
 Type *type_func(Arena *a, Node *def);
+/* The closure of def holding values of the types caps (copied). */
+Type *type_closure(Arena *a, Node *def, Type **caps, int n);
 Type *type_record(Arena *a, const Record *r);
 /* The field of r called name, or NULL. */
 const RecordField *record_field(const Record *r, const char *name);
@@ -737,6 +783,8 @@ typedef enum {
     BUILTIN_ABS, BUILTIN_MIN, BUILTIN_MAX, BUILTIN_LEN, BUILTIN_INT, BUILTIN_FLOAT, BUILTIN_BOOL, BUILTIN_COMPLEX,
     BUILTIN_ROUND, BUILTIN_DIVMOD, BUILTIN_POW, BUILTIN_PRINT, BUILTIN_CONJUGATE, BUILTIN_BIT_COUNT, BUILTIN_SUM,
     BUILTIN_ITER, BUILTIN_NEXT,
+    BUILTIN_LITERAL_UNROLL,  /* the tuple itself; a for loop over it runs its body
+                                compiled once for each type of its elements */
 } BuiltinOp;
 typedef enum { BIT_POPC, BIT_CLZ, BIT_FFS, BIT_BREV } BitOp;
 typedef enum {
@@ -944,6 +992,15 @@ struct FuncInfo {
     bool imported;           /* from an imported module: no kernel entry */
     struct Scope *globals;   /* the module scope its names resolve in */
     FuncInfo *generic;       /* a specialisation: the function it copies */
+    bool closure;            /* defined inside a function (def, lambda):
+                                compiled for each call, taking first what
+                                it captures */
+    FuncInfo *enclosing;     /* closure: the function it is defined in */
+    bool captures_overflow;  /* ssa.c: its functions read more captures
+                                than PYKC_MAX_CAPTURE_READS */
+    bool live;               /* a specialisation called where errors are
+                                said (not only in a silent pass), which is
+                                compiled */
     FuncInfo **specs;        /* a device function: its specialisations */
     int spec_count;
     Node **sigs;             /* a kernel without types: the --sig given for
@@ -1064,12 +1121,16 @@ void sema_dump_types(FILE *out, const Unit *u);
 typedef enum {
     ITEM_STMT,          /* a simple statement: assignment, expression, pass */
     ITEM_FOR_INIT,      /* a For node: evaluate its iterable, start counting */
-    ITEM_FOR_TARGET,    /* a For node: assign the next element to its target */
+    ITEM_FOR_TARGET,    /* a For node: assign the next element to its target
+                           (of an unrolled one, take the next index) */
+    ITEM_UNROLL_TARGET, /* an unrolled For node: the element at the index to
+                           the target of version `version` */
 } CfgItemKind;
 
 typedef struct CfgItem {
     CfgItemKind kind;
     Node *node;
+    int version;
 } CfgItem;
 
 typedef enum {
@@ -1078,6 +1139,8 @@ typedef enum {
     TERM_FOR_ITER,      /* node: a For; succ[0] the body while elements remain, else succ[1] */
     TERM_RETURN,        /* node: the Return, or NULL falling off the end */
     TERM_RAISE,         /* node: the Raise */
+    TERM_UNROLL_CASE,   /* node: an unrolled For; succ[0] if its index is one
+                           of version `version`'s, else succ[1] */
 } CfgTermKind;
 
 /* A phi version's assignment at the end of one of its predecessors:
@@ -1093,6 +1156,7 @@ typedef struct CfgBlock {
     int item_count;
     CfgTermKind term;
     Node *node;
+    int version;        /* TERM_UNROLL_CASE */
     struct CfgBlock *succ[2];
     PhiMove *moves;
     int move_count;
@@ -1107,6 +1171,9 @@ typedef struct CfgBlock {
  * that Numba prunes (`if DEBUG:`). */
 typedef ConstValue *(*GlobalConstFn)(void *ctx, const char *name);
 void ssa_build(Arena *a, const Diag *d, FuncInfo *f, GlobalConstFn global_const, void *ctx);
+/* The most Names ssa_build makes a function for what the functions defined
+ * in it capture (FuncInfo.captures_overflow past it). */
+#define PYKC_MAX_CAPTURE_READS 65536
 
 /* ---- usage.c ----------------------------------------------------------- */
 

@@ -42,6 +42,9 @@ struct Sema {
     bool quiet;          /* a fixpoint pass: no diagnostics */
     bool changed;        /* a local's type changed in this pass */
     int loop_depth;
+    int unroll_depth;    /* literal_unroll loops around the statement */
+    bool replan;         /* a literal_unroll loop needs other versions: the
+                            function's blocks are built again */
     bool in_signature;   /* names are numba.types names, as in "void(int32)" */
     bool reading_field;  /* typing the record whose field is read */
     bool return_failed;  /* a return's value failed to type (said already) */
@@ -711,6 +714,13 @@ static Type *const_type(Sema *s, ConstValue *c) {
     return c->ty;
 }
 
+/* Why two types do not unify, where it is not plain: two functions. */
+static const char *unify_hint(const Type *a, const Type *b) {
+    if (a && b && a->kind == TY_CLOSURE && b->kind == TY_CLOSURE)
+        return ": numba-cuda calls a function defined inside a kernel only where it is known which one it is";
+    return "";
+}
+
 /* A phi version's type: the unification of the versions that reach it,
  * kept from pass to pass as Numba's type variables keep theirs. */
 static Type *phi_type(Sema *s, Sym *phi, Node *at) {
@@ -727,11 +737,12 @@ static Type *phi_type(Sema *s, Sym *phi, Node *at) {
         if (!u) {
             const char *name = phi->base ? phi->base->name : phi->name;
             if (v->is_phi || !first) {
-                sema_error(s, at->span, "cannot unify %s and %s for '%s' where its assignments meet", sema_type_name(s, t),
-                           sema_type_name(s, vt), name);
+                sema_error(s, at->span, "cannot unify %s and %s for '%s' where its assignments meet%s", sema_type_name(s, t),
+                           sema_type_name(s, vt), name, unify_hint(t, vt));
             } else if (!s->quiet && !s->diag->stop) {
                 int errors = s->diag->error_count;
-                sema_error(s, v->assigned, "cannot unify %s and %s for '%s'", sema_type_name(s, t), sema_type_name(s, vt), name);
+                sema_error(s, v->assigned, "cannot unify %s and %s for '%s'%s", sema_type_name(s, t), sema_type_name(s, vt),
+                           name, unify_hint(t, vt));
                 if (s->diag->error_count != errors) diag_note(s->diag, first->def, "'%s' is first assigned here", name);
             }
             phi->typing_phi = false;
@@ -763,8 +774,16 @@ static bool holds_too_big(const ConstValue *c) {
     return c->too_big;
 }
 
+static Type *closure_reread(Sema *s, Node *n, Type *held);
+
 static Type *type_name_ref(Sema *s, Node *n) {
-    if (is_version(n->sym)) return read_version(s, n->sym, n);
+    if (is_version(n->sym)) {
+        Type *t = read_version(s, n->sym, n);
+        /* a closure made in this function is made again where it is read */
+        bool made_here = t->kind == TY_CLOSURE && t->func->sym && t->func->sym->func->enclosing == s->fn;
+        n->dims = NULL;
+        return made_here && n->captures ? closure_reread(s, n, t) : t;
+    }
     Sym *sym = lookup(s, n->name);
     if (!sym) {
         const Entity *e = NULL;
@@ -1149,6 +1168,9 @@ static Type *type_subscript(Sema *s, Node *n) {
     if (base->kind == TY_TUPLE && n->rhs->kind == ND_SLICE) return tuple_slice_type(s, n, base);
     if (base->kind == TY_TUPLE) {
         ConstValue *c = n->rhs->kind == ND_INT || n->rhs->constant ? fold(s, n->rhs) : NULL;
+        /* a name Numba's find_const resolves to a constant types as its literal */
+        if (!c && idx->kind == TY_INT && idx->literal)
+            c = int_result(s, idx->is_signed ? (__int128)idx->lit_value : (__int128)(uint64_t)idx->lit_value);
         if (c && c->ty->kind == TY_INT) return tuple_constant_index(s, n, base, c);
         if (!is_integer(idx)) {
             sema_error(s, n->rhs->span, "tuple index must be an integer, not %s", sema_type_name(s, idx));
@@ -1628,24 +1650,30 @@ static void copy_decorations(FuncInfo *sp, const FuncInfo *f) {
     sp->inline_mode = f->inline_mode;
 }
 
-/* Numba compiles a device function without a signature for the argument
- * types of each call, ignoring its annotations: find or make the copy for
- * the types args (literals stripped). */
-static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
+/* The specialisation of f whose parameters have the types args (n of
+ * them), if there is one; one called where errors are said is compiled. */
+static FuncInfo *find_specialisation(Sema *s, FuncInfo *f, Type *const *args, int n) {
     for (int k = 0; k < f->spec_count; k++) {
         FuncInfo *sp = f->specs[k];
-        bool same = true;
-        for (int i = 0; i < f->param_count && same; i++) same = type_equal(sp->params[i]->ty, args[i]);
-        if (same) return sp;
+        bool same = sp->param_count == n;
+        for (int i = 0; i < n && same; i++) same = type_equal(sp->params[i]->ty, args[i]);
+        if (!same) continue;
+        sp->live = sp->live || !s->quiet;
+        return sp;
     }
-    FuncInfo *sp = declare_function(s, node_clone(s->arena, f->def));
+    return NULL;
+}
+
+/* sp, declared from a copy of f's definition, as f's specialisation for
+ * the types args. */
+static FuncInfo *add_specialisation(Sema *s, FuncInfo *f, FuncInfo *sp, Type *const *args) {
     sp->prepared = true; /* its types are the call's; its decorators were read on f */
     sp->generic = f;
     sp->globals = f->globals;
     sp->imported = f->imported;
     sp->is_kernel = false;
-    copy_decorations(sp, f);
-    for (int i = 0; i < f->param_count; i++) sp->params[i]->ty = args[i];
+    sp->live = !s->quiet;
+    for (int i = 0; i < sp->param_count; i++) sp->params[i]->ty = args[i];
     FuncInfo **grown = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
     if (f->spec_count) memcpy(grown, f->specs, sizeof(FuncInfo *) * (size_t)f->spec_count);
     grown[f->spec_count++] = sp;
@@ -1656,6 +1684,17 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
     funcs[u->func_count++] = sp;
     u->funcs = funcs;
     return sp;
+}
+
+/* Numba compiles a device function without a signature for the argument
+ * types of each call, ignoring its annotations: find or make the copy for
+ * the types args (literals stripped). */
+static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
+    FuncInfo *sp = find_specialisation(s, f, args, f->param_count);
+    if (sp) return sp;
+    sp = declare_function(s, node_clone(s->arena, f->def));
+    copy_decorations(sp, f);
+    return add_specialisation(s, f, sp, args);
 }
 
 static Type *type_callee(Sema *s, Node *call, FuncInfo *f);
@@ -1720,6 +1759,11 @@ static bool refuse_call_cycle(Sema *s, Node *call, FuncInfo *f) {
 
 /* The type of a call of f, typing f first if it is not yet. */
 static Type *type_callee(Sema *s, Node *call, FuncInfo *f) {
+    if (f->typing && f->closure) {
+        sema_error(s, call->span, "function '%s' calls itself: numba-cuda does not compile a recursive function "
+                   "defined inside a kernel", f->def->name);
+        return &ty_error;
+    }
     if (refuse_call_cycle(s, call, f)) return &ty_error;
     if (f->typing && !f->ret) {
         sema_error(s, call->span, "recursive call to '%s' needs its return type annotated", f->def->name);
@@ -1741,6 +1785,216 @@ static Type *type_callee(Sema *s, Node *call, FuncInfo *f) {
     }
     if (f->cooperative) sema_note_cooperative(s);
     return f->ret ? f->ret : &ty_error;
+}
+
+/* ---- functions defined inside functions ---------------------------------------------- */
+
+/* Numba inlines a function defined in a kernel (or device function) where
+ * it is called, its free names reading the enclosing function's variables
+ * there. pykc compiles it as a device function specialised at each call
+ * for the types of what it captures and of the arguments (literals kept,
+ * as inlining keeps them), taking the captured values first: a closure
+ * value holds them, read where it is made (ssa.c). */
+
+/* The template of the function def defines inside the function being
+ * typed, made where the function is first made. */
+static FuncInfo *closure_template(Sema *s, Node *def) {
+    if (def->sym && def->sym->func) return def->sym->func;
+    FuncInfo *f = declare_function(s, def);
+    f->is_kernel = false;
+    f->abstract = true; /* only its specialisations are compiled */
+    f->prepared = true;
+    f->typed = true;
+    f->closure = true;
+    f->enclosing = s->fn;
+    f->globals = s->fn->globals;
+    f->imported = s->fn->imported;
+    return f;
+}
+
+/* The type of capture c of def read where def is defined: Numba requires
+ * it assigned before (interpreter.py's cell variables). */
+static Type *capture_at_definition(Sema *s, Node *def, Node *c) {
+    Sym *v = c->sym;
+    Type *t = v && v->is_phi ? phi_type(s, v, c) : v ? v->ty : NULL;
+    if (t && t->kind == TY_ARRAY) sema_note_access(s, c, true, true); /* as an argument's */
+    if (t) return set_type(c, t);
+    if (def->lhs && !strcmp(c->name, def->name))
+        sema_error(s, c->span, "function '%s' calls itself: numba-cuda does not compile a recursive function defined "
+                   "inside a kernel", def->name);
+    else
+        sema_error(s, c->span, "function '%s' reads '%s', which is not assigned before '%s' is defined: numba-cuda "
+                   "requires what a function defined inside a kernel reads to be assigned first", def->name, c->name,
+                   def->name);
+    return set_type(c, &ty_error);
+}
+
+/* The closure value that def makes where it is defined. */
+static Type *closure_made(Sema *s, Node *def) {
+    closure_template(s, def);
+    Type **caps = new_casts(s, def->capture_len);
+    for (int i = 0; i < def->capture_len; i++)
+        if ((caps[i] = capture_at_definition(s, def, def->captures[i]))->kind == TY_ERROR) return &ty_error;
+    return type_closure(s->arena, def, caps, def->capture_len);
+}
+
+/* A read of a name that holds a closure makes it again, reading what it
+ * captures where the name is read (n->captures, which ssa.c gave for every
+ * function the name may hold; n->dims says which this one's are). */
+static Type *closure_reread(Sema *s, Node *n, Type *held) {
+    Node *def = held->func;
+    Type **caps = new_casts(s, def->capture_len);
+    long *pick = ARENA_ARRAY(s->arena, long, def->capture_len ? def->capture_len : 1);
+    for (int i = 0; i < def->capture_len; i++) {
+        int k = 0;
+        while (k < n->capture_len && strcmp(n->captures[k]->name, def->captures[i]->name)) k++;
+        if (k == n->capture_len) return held; /* a cycle, said where the function is defined */
+        pick[i] = k;
+        if ((caps[i] = set_type(n->captures[k], read_version(s, n->captures[k]->sym, n->captures[k])))->kind == TY_ERROR)
+            return &ty_error;
+        if (caps[i]->kind == TY_ARRAY) sema_note_access(s, n->captures[k], true, true);
+    }
+    n->dims = pick;
+    return type_closure(s->arena, def, caps, def->capture_len);
+}
+
+/* A Param of the given name: one of a specialisation's parameters. */
+static Node *new_param(Sema *s, const char *name, Span at) {
+    Node *p = node_new(s->arena, ND_PARAM, at);
+    p->name = name;
+    return p;
+}
+
+/* `name = value` at the start of a specialisation: a default value. */
+static Node *default_assignment(Sema *s, Node *param) {
+    Node *a = node_new(s->arena, ND_ASSIGN, param->rhs->span), *target = node_new(s->arena, ND_NAME, param->span);
+    target->name = param->name;
+    target->height = 1;
+    a->items = ARENA_ARRAY(s->arena, Node *, 1);
+    a->items[0] = target;
+    a->item_len = 1;
+    a->rhs = param->rhs;
+    return a;
+}
+
+/* The copy of def that a call with nargs arguments runs: the captures as
+ * its first parameters, then the arguments given; a parameter left to its
+ * default is a local assigned the default first, read where the function
+ * is called, as Numba's inliner passes the default's expression. */
+static Node *closure_copy(Sema *s, Node *tmpl, int nargs) {
+    Node *def = node_clone(s->arena, tmpl);
+    int ncap = tmpl->capture_len, rest = def->item_len - nargs;
+    Node **params = ARENA_ARRAY(s->arena, Node *, ncap + nargs + 1);
+    for (int i = 0; i < ncap; i++) params[i] = new_param(s, tmpl->captures[i]->name, tmpl->captures[i]->span);
+    for (int i = 0; i < nargs; i++) params[ncap + i] = def->items[i];
+    Node **body = ARENA_ARRAY(s->arena, Node *, rest + def->body_len + 1);
+    for (int i = 0; i < rest; i++) body[i] = default_assignment(s, def->items[nargs + i]);
+    if (def->body_len) memcpy(body + rest, def->body, sizeof(Node *) * (size_t)def->body_len);
+    def->items = params;
+    def->item_len = ncap + nargs;
+    def->body = body;
+    def->body_len += rest;
+    return def;
+}
+
+/* The specialisation of closure template f for what the closure captures
+ * (types clo->elems) and arguments of the types args. */
+static FuncInfo *specialise_closure(Sema *s, FuncInfo *f, const Type *clo, Type *const *args, int nargs) {
+    int n = clo->elem_count + nargs;
+    Type **types = new_casts(s, n);
+    for (int i = 0; i < clo->elem_count; i++) types[i] = clo->elems[i];
+    for (int i = 0; i < nargs; i++) types[clo->elem_count + i] = args[i];
+    FuncInfo *sp = find_specialisation(s, f, types, n);
+    if (sp) return sp;
+    sp = declare_function(s, closure_copy(s, f->def, nargs));
+    /* inlined by Numba: compiled as the function it is defined in is */
+    copy_decorations(sp, f->enclosing);
+    sp->limits = (KernelLimits){0};
+    sp->inline_mode = NULL;
+    sp->forceinline = true;
+    sp->closure = true;
+    sp->enclosing = f->enclosing;
+    return add_specialisation(s, f, sp, types);
+}
+
+/* Whether a default value reads a parameter of def: Python reads the
+ * enclosing function's variable there, pykc's copy would read the
+ * parameter. */
+static const char *default_reads_param(const Node *def, const Node *e) {
+    if (!e) return NULL;
+    if (e->kind == ND_NAME) {
+        for (int i = 0; i < def->item_len; i++)
+            if (!strcmp(def->items[i]->name, e->name)) return e->name;
+        return NULL;
+    }
+    if (e->kind == ND_LAMBDA) return NULL;
+    const Node *kids[] = {e->func, e->lhs, e->rhs, e->cond, e->then, e->els, e->lower, e->upper, e->step};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) {
+        const char *r = default_reads_param(def, kids[i]);
+        if (r) return r;
+    }
+    for (int i = 0; i < e->item_len; i++) {
+        const char *r = default_reads_param(def, e->items[i]);
+        if (r) return r;
+    }
+    return NULL;
+}
+
+/* Whether call passes def the arguments numba-cuda's inliner can: as many
+ * as it has parameters, but for defaults that all or none of are given
+ * (it appends the defaults to the arguments, from the first). */
+static bool closure_arguments_fit(Sema *s, Node *call, Node *def) {
+    const char *name = def->name;
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "keyword arguments to a function defined inside a kernel are not "
+                   "supported: numba-cuda's inliner passes arguments by position");
+        return false;
+    }
+    int required = 0, given = call->item_len;
+    while (required < def->item_len && !def->items[required]->rhs) required++;
+    if (given < required || given > def->item_len) {
+        Span at = given > def->item_len ? call->items[def->item_len]->span : call->span;
+        const char *count = required == def->item_len ? arena_printf(s->arena, "%d", required)
+                                                       : arena_printf(s->arena, "%d to %d", required, def->item_len);
+        sema_error(s, at, "'%s' takes %s argument%s, %d given", name, count, def->item_len == 1 ? "" : "s", given);
+        return false;
+    }
+    if (given > required && given < def->item_len) {
+        sema_error(s, call->items[required]->span, "pass all or none of the arguments of '%s' that have defaults: "
+                   "numba-cuda would give '%s' the default value of '%s'", name, def->items[given]->name,
+                   def->items[required]->name);
+        return false;
+    }
+    for (int i = given; i < def->item_len; i++) {
+        const char *p = default_reads_param(def, def->items[i]->rhs);
+        if (!p) continue;
+        sema_error(s, def->items[i]->rhs->span, "the default value of '%s' reads '%s', which is also a parameter of "
+                   "'%s': pykc reads a default where the function is called", def->items[i]->name, p, name);
+        return false;
+    }
+    return true;
+}
+
+/* A call of a closure: its specialisation for what it captures and the
+ * types of the arguments. */
+static Type *call_closure(Sema *s, Node *call, Type *clo) {
+    FuncInfo *f = clo->func->sym->func;
+    if (!closure_arguments_fit(s, call, clo->func)) return &ty_error;
+    Type **args = new_casts(s, call->item_len);
+    for (int i = 0; i < call->item_len; i++) {
+        args[i] = call->items[i]->ty;
+        if (!is_value(args[i])) {
+            sema_error(s, call->items[i]->span, "argument %d of '%s' is %s, not a value", i + 1, clo->func->name,
+                       sema_type_name(s, args[i]));
+            return &ty_error;
+        }
+    }
+    for (int i = 0; i < clo->elem_count; i++)
+        if (clo->elems[i]->kind == TY_ERROR) return &ty_error;
+    FuncInfo *sp = specialise_closure(s, f, clo, args, call->item_len);
+    call->sym = sp->sym;
+    call->casts = args;
+    return type_callee(s, call, sp);
 }
 
 /* x.conjugate() and i.bit_count(): the two scalar methods Numba types. */
@@ -1867,6 +2121,7 @@ static Type *type_call(Sema *s, Node *n) {
     for (int i = 0; i < n->kwarg_len; i++) type_expr(s, n->kwargs[i]->rhs);
     if (callee->kind == TY_ERROR || !check_args_typed(n)) return &ty_error;
     if (callee->kind == TY_FUNC) return call_device_function(s, n, callee->func->sym->func);
+    if (callee->kind == TY_CLOSURE) return call_closure(s, n, callee);
     if (callee->kind == TY_CLASS) return call_class(s, n, callee->cls);
     if (callee->kind == TY_DTYPE) {
         Type *arg = n->item_len == 1 ? n->items[0]->ty : NULL;
@@ -1952,6 +2207,7 @@ static Type *type_expr(Sema *s, Node *n) {
     case ND_IFEXP: return set_type(n, type_ifexp(s, n));
     case ND_CALL: return set_type(n, type_call(s, n));
     case ND_TUPLE: return set_type(n, type_tuple_expr(s, n));
+    case ND_LAMBDA: return set_type(n, closure_made(s, n->func));
     case ND_SLICE:
         if (n->lower) type_expr(s, n->lower);
         if (n->upper) type_expr(s, n->upper);
@@ -2022,7 +2278,8 @@ static void assign_name(Sema *s, Node *target, Type *value, Span where) {
     if (sym->ty->kind == TY_ERROR) return;
     Type *u = type_unify(s->arena, sym->ty, value);
     if (!u) {
-        sema_error(s, where, "cannot unify %s and %s for '%s'", sema_type_name(s, sym->ty), sema_type_name(s, value), sym->name);
+        sema_error(s, where, "cannot unify %s and %s for '%s'%s", sema_type_name(s, sym->ty), sema_type_name(s, value),
+                   sym->name, unify_hint(sym->ty, value));
         return;
     }
     if (!type_equal(u, sym->ty)) {
@@ -2139,6 +2396,8 @@ static void type_block(Sema *s, Node **body, int n);
 
 static void type_condition(Sema *s, Node *cond) { check_truth(s, cond, type_expr(s, cond)); }
 
+static bool is_literal_unroll(const Type *callee);
+
 /* The iterator a for loop takes of its iterable (Numba's getiter), with
  * the errors where there is none. */
 static Type *loop_iterator(Sema *s, Node *it) {
@@ -2147,14 +2406,101 @@ static Type *loop_iterator(Sema *s, Node *it) {
     if (iter) return iter;
     if (t->kind == TY_TUPLE)
         sema_error(s, it->span, "a for loop over a tuple needs elements of one type, not %s (numba-cuda iterates "
-                   "a UniTuple only)", sema_type_name(s, t));
+                   "a UniTuple only)%s", sema_type_name(s, t),
+                   it->kind == ND_CALL && it->func->kind != ND_NAME && is_literal_unroll(it->func->ty)
+                       ? "; numba-cuda unrolls a call of the name literal_unroll ('from numba.cuda import literal_unroll')"
+                       : "");
     else if (t->kind != TY_ERROR)
         sema_error(s, it->span, "for loops iterate over range(), an array, a tuple, enumerate() or zip(), not %s",
                    sema_type_name(s, t));
     return &ty_error;
 }
 
+static bool is_literal_unroll(const Type *callee) {
+    return callee->kind == TY_ENTITY && callee->entity->lower == LW_BUILTIN && callee->entity->op == BUILTIN_LITERAL_UNROLL;
+}
+
+/* Whether a for loop iterates over literal_unroll(...), called by a name
+ * of it: numba-cuda's unroller finds the call of the global itself, and
+ * takes cuda.literal_unroll(t) for the tuple. */
+static bool unrolls(Sema *s, Node *iter) {
+    return iter->kind == ND_CALL && iter->func->kind == ND_NAME && is_literal_unroll(type_expr(s, iter->func));
+}
+
+/* The versions of a loop over a tuple of type t: one for each type of its
+ * elements, in the order they first come (analyse_tuple), each with a copy
+ * of the target and body. */
+static void start_version(Sema *s, Node *n, UnrollVersion *v, Type *elem, int most) {
+    v->elem = elem;
+    v->indices = ARENA_ARRAY(s->arena, long, most);
+    v->target = node_clone(s->arena, n->cond);
+    v->body = ARENA_ARRAY(s->arena, Node *, n->body_len ? n->body_len : 1);
+    v->body_len = n->body_len;
+    for (int j = 0; j < n->body_len; j++) v->body[j] = node_clone(s->arena, n->body[j]);
+}
+
+static Unroll *plan_unroll(Sema *s, Node *n, Type *t) {
+    Unroll *u = ARENA_NEW(s->arena, Unroll);
+    u->versions = ARENA_ARRAY(s->arena, UnrollVersion, t->elem_count ? t->elem_count : 1);
+    for (int i = 0; i < t->elem_count; i++) {
+        int k = 0;
+        while (k < u->count && !type_equal(u->versions[k].elem, t->elems[i])) k++;
+        if (k == u->count) start_version(s, n, &u->versions[u->count++], t->elems[i], t->elem_count);
+        UnrollVersion *v = &u->versions[k];
+        v->indices[v->index_count++] = i;
+    }
+    return u;
+}
+
+/* Whether the versions u fit a tuple of type t. */
+static bool plan_fits(const Unroll *u, const Type *t) {
+    int seen = 0;
+    for (int k = 0; k < u->count; k++) {
+        for (int j = 0; j < k; j++)
+            if (type_equal(u->versions[j].elem, u->versions[k].elem)) return false;
+        for (int j = 0; j < u->versions[k].index_count; j++) {
+            long i = u->versions[k].indices[j];
+            if (i >= t->elem_count || !type_equal(t->elems[i], u->versions[k].elem)) return false;
+            seen++;
+        }
+    }
+    return seen == t->elem_count;
+}
+
+/* for x in literal_unroll(t): each version's target takes its type and
+ * its body is typed for it. Versions that do not fit t's types are made
+ * again, and the function's blocks with them. */
+static void type_unrolled_for(Sema *s, Node *n) {
+    n->ty = &ty_error; /* its iterator once its versions fit */
+    Type *t = type_expr(s, n->iter);
+    if (t->kind == TY_ERROR) return;
+    if (s->unroll_depth) {
+        sema_error(s, n->iter->span, "literal_unroll loops cannot be nested: numba-cuda unrolls only one of them");
+        return;
+    }
+    if (!n->unroll || !plan_fits(n->unroll, t)) {
+        n->unroll = plan_unroll(s, n, t);
+        s->replan = true;
+        return;
+    }
+    n->ty = type_unroll_iter(s->arena, t);
+    s->loop_depth++;
+    s->unroll_depth++;
+    for (int k = 0; k < n->unroll->count; k++) {
+        UnrollVersion *v = &n->unroll->versions[k];
+        assign_target(s, v->target, v->elem, v->target->span);
+        type_block(s, v->body, v->body_len);
+    }
+    s->unroll_depth--;
+    s->loop_depth--;
+    type_block(s, n->orelse, n->orelse_len);
+}
+
 static void type_for(Sema *s, Node *n) {
+    if (unrolls(s, n->iter)) {
+        type_unrolled_for(s, n);
+        return;
+    }
     n->ty = loop_iterator(s, n->iter);
     assign_target(s, n->cond, n->ty->kind == TY_ERROR ? n->ty : n->ty->dtype, n->cond->span);
     s->loop_depth++;
@@ -2329,7 +2675,8 @@ static void type_statement(Sema *s, Node *n) {
         type_expr(s, n->rhs);
         return;
     case ND_BREAK: case ND_CONTINUE: case ND_PASS: return;
-    case ND_FUNCDEF: case ND_IMPORT: case ND_IMPORT_FROM:
+    case ND_FUNCDEF: assign_name(s, n->lhs, closure_made(s, n), n->span); return;
+    case ND_IMPORT: case ND_IMPORT_FROM:
         sema_error(s, n->span, "%s is only supported at module level", node_kind_name(n->kind));
         return;
     default: ice("type_statement: unexpected %s", node_kind_name(n->kind));
@@ -2352,48 +2699,71 @@ static ConstValue *global_constant(void *ctx, const char *name) {
     return sym && sym->kind == SYM_CONST ? sym->value : NULL;
 }
 
-/* Types f's versions of its locals (ssa.c) until no version's type changes,
- * then once more to report. */
-static FuncInfo *type_function(Sema *s, FuncInfo *f) {
-    if (f->typed || f->typing || (f->abstract && !f->generic)) return f; /* no types to type it with */
-    FuncInfo *outer_fn = s->fn;
-    Scope *outer_scope = s->locals, *outer_globals = s->globals;
-    s->globals = f->globals; /* an imported function sees its own module */
-    bool outer_quiet = s->quiet;
-    int outer_loops = s->loop_depth;
-    Scope scope = {0};
-    s->fn = f;
-    s->locals = &scope;
-    s->loop_depth = 0;
-    f->typing = true;
-    f->typed_from = outer_fn;
+/* One typing of f over blocks built afresh: silent passes until no type
+ * changes, then one that reports. False when a literal_unroll loop asks
+ * for its versions to be built (s->replan) or the blocks cannot be. */
+static bool type_round(Sema *s, FuncInfo *f, bool quiet) {
+    Scope *scope = ARENA_NEW(s->arena, Scope);
+    s->locals = scope;
+    s->replan = false;
     ssa_build(s->arena, s->diag, f, global_constant, s);
-    for (int i = 0; i < f->param_count; i++) scope_add(s, &scope, f->params[i]);
+    if (f->captures_overflow) {
+        sema_error(s, f->def->span, "the functions defined inside '%s' read what they capture more than %d times "
+                   "(each reads the others': their chain is too long)", f->def->name, PYKC_MAX_CAPTURE_READS);
+        return true;
+    }
+    for (int i = 0; i < f->param_count; i++) scope_add(s, scope, f->params[i]);
     for (int i = 0; i < f->local_count; i++)
-        if (f->locals[i]->base == f->locals[i]) scope_add(s, &scope, f->locals[i]); /* a name's first version */
-    for (int pass = 0; pass < 16; pass++) {
+        if (f->locals[i]->base == f->locals[i]) scope_add(s, scope, f->locals[i]); /* a name's first version */
+    for (int pass = 0; pass < 16 && !s->replan; pass++) {
         s->quiet = true;
         s->changed = false;
         type_block(s, f->def->body, f->def->body_len);
         if (!s->changed) break;
     }
-    s->quiet = outer_quiet;
+    s->quiet = quiet;
+    if (s->replan) return false;
     f->shared_static = 0;
     f->shared_dynamic = false;
-    bool outer_failed = s->return_failed;
     s->return_failed = false;
     type_block(s, f->def->body, f->def->body_len);
+    return !s->replan;
+}
+
+/* Types f's versions of its locals (ssa.c) until no version's type changes,
+ * then once more to report; again where a literal_unroll loop's versions
+ * are found, or change, with the loop's body compiled for them. */
+static FuncInfo *type_function(Sema *s, FuncInfo *f) {
+    if (f->typed || f->typing || (f->abstract && !f->generic)) return f; /* no types to type it with */
+    Sema outer = *s;
+    s->globals = f->globals; /* an imported function sees its own module */
+    s->fn = f;
+    s->loop_depth = 0;
+    s->unroll_depth = 0;
+    f->typing = true;
+    f->typed_from = outer.fn;
+    bool settled = false;
+    for (int round = 0; round < 8 && !settled; round++) {
+        if (round && !f->ret_declared && !f->is_kernel) f->ret = NULL;
+        settled = type_round(s, f, outer.quiet);
+    }
+    if (!settled) /* every round found other types for a loop's tuple */
+        sema_error(s, f->def->span, "the types of what a literal_unroll loop of '%s' unrolls change each time it "
+                   "is typed", f->def->name);
     /* no return value typed: none, or when one failed, an error its callers
      * pass on silently */
     if (!f->is_kernel && !f->ret) f->ret = s->return_failed ? &ty_error : &ty_none;
-    s->return_failed = outer_failed;
     f->typing = false;
     f->typed = true;
-    f->typed_quietly = outer_quiet;
-    s->fn = outer_fn;
-    s->locals = outer_scope;
-    s->globals = outer_globals;
-    s->loop_depth = outer_loops;
+    f->typed_quietly = outer.quiet;
+    s->fn = outer.fn;
+    s->locals = outer.locals;
+    s->globals = outer.globals;
+    s->loop_depth = outer.loop_depth;
+    s->unroll_depth = outer.unroll_depth;
+    s->return_failed = outer.return_failed;
+    s->replan = outer.replan; /* the caller's loop may have asked */
+    s->quiet = outer.quiet;
     return f;
 }
 

@@ -25,7 +25,7 @@
 
 /* ---- CPython's blocks ------------------------------------------------------------ */
 
-typedef enum { PT_FALL, PT_JUMP, PT_CJUMP, PT_FOR_ITER, PT_RETURN, PT_RAISE } PTerm;
+typedef enum { PT_FALL, PT_JUMP, PT_CJUMP, PT_FOR_ITER, PT_RETURN, PT_RAISE, PT_CASE } PTerm;
 
 typedef struct NBlock NBlock;
 
@@ -35,7 +35,8 @@ typedef struct PBlock {
     Vec items;                /* CfgItem */
     bool nop;                 /* holds an instruction that is no item (pass) */
     PTerm term;
-    Node *node;               /* CJUMP: the test or Assert; FOR_ITER: the For; RETURN, RAISE */
+    Node *node;               /* CJUMP: the test or Assert; FOR_ITER, CASE: the For; RETURN, RAISE */
+    int version;              /* CASE: on to the next block for this version, else to target */
     Node *test;               /* CJUMP: the expression tested */
     bool jump_if;             /* CJUMP: jumps when the test is this */
     int line;                 /* JUMP, CJUMP: its line, -1 for an artificial jump */
@@ -64,6 +65,7 @@ struct NBlock {
     int succ_count;
     CfgTermKind term;
     Node *node;
+    int version;
     NBlock **preds;
     int pred_count, pred_cap;
     NBlock *idom;
@@ -86,6 +88,12 @@ typedef struct Local {
     Sym *param;
     Node *only_value;         /* the value of its one plain assignment, if one */
     int defs;                 /* assignments in the source */
+    Vec funcs;                /* the functions defined here that it may hold
+                                 (FunctionDef), by a def, a lambda or a copy */
+    Vec copies;               /* the locals it is assigned from (g = f) */
+    Vec captures;             /* what reading it reads besides (names): the
+                                 captures of each of funcs, in order */
+    bool expanding;           /* its captures are being read: a cycle stops */
 } Local;
 
 typedef struct Builder {
@@ -105,6 +113,9 @@ typedef struct Builder {
     int slot_cap;
     NBlock **blocks;          /* Numba's, in label order */
     int block_count, block_cap;
+    long capture_reads;       /* Names made for captures, bounded (a chain of
+                                 functions each reading all the others grows
+                                 them exponentially) */
 } Builder;
 
 /* ---- locals ---------------------------------------------------------------------- */
@@ -139,6 +150,15 @@ static int add_local(Builder *b, const char *name) {
     return b->local_count - 1;
 }
 
+static void note_targets(Builder *b, Node *t, Node *value);
+
+/* def NAME(...) in the body: an assignment of NAME. */
+static void note_def(Builder *b, Node *def) {
+    Local *l = &b->locals[add_local(b, def->name)];
+    l->defs++;
+    l->only_value = def;
+}
+
 static void note_targets(Builder *b, Node *t, Node *value) {
     if (t->kind == ND_NAME) {
         int k = add_local(b, t->name);
@@ -166,6 +186,7 @@ static void collect_locals(Builder *b, Node **body, int n) {
             else add_local(b, s->lhs->name);
             break;
         case ND_FOR: note_targets(b, s->cond, NULL); break;
+        case ND_FUNCDEF: note_def(b, s); continue; /* its body's names are its own */
         default: break;
         }
         collect_locals(b, s->body, s->body_len);
@@ -173,10 +194,194 @@ static void collect_locals(Builder *b, Node **body, int n) {
     }
 }
 
+/* ---- functions defined inside the function -------------------------------------------- */
+
+/* Python's scopes, as its symtable finds them: a name that a function
+ * defined here reads and does not bind is free in it, and where this
+ * function binds it, the defined function captures this one's variable.
+ * Numba inlines such a function where it is called, with the captured
+ * names reading this function's variables there (inline_closurecall.py);
+ * pykc compiles it as a function that takes what it captures first, read
+ * where the function value is made: at its definition, and at each read
+ * of a name that holds it, so that a call sees the variables as they are
+ * at the call. */
+
+/* Adds the Name n to set (Name nodes, one a name) unless one of its name is there. */
+static void add_name(Arena *a, Vec *set, Node *n) {
+    for (int i = 0; i < set->len; i++)
+        if (!strcmp(((Node *)set->items[i])->name, n->name)) return;
+    vec_push(a, set, n);
+}
+
+static bool has_name(const Vec *set, const char *name) {
+    for (int i = 0; i < set->len; i++)
+        if (!strcmp(((Node *)set->items[i])->name, name)) return true;
+    return false;
+}
+
+static void free_names(Arena *a, Node *def, Vec *out);
+
+/* The names expression n reads, in order; a lambda's free names. */
+static void expr_reads(Arena *a, Node *n, Vec *out) {
+    if (!n) return;
+    if (n->kind == ND_NAME) { add_name(a, out, n); return; }
+    if (n->kind == ND_LAMBDA) { free_names(a, n->func, out); return; }
+    Node *kids[] = {n->func, n->lhs, n->rhs, n->cond, n->iter, n->then, n->els, n->lower, n->upper, n->step};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) expr_reads(a, kids[i], out);
+    for (int i = 0; i < n->item_len; i++) expr_reads(a, n->items[i], out);
+    for (int i = 0; i < n->kwarg_len; i++) expr_reads(a, n->kwargs[i], out);
+}
+
+/* What assigning to target reads: a subscript's or attribute's value. */
+static void target_reads(Arena *a, Node *t, Vec *out) {
+    if (t->kind == ND_TUPLE || t->kind == ND_LIST)
+        for (int i = 0; i < t->item_len; i++) target_reads(a, t->items[i], out);
+    else if (t->kind != ND_NAME) expr_reads(a, t, out);
+}
+
+static void target_binds(Arena *a, Node *t, Vec *out) {
+    if (t->kind == ND_NAME) add_name(a, out, t);
+    else if (t->kind == ND_TUPLE || t->kind == ND_LIST)
+        for (int i = 0; i < t->item_len; i++) target_binds(a, t->items[i], out);
+}
+
+/* The names a body reads and binds, not looking into the functions it
+ * defines but for their free names. */
+static void body_names(Arena *a, Node **body, int n, Vec *reads, Vec *binds) {
+    for (int i = 0; i < n; i++) {
+        Node *s = body[i];
+        switch (s->kind) {
+        case ND_ASSIGN:
+            expr_reads(a, s->rhs, reads);
+            for (int k = 0; k < s->item_len; k++) target_reads(a, s->items[k], reads), target_binds(a, s->items[k], binds);
+            break;
+        case ND_AUGASSIGN: case ND_ANNASSIGN:
+            expr_reads(a, s->lhs, reads);
+            expr_reads(a, s->rhs, reads);
+            if (s->kind == ND_AUGASSIGN || s->rhs) target_binds(a, s->lhs, binds);
+            break;
+        case ND_FOR:
+            expr_reads(a, s->iter, reads);
+            target_reads(a, s->cond, reads);
+            target_binds(a, s->cond, binds);
+            break;
+        case ND_FUNCDEF:
+            free_names(a, s, reads);
+            add_name(a, binds, s->lhs);
+            continue;
+        default: break;
+        }
+        Node *parts[] = {s->kind == ND_FOR ? NULL : s->cond, s->then, s->kind == ND_EXPR_STMT || s->kind == ND_RAISE ? s->rhs : NULL};
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) expr_reads(a, parts[k], reads);
+        if (s->kind == ND_RETURN) for (int k = 0; k < s->item_len; k++) expr_reads(a, s->items[k], reads);
+        body_names(a, s->body, s->body_len, reads, binds);
+        body_names(a, s->orelse, s->orelse_len, reads, binds);
+    }
+}
+
+/* def's free names: what its body (and the functions it defines) reads
+ * but does not bind, and what its default values read, which Numba reads
+ * where it is called. */
+static void free_names(Arena *a, Node *def, Vec *out) {
+    Vec reads = {0}, binds = {0};
+    for (int i = 0; i < def->item_len; i++) add_name(a, &binds, def->items[i]);
+    body_names(a, def->body, def->body_len, &reads, &binds);
+    for (int i = 0; i < def->item_len; i++) expr_reads(a, def->items[i]->rhs, &reads);
+    for (int i = 0; i < reads.len; i++)
+        if (!has_name(&binds, ((Node *)reads.items[i])->name)) add_name(a, out, reads.items[i]);
+}
+
+/* def's captures: its free names that are this function's locals, as
+ * Names of their own, read where def is defined. */
+static void find_captures(Builder *b, Node *def) {
+    Vec free = {0}, caps = {0};
+    free_names(b->a, def, &free);
+    for (int i = 0; i < free.len; i++) {
+        Node *n = free.items[i];
+        if (find_local(b, n->name) < 0) continue; /* a module name */
+        Node *c = node_new(b->a, ND_NAME, n->span);
+        c->name = n->name;
+        c->height = 1;
+        vec_push(b->a, &caps, c);
+    }
+    def->captures = (Node **)caps.items;
+    def->capture_len = caps.len;
+}
+
+static void note_funcs_in(Builder *b, Node *n);
+
+/* Where a local is assigned a function defined here, or a local that
+ * may hold one: which functions each may hold. */
+static void note_holder(Builder *b, Node *target, Node *value) {
+    if (target->kind != ND_NAME) return;
+    Local *l = &b->locals[find_local(b, target->name)];
+    if (value->kind == ND_FUNCDEF) vec_push(b->a, &l->funcs, value);
+    else if (value->kind == ND_LAMBDA) vec_push(b->a, &l->funcs, value->func);
+    else if (value->kind == ND_NAME && find_local(b, value->name) >= 0)
+        vec_push(b->a, &l->copies, &b->locals[find_local(b, value->name)]);
+}
+
+static void note_funcs_in(Builder *b, Node *n) {
+    if (!n) return;
+    if (n->kind == ND_LAMBDA) { find_captures(b, n->func); return; }
+    Node *kids[] = {n->func, n->lhs, n->rhs, n->cond, n->iter, n->then, n->els, n->lower, n->upper, n->step};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) note_funcs_in(b, kids[i]);
+    for (int i = 0; i < n->item_len; i++) note_funcs_in(b, n->items[i]);
+    for (int i = 0; i < n->kwarg_len; i++) note_funcs_in(b, n->kwargs[i]);
+}
+
+/* Finds the functions defined in the body (not inside them: those are
+ * their own), their captures, and the locals that may hold them. */
+static void find_functions(Builder *b, Node **body, int n) {
+    for (int i = 0; i < n; i++) {
+        Node *s = body[i];
+        if (s->kind == ND_FUNCDEF) {
+            find_captures(b, s);
+            note_holder(b, s->lhs, s);
+            continue;
+        }
+        if (s->kind == ND_ASSIGN && s->item_len == 1) note_holder(b, s->items[0], s->rhs);
+        Node *parts[] = {s->rhs, s->lhs, s->cond, s->iter, s->then};
+        for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) note_funcs_in(b, parts[k]);
+        for (int k = 0; k < s->item_len; k++) note_funcs_in(b, s->items[k]);
+        for (int k = 0; s->kind == ND_FOR && s->unroll && k < s->unroll->count; k++)
+            find_functions(b, s->unroll->versions[k].body, s->unroll->versions[k].body_len);
+        if (s->kind != ND_FOR || !s->unroll) find_functions(b, s->body, s->body_len);
+        find_functions(b, s->orelse, s->orelse_len);
+    }
+}
+
+/* What each local that may hold a function reads with it: the captures
+ * of every function it may hold, through copies. */
+static void gather_captures(Builder *b) {
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int k = 0; k < b->local_count; k++) {
+            Local *l = &b->locals[k];
+            for (int c = 0; c < l->copies.len; c++) {
+                Local *from = l->copies.items[c];
+                for (int j = 0; j < from->funcs.len; j++) {
+                    bool have = false;
+                    for (int m = 0; m < l->funcs.len && !have; m++) have = l->funcs.items[m] == from->funcs.items[j];
+                    if (!have) vec_push(b->a, &l->funcs, from->funcs.items[j]), grew = true;
+                }
+            }
+        }
+    }
+    for (int k = 0; k < b->local_count; k++) {
+        Local *l = &b->locals[k];
+        for (int j = 0; j < l->funcs.len; j++) {
+            Node *def = l->funcs.items[j];
+            for (int c = 0; c < def->capture_len; c++) add_name(b->a, &l->captures, def->captures[c]);
+        }
+    }
+}
+
 /* ---- tests that CPython or Numba decide at compile time --------------------------- */
 
 typedef struct Known {
     bool is_float;
+    bool none;                /* None (a constant, or a parameter of type none) */
     __int128 i;
     double f;
 } Known;
@@ -191,6 +396,21 @@ static bool known_number(const ConstValue *c, Known *out) {
     return true;
 }
 
+/* A parameter of a specialisation whose type says its value: None (as
+ * Numba's dead branch pruning resolves an argument of type none), or a
+ * literal, which only a function defined inside another has (what Numba
+ * inlines there reads the caller's constant). */
+static bool known_parameter(const Type *t, Known *out) {
+    if (!t) return false;
+    if (t->kind == TY_NONE) {
+        out->none = true;
+        return true;
+    }
+    if (!t->literal) return false;
+    out->i = t->is_signed || t->kind == TY_BOOL ? (__int128)t->lit_value : (__int128)(uint64_t)t->lit_value;
+    return true;
+}
+
 /* The value of a literal, of a module constant, or of a local assigned
  * once from one of them: what Numba's find_const sees through. */
 static bool known_value(Builder *b, Node *n, Known *out, int depth) {
@@ -201,7 +421,7 @@ static bool known_value(Builder *b, Node *n, Known *out, int depth) {
         out->i = (__int128)n->v.i.value;
         return true;
     case ND_BOOL: out->i = n->v.b; return true;
-    case ND_NONE: return true;
+    case ND_NONE: out->none = true; return true;
     case ND_FLOAT:
         out->is_float = true;
         out->f = n->v.f;
@@ -210,7 +430,8 @@ static bool known_value(Builder *b, Node *n, Known *out, int depth) {
         int k = find_local(b, n->name);
         if (k >= 0) {
             Local *l = &b->locals[k];
-            return !l->param && l->defs == 1 && l->only_value && depth < 32 && known_value(b, l->only_value, out, depth + 1);
+            if (l->param) return l->defs == 1 && known_parameter(l->param->ty, out);
+            return l->defs == 1 && l->only_value && depth < 32 && known_value(b, l->only_value, out, depth + 1);
         }
         return b->global_const && known_number(b->global_const(b->ctx, n->name), out);
     }
@@ -221,6 +442,11 @@ static bool known_value(Builder *b, Node *n, Known *out, int depth) {
 static bool is_truthy(const Known *k) { return k->is_float ? k->f != 0 : k->i != 0; }
 
 static int compare_known(Op op, const Known *x, const Known *y) {
+    if (x->none || y->none) { /* None is None, and is nothing else */
+        bool same = x->none && y->none;
+        return op == OP_IS || op == OP_EQ ? same : op == OP_ISNOT || op == OP_NE ? !same : -1;
+    }
+    if (op == OP_IS || op == OP_ISNOT) return -1;
     double fx = x->is_float ? x->f : (double)x->i, fy = y->is_float ? y->f : (double)y->i;
     bool floats = x->is_float || y->is_float;
     int c = floats ? (fx < fy ? -1 : fx > fy ? 1 : fx == fy ? 0 : 2) : (x->i < y->i ? -1 : x->i > y->i ? 1 : 0);
@@ -243,6 +469,10 @@ static int static_truth(Builder *b, Node *n) {
     Known x, y;
     switch (n->kind) {
     case ND_INT: case ND_BOOL: case ND_NONE: case ND_FLOAT: case ND_NAME:
+        /* Numba tests a predicate only on a constant, which an argument is
+         * not (but for what it inlines: the caller's constant) */
+        if (n->kind == ND_NAME && !b->f->closure && find_local(b, n->name) >= 0 && b->locals[find_local(b, n->name)].param)
+            return -1;
         return known_value(b, n, &x, 0) ? is_truthy(&x) : -1;
     case ND_STR: return n->v.s.len != 0;
     case ND_UNARY: {
@@ -290,6 +520,11 @@ static void add_item(Builder *b, CfgItemKind kind, Node *n) {
     it->kind = kind;
     it->node = n;
     vec_push(b->a, &b->cur->items, it);
+}
+
+static void add_version_item(Builder *b, Node *n, int version) {
+    add_item(b, ITEM_UNROLL_TARGET, n);
+    ((CfgItem *)b->cur->items.items[b->cur->items.len - 1])->version = version;
 }
 
 static int line_of(Builder *b, const Node *n) {
@@ -367,6 +602,24 @@ static void compile_while(Builder *b, Node *n) {
     use_next(b, end);
 }
 
+/* An unrolled loop's body (Numba's MixedContainerUnroller): the element's
+ * index chooses a version (a chain of tests, the last one needing none),
+ * which takes the element as its type and runs its copy of the body. */
+static void compile_versions(Builder *b, Node *n, PBlock *start) {
+    const Unroll *u = n->unroll;
+    for (int k = 0; k < u->count; k++) {
+        PBlock *next = k + 1 < u->count ? new_pblock(b, "unroll.next") : NULL;
+        if (next) {
+            b->cur->version = k;
+            end_block(b, PT_CASE, n, next, -1, "unroll.version");
+        }
+        add_version_item(b, n, k);
+        compile_body(b, u->versions[k].body, u->versions[k].body_len);
+        end_block(b, PT_JUMP, NULL, start, -1, "dead");
+        if (next) use_next(b, next);
+    }
+}
+
 static void compile_for(Builder *b, Node *n) {
     PBlock *start = new_pblock(b, "for.cond"), *cleanup = new_pblock(b, "for.else"), *end = new_pblock(b, "for.done");
     add_item(b, ITEM_FOR_INIT, n);
@@ -374,7 +627,8 @@ static void compile_for(Builder *b, Node *n) {
     push_loop(b, start, end);
     end_block(b, PT_FOR_ITER, n, cleanup, -1, "for.body");
     add_item(b, ITEM_FOR_TARGET, n);
-    compile_body(b, n->body, n->body_len);
+    if (n->unroll) compile_versions(b, n, start);
+    else compile_body(b, n->body, n->body_len);
     end_block(b, PT_JUMP, NULL, start, -1, "dead");
     b->loop_count--;
     use_next(b, cleanup);
@@ -450,7 +704,7 @@ static int pblock_succs(Builder *b, PBlock *p, PBlock *out[2]) {
     switch (p->term) {
     case PT_FALL: out[0] = layout_next(b, p); return out[0] != NULL;
     case PT_JUMP: out[0] = p->target; return 1;
-    case PT_CJUMP: case PT_FOR_ITER: out[0] = layout_next(b, p); out[1] = p->target; return 2;
+    case PT_CJUMP: case PT_FOR_ITER: case PT_CASE: out[0] = layout_next(b, p); out[1] = p->target; return 2;
     default: return 0;
     }
 }
@@ -489,7 +743,7 @@ static bool is_code(const PBlock *p) { return p->reachable && !is_empty(p); }
 static void split_blocks(Builder *b) {
     for (int i = 0; i < b->layout.len; i++) {
         PBlock *p = b->layout.items[i];
-        if (is_code(p) && (p->term == PT_JUMP || p->term == PT_CJUMP || p->term == PT_FOR_ITER))
+        if (is_code(p) && (p->term == PT_JUMP || p->term == PT_CJUMP || p->term == PT_FOR_ITER || p->term == PT_CASE))
             skip_empty(b, p->target)->is_target = true;
     }
     NBlock *cur = NULL;
@@ -523,6 +777,7 @@ static void split_blocks(Builder *b) {
             }
             break;
         case PT_FOR_ITER: nb->term = TERM_FOR_ITER; break;
+        case PT_CASE: nb->term = TERM_UNROLL_CASE; nb->version = last->version; break;
         case PT_RETURN: nb->term = TERM_RETURN; break;
         case PT_RAISE: nb->term = TERM_RAISE; break;
         }
@@ -722,11 +977,41 @@ static void add_event(Builder *b, NBlock *nb, EventKind kind, int name, Node *no
     nb->events[nb->event_count++] = (Event){.kind = kind, .name = name, .node = node};
 }
 
+static void walk_uses(Builder *b, NBlock *nb, Node *n);
+
+/* The reads of what n, a read of a local that may hold a function, holds
+ * besides: fresh Names where n stands, each read there too. */
+static void walk_captures(Builder *b, NBlock *nb, Node *n, Local *l) {
+    n->captures = NULL;
+    n->capture_len = 0;
+    if (!l->captures.len || l->expanding) return; /* a cycle: sema says why */
+    if ((b->capture_reads += l->captures.len) > PYKC_MAX_CAPTURE_READS) {
+        b->f->captures_overflow = true;
+        return;
+    }
+    l->expanding = true;
+    n->capture_len = l->captures.len;
+    n->captures = ARENA_ARRAY(b->a, Node *, l->captures.len);
+    for (int i = 0; i < l->captures.len; i++) {
+        Node *c = node_new(b->a, ND_NAME, n->span);
+        c->name = ((Node *)l->captures.items[i])->name;
+        c->height = 1;
+        n->captures[i] = c;
+        walk_uses(b, nb, c);
+    }
+    l->expanding = false;
+}
+
 static void walk_uses(Builder *b, NBlock *nb, Node *n) {
     if (!n) return;
     if (n->kind == ND_NAME) {
         int k = find_local(b, n->name);
         if (k >= 0) add_event(b, nb, EV_USE, k, n);
+        if (k >= 0) walk_captures(b, nb, n, &b->locals[k]);
+        return;
+    }
+    if (n->kind == ND_LAMBDA) { /* made here: its captures read here */
+        for (int i = 0; i < n->func->capture_len; i++) walk_uses(b, nb, n->func->captures[i]);
         return;
     }
     Node *kids[] = {n->func, n->lhs, n->rhs, n->cond, n->iter, n->then, n->els, n->lower, n->upper, n->step};
@@ -749,7 +1034,15 @@ static void walk_target(Builder *b, NBlock *nb, Node *t, Span value) {
 static void item_events(Builder *b, NBlock *nb, const CfgItem *it) {
     Node *n = it->node;
     if (it->kind == ITEM_FOR_INIT) { walk_uses(b, nb, n->iter); return; }
-    if (it->kind == ITEM_FOR_TARGET) { walk_target(b, nb, n->cond, n->cond->span); return; }
+    if (it->kind == ITEM_FOR_TARGET) {
+        if (!n->unroll) walk_target(b, nb, n->cond, n->cond->span);
+        return;
+    }
+    if (it->kind == ITEM_UNROLL_TARGET) {
+        Node *t = n->unroll->versions[it->version].target;
+        walk_target(b, nb, t, t->span);
+        return;
+    }
     switch (n->kind) {
     case ND_ASSIGN:
         walk_uses(b, nb, n->rhs);
@@ -771,6 +1064,10 @@ static void item_events(Builder *b, NBlock *nb, const CfgItem *it) {
         if (n->lhs->kind == ND_NAME) walk_target(b, nb, n->lhs, n->rhs->span);
         return;
     case ND_EXPR_STMT: walk_uses(b, nb, n->rhs); return;
+    case ND_FUNCDEF:
+        for (int i = 0; i < n->capture_len; i++) walk_uses(b, nb, n->captures[i]);
+        walk_target(b, nb, n->lhs, n->span);
+        return;
     default: return;
     }
 }
@@ -1024,6 +1321,7 @@ static void hand_over(Builder *b) {
         c->name = nb->name;
         c->term = nb->term;
         c->node = nb->node;
+        c->version = nb->version;
         for (int k = 0; k < nb->succ_count; k++) c->succ[k] = f->blocks[nb->succ[k]->index];
         int items = 0;
         for (int j = 0; j < nb->pblocks.len; j++) items += ((PBlock *)nb->pblocks.items[j])->items.len;
@@ -1046,6 +1344,7 @@ static void hand_over(Builder *b) {
 void ssa_build(Arena *a, const Diag *d, FuncInfo *f, GlobalConstFn global_const, void *ctx) {
     Builder b = {.a = a, .diag = d, .f = f, .global_const = global_const, .ctx = ctx};
     f->local_count = 0;
+    f->captures_overflow = false;
     for (int i = 0; i < f->param_count; i++) {
         int k = add_local(&b, f->params[i]->name);
         Local *l = &b.locals[k];
@@ -1054,6 +1353,8 @@ void ssa_build(Arena *a, const Diag *d, FuncInfo *f, GlobalConstFn global_const,
         f->params[i]->base = f->params[i];
     }
     collect_locals(&b, f->def->body, f->def->body_len);
+    find_functions(&b, f->def->body, f->def->body_len);
+    gather_captures(&b);
     use_next(&b, new_pblock(&b, "entry")); /* where the parameters are bound */
     b.cur->nop = true;
     compile_body(&b, f->def->body, f->def->body_len);

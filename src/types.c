@@ -176,6 +176,8 @@ Type *type_zip(Arena *a, Type **of, int n) {
     return new_iter(a, ITER_ZIP, type_tuple(a, yields, n), of, n);
 }
 
+Type *type_unroll_iter(Arena *a, Type *tuple) { return new_iter(a, ITER_UNROLL, &ty_int64, &tuple, 1); }
+
 Type *type_optional(Arena *a, Type *of) {
     Type *t = new_type(a, TY_OPTIONAL);
     t->dtype = type_strip(of);
@@ -269,6 +271,15 @@ Type *type_func(Arena *a, Node *def) {
     return t;
 }
 
+Type *type_closure(Arena *a, Node *def, Type **caps, int n) {
+    Type *t = new_type(a, TY_CLOSURE);
+    t->func = def;
+    t->elem_count = n;
+    t->elems = ARENA_ARRAY(a, Type *, n ? n : 1);
+    for (int i = 0; i < n; i++) t->elems[i] = caps[i];
+    return t;
+}
+
 /* Numba's Record key: the fields (names, types, offsets), size, aligned. */
 static bool record_equal(const Record *a, const Record *b) {
     if (a == b) return true;
@@ -298,8 +309,8 @@ bool type_equal(const Type *a, const Type *b) {
         return a->ndim == b->ndim && a->layout == b->layout && a->readonly == b->readonly &&
                a->unaligned == b->unaligned && nested_equal(a, b) && type_equal(a->dtype, b->dtype);
     case TY_RECORD: return record_equal(a->record, b->record);
-    case TY_TUPLE:
-        if (a->elem_count != b->elem_count || a->cls != b->cls) return false;
+    case TY_TUPLE: case TY_CLOSURE:
+        if (a->elem_count != b->elem_count || a->cls != b->cls || a->func != b->func) return false;
         for (int i = 0; i < a->elem_count; i++)
             if (!type_equal(a->elems[i], b->elems[i])) return false;
         return true;
@@ -463,7 +474,8 @@ static void entity_name(const Type *t, NameBuf *b) {
 /* range_iter_int64, iter(array(...)), enumerate(...), zip(..., ...) */
 static void iter_name(const Type *t, NameBuf *b) {
     static const char *const heads[] = {[ITER_ARRAY] = "iter(", [ITER_TUPLE] = "iter(",
-                                        [ITER_ENUMERATE] = "enumerate(", [ITER_ZIP] = "zip("};
+                                        [ITER_ENUMERATE] = "enumerate(", [ITER_ZIP] = "zip(",
+                                        [ITER_UNROLL] = "literal_unroll("};
     if (t->iter == ITER_RANGE) {
         append(b, "range_iter_");
         name_into(t->dtype, b);
@@ -509,6 +521,7 @@ static void name_into(const Type *t, NameBuf *b) {
         break;
     case TY_ENTITY: entity_name(t, b); break;
     case TY_FUNC: append(b, "<device function>"); break;
+    case TY_CLOSURE: appendf(b, "function '%s'", t->func->name); break;
     case TY_ENUM: case TY_CLASS: class_name(t, b); break;
     case TY_SLICE: append(b, "slice<a:b>"); break;
     }
@@ -861,7 +874,7 @@ static Type *unify_optional(Arena *a, Type *x, Type *y) {
     }
     if (x->kind == TY_NONE) {
         if (y->kind == TY_OPTIONAL) return y;
-        return is_value(y) && y->kind != TY_GRID_GROUP ? type_optional(a, y) : NULL;
+        return is_value(y) && y->kind != TY_GRID_GROUP && y->kind != TY_CLOSURE ? type_optional(a, y) : NULL;
     }
     Type *inner = type_unify(a, x->kind == TY_OPTIONAL ? x->dtype : x, y->kind == TY_OPTIONAL ? y->dtype : y);
     if (!inner || inner->kind == TY_ERROR) return inner;
@@ -882,6 +895,13 @@ Type *type_unify(Arena *a, Type *x, Type *y) {
         for (int i = 0; i < x->elem_count; i++)
             if (!(elems[i] = type_unify(a, x->elems[i], y->elems[i]))) return NULL;
         return type_named_tuple(a, x->cls, elems, x->elem_count);
+    }
+    if (x->kind == TY_CLOSURE && y->kind == TY_CLOSURE && x->func == y->func) {
+        /* one function, made where its captures had other types */
+        Type **caps = ARENA_ARRAY(a, Type *, x->elem_count ? x->elem_count : 1);
+        for (int i = 0; i < x->elem_count; i++)
+            if (!(caps[i] = type_unify(a, x->elems[i], y->elems[i]))) return NULL;
+        return type_closure(a, x->func, caps, x->elem_count);
     }
     if (x->kind == TY_ARRAY && y->kind == TY_ARRAY && x->ndim == y->ndim && type_equal(x->dtype, y->dtype))
         return type_array(a, x->dtype, x->ndim, 'A');

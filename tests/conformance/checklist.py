@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks that no name of the kernel language's checklist
 (tests/conformance/NUMBA-API.md) is left untested: each cuda.*, math.*,
-cmath.*, builtin, @cuda.jit option, numba.cuda.random function and
+cmath.*, builtin, construct named in backticks (literal_unroll ...),
+@cuda.jit option, numba.cuda.random function and
 numba.cuda.libdevice function (from src/libdevice_funcs.def) must appear in
 a conformance kernel (tests/conformance/*/*.pyk) or a lit test (tests/lit),
 or be listed with a reason in tests/conformance/not-covered.txt. A name
@@ -107,6 +108,11 @@ def checklist():
         want[f"builtin {w}"] = rf"(?<![\w.]){w}\("
     if "int.bit_count()" in mods:
         want["int.bit_count"] = r"\.bit_count\(\)"
+    # the constructs named in backticks (`literal_unroll`, `breakpoint()`, ...)
+    for sp in spans(section(text, "Python constructs")):
+        m = re.fullmatch(r"([a-z_]+)(\(\))?", sp)
+        if m:
+            want[f"construct {m.group(1)}"] = rf"\b{m.group(1)}\b"
     for n in cuda_names(text):
         want[f"cuda.{n}"] = r"\bcuda\." + re.escape(n) + r"\b"
     for n in random_names(text):

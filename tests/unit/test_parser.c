@@ -349,7 +349,7 @@ static void test_host_code(void) {
                   "def k(a):\n"
                   "    b = [x for x in a]\n"
                   "    c = f'{a}'\n"
-                  "    d = lambda: 0\n");
+                  "    d = {0: 1}\n");
     ASSERT(p->diag.error_count == 3);
     done(p);
     /* Real syntax errors in host code are still errors. */
