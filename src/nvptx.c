@@ -779,12 +779,13 @@ static bool run_ptxas(const char *ptxas, const char *ptx_path, const char *cubin
     char arch_opt[32], opt_opt[8];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", cfg->arch);
     snprintf(opt_opt, sizeof opt_opt, "-O%d", cfg->opt_level);
-    char *argv[8];
+    char *argv[9];
     int argc = 0;
     argv[argc++] = (char *)ptxas;
     argv[argc++] = arch_opt;
     argv[argc++] = opt_opt;
     if (cfg->debug_info) argv[argc++] = "-lineinfo"; /* line tables, for profilers */
+    if (cfg->relocatable) argv[argc++] = "-c";       /* its externs are linked at load */
     argv[argc++] = "-o";
     argv[argc++] = (char *)cubin_path;
     argv[argc++] = (char *)ptx_path;
