@@ -10,7 +10,8 @@
  * memory, dynamic shared memory past the 48 KiB default, a cooperative
  * launch with a grid-wide barrier, xoroshiro128p states used on the
  * device, streams with pinned memory, events, launches from several
- * threads, and the error paths that only a real driver can show (the JIT
+ * threads, a module linked with device functions of another file, and
+ * the error paths that only a real driver can show (the JIT
  * log, a launch the driver refuses). Prints each failure and a summary;
  * exit status 0 when all pass, 2 when there is no GPU.
  */
@@ -478,6 +479,55 @@ static void check_threads(void)
         ASSERT(jobs[i].ok);
 }
 
+/* A module that links other code (fixtures/linked.pyk, its device
+ * functions declared with cuda.declare_device and defined in nvcc's
+ * linked_dev.ptx): libpykrt links the two with the driver's linker. Each
+ * thread computes axpb(x, checked(k)) + cube(x) + total(x); where k is
+ * negative, checked's status is an exception, which ends the thread before
+ * it writes. */
+static void check_linked(void)
+{
+    enum { N = 64 };
+    float x[N];
+    int32_t k[N];
+    double out[N], sum = 0;
+    for (int i = 0; i < N; i++) {
+        x[i] = 0.25f * (float)i;
+        k[i] = i == 3 ? -1 : i % 5;
+        out[i] = -7;
+        sum += x[i];
+    }
+    pykrt_module *m = NULL;
+    pykrt_status st = pykrt_module_load(t_ctx, t_path("linked.yaml"), &m);
+    if (st != PYKRT_SUCCESS)
+        printf("  %s\n", pykrt_last_error());
+    ASSERT_OK(st);
+    pykrt_array dx = {0}, dk = {0}, dout = {0};
+    st = new_array(PYKRT_FLOAT32, N, &dx);
+    if (st == PYKRT_SUCCESS && (st = new_array(PYKRT_INT32, N, &dk)) == PYKRT_SUCCESS)
+        st = new_array(PYKRT_FLOAT64, N, &dout);
+    if (st == PYKRT_SUCCESS && (st = pykrt_array_copy_from_host(t_ctx, &dx, x, sizeof x)) == PYKRT_SUCCESS &&
+        (st = pykrt_array_copy_from_host(t_ctx, &dk, k, sizeof k)) == PYKRT_SUCCESS)
+        st = pykrt_array_copy_from_host(t_ctx, &dout, out, sizeof out);
+    pykrt_arg args[3] = {pykrt_arg_array(&dx), pykrt_arg_array(&dk), pykrt_arg_array(&dout)};
+    pykrt_launch_config cfg = {{1, 1, 1}, {N, 1, 1}, 0, NULL};
+    if (st == PYKRT_SUCCESS && (st = pykrt_launch(kernel(m, "linked"), &cfg, args, 3)) == PYKRT_SUCCESS &&
+        (st = pykrt_context_synchronize(t_ctx)) == PYKRT_SUCCESS)
+        st = pykrt_array_copy_to_host(t_ctx, out, sizeof out, &dout);
+    pykrt_array_free(t_ctx, &dx);
+    pykrt_array_free(t_ctx, &dk);
+    pykrt_array_free(t_ctx, &dout);
+    pykrt_module_unload(m);
+    ASSERT_OK(st);
+    for (int i = 0; i < N; i++) {
+        double want = i == 3 ? -7 : (double)(2.0f * x[i] + (float)k[i]) + (double)x[i] * x[i] * x[i] + sum;
+        if (out[i] != want) {
+            t_fail(__FILE__, __LINE__, "linked: out[%d] = %.17g, expected %.17g", i, out[i], want);
+            return;
+        }
+    }
+}
+
 static void check_errors(void)
 {
     pykrt_module *m = NULL;
@@ -530,7 +580,7 @@ int main(int argc, char **argv)
         T(check_device),   T(check_vadd),           T(check_target_choice), T(check_embedded),
         T(check_scalars),  T(check_tuples),  T(check_exceptions), T(check_failed_checks), T(check_arrays),         T(check_constants),     T(check_dynamic_shared),
         T(check_cooperative), T(check_random),      T(check_streams_and_events), T(check_threads),
-        T(check_errors),
+        T(check_linked),   T(check_errors),
     };
     int passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
