@@ -8,7 +8,8 @@
  * pointer would be on a GPU), events tick a fake clock of 0.5 ms per record.
  *
  * Modules are parsed from their PTX text: each .entry's parameter list
- * (type, .align, [n]) and each .const variable. That makes the double an
+ * (type, .align, [n]) and each .const variable; an `.extern .func` that
+ * the text does not define fails the load, as the JIT fails it. That makes the double an
  * independent judge of argument packing: a launch lays out the
  * kernelParams values at the offsets and sizes the PTX declares, as the
  * real driver does, and records them for the tests (fake_cuda_last_launch);
