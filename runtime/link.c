@@ -35,6 +35,7 @@ typedef struct linker {
     CUlinkState state;
     char *log;
     char what[600];
+    char devrt[4096]; /* the libcudadevrt.a linked, or "" */
 } linker;
 
 static pykrt_status link_fail(linker *l, CUresult res, const char *call, const char *input)
@@ -44,6 +45,9 @@ static pykrt_status link_fail(linker *l, CUresult res, const char *call, const c
     if (l->log && l->log[0]) {
         l->log[PK_LINK_LOG_BYTES - 1] = '\0';
         pk_append("\n%s", l->log);
+        /* pykc's launches call CUDA 12's device runtime */
+        if (l->devrt[0] && strstr(l->log, "__cudaCDP2"))
+            pk_append("\n(launches from kernels need the device runtime of CUDA 12 or newer; %s is older)", l->devrt);
     }
     return st == PYKRT_ERROR_OUT_OF_MEMORY ? st : PYKRT_ERROR_MODULE_LOAD;
 }
@@ -144,15 +148,21 @@ static bool find_cudadevrt(char *path, size_t size)
 
 static pykrt_status add_device_runtime(linker *lk)
 {
-    char path[4096];
-    if (!find_cudadevrt(path, sizeof path))
+    char *path = lk->devrt;
+    if (!find_cudadevrt(path, sizeof lk->devrt)) {
+        path[0] = '\0';
         return pk_fail(PYKRT_ERROR_MODULE_LOAD,
                        "%s: its kernels launch kernels, which needs CUDA's device runtime, libcudadevrt.a, and "
                        "it is in none of $PYKRT_CUDADEVRT, $CUDA_HOME/lib64, $CUDA_PATH/lib64, /usr/local/cuda/lib64 "
                        "and /usr/lib/x86_64-linux-gnu: install the CUDA toolkit or name the file in PYKRT_CUDADEVRT",
                        lk->what);
+    }
     CUresult res = pk_drv.cuLinkAddFile(lk->state, CU_JIT_INPUT_LIBRARY, path, 0, NULL, NULL);
-    return res ? link_fail(lk, res, "cuLinkAddFile", path) : PYKRT_SUCCESS;
+    if (res == CUDA_SUCCESS)
+        return PYKRT_SUCCESS;
+    pykrt_status st = link_fail(lk, res, "cuLinkAddFile", path);
+    lk->devrt[0] = '\0';
+    return st;
 }
 
 /* ---- the link ---- */
@@ -175,7 +185,9 @@ static pykrt_status link_all(linker *lk, const char *image, size_t size, const p
     size_t cubin_size = 0;
     if ((res = pk_drv.cuLinkComplete(lk->state, &cubin, &cubin_size)) != CUDA_SUCCESS)
         return link_fail(lk, res, "cuLinkComplete", "what its manifest links");
-    if ((res = pk_drv.cuModuleLoadDataEx(&lk->m->cu, cubin, 0, NULL, NULL)) != CUDA_SUCCESS) {
+    CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[2] = {lk->log, (void *)(uintptr_t)PK_LINK_LOG_BYTES};
+    if ((res = pk_drv.cuModuleLoadDataEx(&lk->m->cu, cubin, lk->log ? 2 : 0, opts, values)) != CUDA_SUCCESS) {
         lk->m->cu = NULL;
         return link_fail(lk, res, "cuModuleLoadDataEx", "what its manifest links");
     }
@@ -189,7 +201,7 @@ bool pk_needs_link(const pk_manifest *mf)
 
 pykrt_status pk_link_module(pykrt_module *m, const char *image, size_t size, const pk_link_source *src)
 {
-    linker lk = {m, NULL, NULL, ""};
+    linker lk = {m, NULL, NULL, "", ""};
     snprintf(lk.what, sizeof lk.what, "pykrt_module_load(%s)", m->name);
     if (!pk_drv.cuLinkCreate || !pk_drv.cuLinkAddData || !pk_drv.cuLinkAddFile || !pk_drv.cuLinkComplete ||
         !pk_drv.cuLinkDestroy)

@@ -2156,6 +2156,62 @@ static LLVMValueRef gen_extern_call(CodeGen *g, Node *call, ExternFunc *ext) {
     return extern_result(g, LLVMBuildLoad2(g->b, rt, slot, ""), ext->ret);
 }
 
+/* ---- launches from kernels (dynamic parallelism) ------------------------------------- */
+
+static bool fastmath_of(const Unit *u, const FuncInfo *f);
+
+/* A launch's grid or block: an int (x), or a tuple of one to three; the
+ * axes not given are 1. */
+static void launch_dim3(CodeGen *g, Node *v, LLVMValueRef out[3]) {
+    LLVMValueRef x = gen_expr(g, v);
+    for (int i = 0; i < 3; i++) out[i] = cg_i32(g, 1);
+    if (v->ty->kind != TY_TUPLE) {
+        out[0] = convert(g, x, v->ty, &ty_uint32);
+        return;
+    }
+    for (int i = 0; i < v->ty->elem_count; i++) out[i] = convert(g, extract(g, x, (unsigned)i, ""), v->ty->elems[i], &ty_uint32);
+}
+
+/* v, a kernel parameter of type t, as its parts, the values the entry
+ * takes (abi_unpack's inverse), into out from *n on. */
+static void abi_pack(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef *out, int *n) {
+    if (t->kind == TY_ARRAY) {
+        out[(*n)++] = extract(g, v, 0, "");
+        for (int i = 0; i < t->ndim; i++) out[(*n)++] = array_dim(g, v, 1, i);
+        for (int i = 0; i < t->ndim; i++) out[(*n)++] = array_dim(g, v, 2, i);
+    } else if (t->kind == TY_COMPLEX || t->kind == TY_TUPLE) {
+        for (int i = 0; i < (t->kind == TY_COMPLEX ? 2 : t->elem_count); i++)
+            abi_pack(g, t->kind == TY_COMPLEX ? type_float(t->bits / 2) : t->elems[i], extract(g, v, (unsigned)i, ""), out, n);
+    } else {
+        out[(*n)++] = t->kind == TY_BOOL ? LLVMBuildZExt(g->b, v, i8(g), "") : v;
+    }
+}
+
+/* kernel[grid, block, 0, shared](args): the arguments converted to the
+ * kernel's parameters and passed in their parts, as a host's launch
+ * passes them. */
+static LLVMValueRef gen_launch(CodeGen *g, Node *call, FuncInfo *k) {
+    if (!TARGET(g)->device_launch || k->cooperative) {
+        cg_error(g, call->span, k->cooperative ? "kernel '%s' synchronizes its grid, which needs a cooperative launch, "
+                 "and a kernel launches grids of the ordinary kind only" : "%s cannot launch kernels from kernels",
+                 k->cooperative ? k->def->name : TARGET(g)->name);
+        return NULL;
+    }
+    Node *cfg = call->func->rhs;
+    Node **items = cfg->kind == ND_TUPLE ? cfg->items : &cfg;
+    LLVMValueRef grid[3], block[3];
+    launch_dim3(g, items[0], grid);
+    launch_dim3(g, items[1], block);
+    LLVMValueRef shared = cfg->item_len == 4 ? convert(g, gen_expr(g, items[3]), items[3]->ty, &ty_uint32) : cg_i32(g, 0);
+    int n = 0;
+    for (int i = 0; i < k->param_count; i++) n += abi_part_count(k->params[i]->ty);
+    LLVMValueRef *parts = CG_ARRAY(g, LLVMValueRef, n ? n : 1);
+    n = 0;
+    for (int i = 0; i < call->item_len; i++) abi_pack(g, call->casts[i], arg_cast(g, call, i), parts, &n);
+    TARGET(g)->device_launch(g, k->cg[fastmath_of(g->unit, k)], grid, block, shared, parts, n);
+    return NULL;
+}
+
 static LLVMValueRef gen_fma(CodeGen *g, Node *n) {
     LLVMValueRef args[] = {arg_cast(g, n, 0), arg_cast(g, n, 1), arg_cast(g, n, 2)};
     LLVMTypeRef over[] = {LLVMTypeOf(args[0])};
@@ -2232,6 +2288,7 @@ static LLVMValueRef gen_named_tuple(CodeGen *g, Node *n) {
 }
 
 static LLVMValueRef gen_call(CodeGen *g, Node *n) {
+    if (n->func->kind == ND_SUBSCRIPT && n->sym && n->sym->func->is_kernel) return gen_launch(g, n, n->sym->func);
     if (n->func->ty->kind == TY_CLASS) return gen_named_tuple(g, n);
     if (n->func->ty->kind == TY_FUNC) return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
     if (n->func->ty->kind == TY_EXTERN) return gen_extern_call(g, n, n->func->ty->ext);

@@ -362,7 +362,7 @@ static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, in
                          ManifestTarget *t, Code *keep) {
     TargetConfig cfg = {.target = o->target, .arch = o->archs[arch], .opt_level = o->opt_level,
                         .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice,
-                        .relocatable = u->extern_count > 0};
+                        .relocatable = u->extern_count > 0 || u->launches};
     Code code = {0};
     IrModule *ir = cg_module(u, &cfg);                           /* build the IR */
     bool ok = ir && target_link(ir, u->diag);                    /* link libdevice */
@@ -402,7 +402,7 @@ static bool generate(Unit *u, const Options *o, const OutputNames *names, Output
     digest_fnv1a64(src->text, src->size, digest);
     ManifestTarget targets[PYKC_MAX_ARCHS] = {{0}};
     Manifest m = {.source_path = base_name(o->input), .source_digest = digest, .targets = targets,
-                  .target_count = o->arch_count};
+                  .target_count = o->arch_count, .device_runtime = u->launches};
     int ncodes = o->arch_count + u->link_count;
     Code *codes = ARENA_ARRAY(u->arena, Code, ncodes);
     bool ok = true;

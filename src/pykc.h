@@ -1001,6 +1001,8 @@ typedef struct Unit {
     int link_count, link_cap;
     ExternFunc **externs;    /* the declared functions called, in order */
     int extern_count, extern_cap;
+    bool launches;           /* a function launches a kernel (dynamic
+                                parallelism): linked with the device runtime */
 } Unit;
 
 /* What the typing rules of builtins.c may ask of sema. */

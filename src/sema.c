@@ -1587,8 +1587,8 @@ static void prepare_function(Sema *s, FuncInfo *f);
 static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
     prepare_function(s, f);
     if (f->is_kernel) {
-        sema_error(s, call->span, "kernel '%s' cannot be called like a function (dynamic parallelism is not supported yet)",
-                   f->def->name);
+        sema_error(s, call->span, "kernel '%s' cannot be called like a function: a kernel launches it with "
+                   "%s[grid, block](args)", f->def->name, f->def->name);
         return &ty_error;
     }
     if (call->kwarg_len) {
@@ -1754,6 +1754,129 @@ static Type *construct_named_tuple(Sema *s, Node *n, ClassInfo *c) {
     return type_named_tuple(s->arena, c, elems, c->count);
 }
 
+/* ---- launches from kernels (dynamic parallelism: a pykc extension) ---------------- */
+
+/* The kernel that call launches, written kernel[config](args); NULL where
+ * its callee is not a kernel subscripted. */
+static FuncInfo *launched_kernel(Sema *s, Node *call) {
+    if (call->func->kind != ND_SUBSCRIPT) return NULL;
+    Type *t = type_expr(s, call->func->lhs);
+    if (t->kind != TY_FUNC) return NULL;
+    FuncInfo *k = t->func->sym->func;
+    prepare_function(s, k);
+    return k->is_kernel ? k : NULL;
+}
+
+/* A launch's grid or block: an int, or a tuple of one to three ints. */
+static bool launch_dims(Sema *s, Node *v, const char *what) {
+    Type *t = type_strip(type_expr(s, v));
+    bool ok = t->kind == TY_INT || (t->kind == TY_TUPLE && t->elem_count >= 1 && t->elem_count <= 3);
+    for (int i = 0; ok && t->kind == TY_TUPLE && i < t->elem_count; i++) ok = type_strip(t->elems[i])->kind == TY_INT;
+    if (!ok && t->kind != TY_ERROR)
+        sema_error(s, v->span, "a launch's %s is an int or a tuple of one to three ints, not %s", what, sema_type_name(s, t));
+    return ok;
+}
+
+/* kernel[grid, block], kernel[grid, block, stream] or kernel[grid, block,
+ * stream, shared_bytes], as numba-cuda launches from the host; the stream
+ * is 0, the launching thread's default stream. */
+static bool launch_config(Sema *s, Node *cfg) {
+    Node **items = cfg->kind == ND_TUPLE ? cfg->items : &cfg;
+    int n = cfg->kind == ND_TUPLE ? cfg->item_len : 1;
+    if (n < 2 || n > 4) {
+        sema_error(s, cfg->span, "a launch is written kernel[grid, block](args), or kernel[grid, block, 0, shared_bytes]");
+        return false;
+    }
+    bool ok = launch_dims(s, items[0], "grid") & launch_dims(s, items[1], "block");
+    int64_t stream = 0;
+    if (n >= 3 && sema_const_int(s, items[2], "a launch's stream", &stream) && stream != 0) {
+        sema_error(s, items[2]->span, "a launch from a kernel goes to the launching thread's default stream: its stream is 0");
+        ok = false;
+    }
+    Type *shared = n == 4 ? type_strip(type_expr(s, items[3])) : &ty_int64;
+    if (shared->kind != TY_INT && shared->kind != TY_ERROR)
+        sema_error(s, items[3]->span, "a launch's dynamic shared memory is a number of bytes, an int, not %s",
+                   sema_type_name(s, shared));
+    return ok && shared->kind == TY_INT;
+}
+
+/* How well args convert to kernel k's parameters, Numba's (unsafe, safe,
+ * promote) counts in rate; false where one does not. */
+static bool launch_fits(FuncInfo *k, Node *call, int rate[3]) {
+    rate[0] = rate[1] = rate[2] = 0;
+    for (int i = 0; i < call->item_len; i++) {
+        Conversion c = type_conversion(call->items[i]->ty, k->params[i]->ty);
+        if (c == CONV_NONE || !type_cast_lowered(call->items[i]->ty, k->params[i]->ty)) return false;
+        if (c != CONV_EXACT) rate[c == CONV_UNSAFE ? 0 : c == CONV_SAFE ? 1 : 2]++;
+    }
+    return true;
+}
+
+/* Numba's order of ratings: fewer unsafe conversions, then fewer safe, then
+ * fewer promotions. */
+static bool fewer_conversions(const int a[3], const int b[3]) {
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k];
+    return false;
+}
+
+/* The specialisation of kernel k (compiled for several signatures) that
+ * the arguments fit best, as Numba's dispatcher picks; NULL after an error. */
+static FuncInfo *launch_target(Sema *s, Node *call, FuncInfo *k) {
+    if (!k->abstract) return k;
+    FuncInfo *best = NULL;
+    int best_rate[3] = {0, 0, 0}, rate[3];
+    for (int i = 0; i < k->spec_count; i++)
+        if (launch_fits(k->specs[i], call, rate) && (!best || fewer_conversions(rate, best_rate))) {
+            best = k->specs[i];
+            memcpy(best_rate, rate, sizeof rate);
+        }
+    if (!best && k->spec_count)
+        sema_error(s, call->span, "kernel '%s' is compiled for no signature that takes (%s)", k->def->name,
+                   sema_arg_types(s, call));
+    return best;
+}
+
+/* A kernel launched from a kernel or device function: compiled to a launch
+ * through CUDA's device runtime, which the module is then linked with. */
+static Type *type_launch(Sema *s, Node *call, FuncInfo *k) {
+    for (int i = 0; i < call->item_len; i++) type_expr(s, call->items[i]);
+    for (int i = 0; i < call->kwarg_len; i++) type_expr(s, call->kwargs[i]->rhs);
+    bool ok = launch_config(s, call->func->rhs) && check_args_typed(call);
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "keyword arguments to a kernel are not supported");
+        return &ty_error;
+    }
+    if (k->imported) {
+        sema_error(s, call->func->lhs->span, "kernel '%s' of an imported module is not in this module: a kernel "
+                   "launches kernels of its own module", k->def->name);
+        return &ty_error;
+    }
+    if (call->item_len != k->param_count) {
+        sema_error(s, call->span, "kernel '%s' takes %d argument%s, %d given", k->def->name, k->param_count,
+                   k->param_count == 1 ? "" : "s", call->item_len);
+        return &ty_error;
+    }
+    FuncInfo *target = ok ? launch_target(s, call, k) : NULL;
+    if (!target) return &ty_error;
+    call->sym = target->sym;
+    call->func->ty = target->sym->ty;
+    call->casts = new_casts(s, call->item_len);
+    for (int i = 0; i < call->item_len; i++) {
+        Type *want = target->params[i]->ty, *got = call->items[i]->ty;
+        if (!casts_lowered(s, call->items[i]->span, &got, &want, 1)) return &ty_error;
+        if (type_conversion(got, want) == CONV_NONE) {
+            sema_error(s, call->items[i]->span, "argument %d of kernel '%s' is %s, which does not convert to %s", i + 1,
+                       k->def->name, sema_type_name(s, got), sema_type_name(s, want));
+            return &ty_error;
+        }
+        call->casts[i] = want;
+        if (want->kind == TY_ARRAY) sema_note_access(s, call->items[i], true, true);
+    }
+    s->unit->launches = true;
+    return &ty_none;
+}
+
 static Type *call_extern(Sema *s, Node *call, ExternFunc *ext);
 
 static Type *call_class(Sema *s, Node *n, ClassInfo *c) {
@@ -1768,6 +1891,8 @@ static Type *type_call(Sema *s, Node *n) {
         Sym *mod = n->func->lhs->kind == ND_NAME ? lookup(s, n->func->lhs->name) : NULL;
         if (!mod || (mod->kind != SYM_ENTITY && mod->kind != SYM_MODULE)) return type_method_call(s, n);
     }
+    FuncInfo *launched = launched_kernel(s, n);
+    if (launched) return type_launch(s, n, launched);
     Type *callee = type_expr(s, n->func);
     if (callee->kind == TY_ENTITY && callee->entity->lower == LW_COMPILE_TIME) {
         n->entity = callee->entity;

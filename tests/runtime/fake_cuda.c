@@ -497,6 +497,9 @@ static bool defined_in(const char *ptx, const char *name, size_t len)
     return false;
 }
 
+/* What the linker's image starts with: its externs are resolved. */
+#define LINKED "// linked by fake_cuda\n"
+
 static CUresult jit_error(void **log, const char *msg)
 {
     size_t size = (size_t)(uintptr_t)log[1];
@@ -514,7 +517,8 @@ static CUresult read_ptx(struct CUmod_st *m, const char *ptx, void **log)
     if (target && atoi(target + strlen(".target sm_")) > cc)
         return jit_error(log,
                          "ptxas fatal   : SM version specified by .target is higher than default SM version assumed");
-    for (const char *p = strstr(ptx, ".extern .func"); p; p = strstr(p + 1, ".extern .func")) {
+    for (const char *p = strncmp(ptx, LINKED, strlen(LINKED)) ? strstr(ptx, ".extern .func") : NULL; p;
+         p = strstr(p + 1, ".extern .func")) {
         const char *name;
         size_t len = func_name(p + strlen(".extern "), &name);
         if (!defined_in(ptx, name, len)) {
@@ -812,8 +816,10 @@ EXPORT CUresult cuLinkComplete(CUlinkState l, void **cubin, size_t *size)
         } else if (l->inputs[i].type == CU_JIT_INPUT_PTX) {
             total += l->inputs[i].size + 1;
         }
+    total += strlen(LINKED);
     l->out = calloc(1, total + 1);
-    for (int i = 0, at = 0; i < l->n; i++)
+    memcpy(l->out, LINKED, strlen(LINKED));
+    for (int i = 0, at = (int)strlen(LINKED); i < l->n; i++)
         if (l->inputs[i].type == CU_JIT_INPUT_PTX) {
             memcpy(l->out + at, l->inputs[i].data, l->inputs[i].size);
             at += (int)l->inputs[i].size;

@@ -2,7 +2,8 @@
  * test_link.c - modules that link other code at load: the manifest's
  * `link` files (pykc fixtures/linked.pyk, whose device functions are
  * declared with cuda.declare_device and defined in linked_dev.ptx) and
- * CUDA's device runtime, through the double's linker (cuLink*).
+ * CUDA's device runtime (fixtures/launches.pyk, kernels launching
+ * kernels), through the double's linker (cuLink*).
  */
 #include <stdlib.h>
 
@@ -209,7 +210,32 @@ static void test_device_runtime(void)
     ASSERT_EQ(0, fake.live_links());
 }
 
+/* pykc's kernels launching kernels (fixtures/launches.pyk): the manifest
+ * asks for the device runtime alone, which defines the launch functions
+ * the code calls. */
+static void test_load_launches(void)
+{
+    char dir[64], lib[128], want[256], link[4096];
+    ASSERT_EQ(0, t_mkdtemp(dir));
+    t_join(lib, sizeof lib, dir, "libcudadevrt.a");
+    ASSERT_EQ(0, t_write(dir, "libcudadevrt.a", "!<arch>\n", 8));
+    setenv("PYKRT_CUDADEVRT", lib, 1);
+    pykrt_module *m = NULL;
+    pykrt_status st = pykrt_module_load(t_ctx, t_path("launches.yaml"), &m);
+    fake.last_link(link, sizeof link);
+    pykrt_kernel *k = NULL;
+    pykrt_status got = st == PYKRT_SUCCESS ? pykrt_kernel_get(m, "launch", &k) : st;
+    pykrt_module_unload(m);
+    unsetenv("PYKRT_CUDADEVRT");
+    t_rmdir(dir);
+    ASSERT_OK(st);
+    ASSERT_OK(got);
+    snprintf(want, sizeof want, "ptx launches.ptx, library %s", lib);
+    ASSERT_STR(want, link);
+}
+
 const t_case link_tests[] = {
+    T(test_load_launches),
     T(test_load_linked),
     T(test_linked_file_checked),
     T(test_linked_file_outside),
