@@ -101,6 +101,16 @@ static bool same_file(const char *a, const char *b) {
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+bool link_is_output(Unit *u, const char *output) {
+    for (int i = 0; output && strcmp(output, "-") != 0 && i < u->link_count; i++)
+        if (same_file(u->links[i].path, output)) {
+            diag_error(u->diag, u->links[i].at, "cannot link '%s': it is an output of this run, which would replace it",
+                       u->links[i].path);
+            return true;
+        }
+    return false;
+}
+
 const char *link_copy_path(Arena *a, const char *manifest_path, const LinkInput *in) {
     const char *slash = strrchr(manifest_path, '/');
     int dir = slash ? (int)(slash - manifest_path + 1) : 0;

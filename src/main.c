@@ -386,6 +386,9 @@ static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, in
  * C of --emit c. */
 static bool describe_links(Unit *u, const Options *o, const OutputNames *names, Outputs *outs, Manifest *m, Code *keep) {
     const char *beside = names->manifest ? names->manifest : names->generated;
+    bool clash = link_is_output(u, beside);
+    for (int i = 0; i < o->arch_count && !clash; i++) clash = link_is_output(u, names->code[i]);
+    if (clash) return false;
     if (!u->link_count || !beside || o->emit == EMIT_HEADER) return true;
     ManifestLink *links = ARENA_ARRAY(u->arena, ManifestLink, u->link_count);
     m->links = links;

@@ -1276,6 +1276,9 @@ const char *link_classify(Arena *a, const char *path, LinkKind *kind);
 const char *link_resolve(Arena *a, const char *pyk_path, const char *written);
 const char *link_base_name(const char *path);
 const char *link_kind_name(LinkKind kind);
+/* Whether the file at output (an output of the run) is one of the unit's
+ * link files, which an error then says. */
+bool link_is_output(Unit *u, const char *output);
 /* Where the copy of a link file beside the manifest at manifest_path goes,
  * or NULL where the file is there already. */
 const char *link_copy_path(Arena *a, const char *manifest_path, const LinkInput *in);
