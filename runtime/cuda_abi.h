@@ -27,6 +27,8 @@ typedef struct CUevent_st *CUevent;
 typedef int CUjit_option;
 typedef int CUdevice_attribute;
 typedef int CUfunction_attribute;
+typedef struct CUlinkState_st *CUlinkState;
+typedef int CUjitInputType;
 
 enum {
     CUDA_SUCCESS = 0,
@@ -39,6 +41,7 @@ enum {
     CUDA_ERROR_INVALID_CONTEXT = 201,
     CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
     CUDA_ERROR_INVALID_PTX = 218,
+    CUDA_ERROR_FILE_NOT_FOUND = 301,
     CUDA_ERROR_INVALID_HANDLE = 400,
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_NOT_READY = 600,
@@ -79,8 +82,19 @@ enum {
 };
 
 enum {
+    CU_JIT_INFO_LOG_BUFFER = 3,
+    CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
     CU_JIT_ERROR_LOG_BUFFER = 5,
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+};
+
+/* What cuLinkAddData and cuLinkAddFile are given. */
+enum {
+    CU_JIT_INPUT_CUBIN = 0,
+    CU_JIT_INPUT_PTX = 1,
+    CU_JIT_INPUT_FATBINARY = 2,
+    CU_JIT_INPUT_OBJECT = 3,
+    CU_JIT_INPUT_LIBRARY = 4
 };
 
 enum { CU_STREAM_NON_BLOCKING = 1 };
@@ -107,6 +121,16 @@ enum { CU_MEMHOSTALLOC_PORTABLE = 1 };
     X(cuModuleLoadDataEx, "cuModuleLoadDataEx", NULL, PK_REQUIRED,                                               \
       (CUmodule *module, const void *image, unsigned int nopts, CUjit_option *opts, void **values))              \
     X(cuModuleUnload, "cuModuleUnload", NULL, PK_REQUIRED, (CUmodule module))                                    \
+    X(cuLinkCreate, "cuLinkCreate_v2", "cuLinkCreate", PK_OPTIONAL,                                              \
+      (unsigned int nopts, CUjit_option *opts, void **values, CUlinkState *state))                               \
+    X(cuLinkAddData, "cuLinkAddData_v2", "cuLinkAddData", PK_OPTIONAL,                                           \
+      (CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int nopts,    \
+       CUjit_option *opts, void **values))                                                                       \
+    X(cuLinkAddFile, "cuLinkAddFile_v2", "cuLinkAddFile", PK_OPTIONAL,                                           \
+      (CUlinkState state, CUjitInputType type, const char *path, unsigned int nopts, CUjit_option *opts,         \
+       void **values))                                                                                           \
+    X(cuLinkComplete, "cuLinkComplete", NULL, PK_OPTIONAL, (CUlinkState state, void **cubin, size_t *size))     \
+    X(cuLinkDestroy, "cuLinkDestroy", NULL, PK_OPTIONAL, (CUlinkState state))                                   \
     X(cuModuleGetFunction, "cuModuleGetFunction", NULL, PK_REQUIRED,                                             \
       (CUfunction *func, CUmodule module, const char *name))                                                     \
     X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", NULL, PK_REQUIRED,                                              \

@@ -13,10 +13,10 @@
  *
  * A manifest names its images, and a manifest from elsewhere must not make
  * the program read /etc/passwd or ../../secret: unless the caller opts in
- * (PYKRT_LOAD_ANY_PATH), a target's file is a relative path without ".."
- * components, so it lies in the manifest's directory or below. The rule is
- * on the names; symbolic links in that directory are the directory
- * owner's and are followed.
+ * (PYKRT_LOAD_ANY_PATH), a target's file (or a file it links) is a
+ * relative path without ".." components, so it lies in the manifest's
+ * directory or below. The rule is on the names; symbolic links in that
+ * directory are the directory owner's and are followed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,7 +123,7 @@ pykrt_status pk_image_path(const char *manifest_path, const char *file, bool any
     const char *problem = outside(file);
     if (problem && !any_path)
         return pk_fail(PYKRT_ERROR_MANIFEST,
-                       "%s: the target's file '%s' %s; without PYKRT_LOAD_ANY_PATH, libpykrt reads only files in "
+                       "%s: the file '%s' %s; without PYKRT_LOAD_ANY_PATH, libpykrt reads only files in "
                        "the manifest's directory or below",
                        what, file, problem);
     const char *slash = strrchr(manifest_path, '/');

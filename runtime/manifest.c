@@ -417,6 +417,47 @@ static pykrt_status read_targets(reader *r, yaml_node_t *root)
     return PYKRT_SUCCESS;
 }
 
+/* ---- files to link ---- */
+
+static pykrt_status read_link(reader *r, yaml_node_t *map, const char *where, pk_link *l)
+{
+    static const char *const kinds[] = {"ptx", "cubin", "fatbin", "object", "library", NULL};
+    const char *digest;
+    int kind = 0;
+    yaml_node_t *n;
+    pykrt_status st;
+    if ((st = get_string(r, map, "file", true, where, &l->file)) != PYKRT_SUCCESS ||
+        (st = get_choice(r, map, "kind", true, kinds, where, &kind)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "digest", true, where, &digest)) != PYKRT_SUCCESS)
+        return st;
+    l->kind = (pk_link_kind)kind;
+    if (!pk_parse_digest(digest, &l->digest)) {
+        field(r, map, "digest", true, where, &n);
+        return bad(r, n, where, "digest '%.40s' is not fnv1a64: and 16 lowercase hex digits", digest);
+    }
+    return PYKRT_SUCCESS;
+}
+
+static pykrt_status read_links(reader *r, yaml_node_t *root)
+{
+    yaml_node_item_t *items;
+    pykrt_status st = get_bool(r, root, "device_runtime", "manifest", &r->m->device_runtime);
+    if (st == PYKRT_SUCCESS)
+        st = get_seq(r, root, "link", false, "manifest", &items, &r->m->nlinks);
+    if (st != PYKRT_SUCCESS ||
+        (st = alloc_array(r, r->m->nlinks, sizeof(pk_link), (void **)&r->m->links)) != PYKRT_SUCCESS)
+        return st;
+    for (size_t i = 0; i < r->m->nlinks; i++) {
+        char where[64];
+        yaml_node_t *map;
+        snprintf(where, sizeof where, "link[%zu]", i);
+        if ((st = item_map(r, items, i, where, &map)) != PYKRT_SUCCESS ||
+            (st = read_link(r, map, where, &r->m->links[i])) != PYKRT_SUCCESS)
+            return st;
+    }
+    return PYKRT_SUCCESS;
+}
+
 /* ---- records ---- */
 
 static pykrt_status read_record(reader *r, yaml_node_t *owner, const char *where, int depth,
@@ -1146,6 +1187,7 @@ static pykrt_status read_root(reader *r)
     }
     if ((st = get_string(r, root, "compiler", false, "manifest", &r->m->compiler)) != PYKRT_SUCCESS ||
         (st = read_source(r, root)) != PYKRT_SUCCESS || (st = read_targets(r, root)) != PYKRT_SUCCESS ||
+        (st = read_links(r, root)) != PYKRT_SUCCESS ||
         (st = read_kernels(r, root)) != PYKRT_SUCCESS || (st = read_constants(r, root)) != PYKRT_SUCCESS)
         return st;
     return read_exceptions(r, root);

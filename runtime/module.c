@@ -275,13 +275,15 @@ static pykrt_status find_exception_record(pykrt_module *m)
     return PYKRT_SUCCESS;
 }
 
-/* Checks the digest, loads the image, resolves the kernels. `image` is
+/* Checks the digest, loads the image (linked with what the manifest
+ * links, found through src), resolves the kernels. `image` is
  * NUL-terminated past `size` (PTX is text for the driver). */
-static pykrt_status finish(pykrt_module *m, const char *image, size_t size, const char *image_name)
+static pykrt_status finish(pykrt_module *m, const char *image, size_t size, const char *image_name,
+                           const pk_link_source *src)
 {
     if (pk_fnv1a64(image, size) != m->target->digest)
         return pk_fail(PYKRT_ERROR_STALE, "%s does not match %s: recompile", image_name, m->name);
-    pykrt_status st = jit(m, image);
+    pykrt_status st = pk_needs_link(m->mf) ? pk_link_module(m, image, size, src) : jit(m, image);
     if (st == PYKRT_SUCCESS)
         st = setup_kernels(m, image, size);
     return st == PYKRT_SUCCESS ? find_exception_record(m) : st;
@@ -298,8 +300,9 @@ static pykrt_status load_file(pykrt_module *m, const char *path, unsigned flags)
     pykrt_status st = pk_image_path(path, m->target->file, flags & PYKRT_LOAD_ANY_PATH, what, &ipath);
     if (st == PYKRT_SUCCESS)
         st = pk_read_file(ipath, PK_IMAGE_MAX_BYTES, PYKRT_ERROR_IO, what, &image, &size);
+    pk_link_source src = {path, flags & PYKRT_LOAD_ANY_PATH, NULL, 0};
     if (st == PYKRT_SUCCESS)
-        st = finish(m, image, size, ipath);
+        st = finish(m, image, size, ipath, &src);
     free(image);
     free(ipath);
     return st;
@@ -351,7 +354,8 @@ static pykrt_status load_image(pykrt_module *m, const pykrt_image *images, size_
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_module_load(%s): out of host memory", m->name);
     memcpy(copy, img->data, img->size);
     copy[img->size] = '\0';
-    pykrt_status st = finish(m, copy, img->size, img->file);
+    pk_link_source src = {NULL, false, images, nimages};
+    pykrt_status st = finish(m, copy, img->size, img->file, &src);
     free(copy);
     return st;
 }

@@ -138,9 +138,10 @@ pykrt_status pk_enter(const pykrt_context *ctx, const char *what);
 pykrt_status pk_read_file(const char *path, size_t limit, pykrt_status too_big, const char *what, char **out,
                           size_t *len);
 
-/* The path of a target's `file`, relative to the manifest's directory, in
- * a malloc'd string. Unless `any_path`, a file that could lie outside that
- * directory (absolute, or with a ".." component) is PYKRT_ERROR_MANIFEST. */
+/* The path of a target's `file` (or a linked file's), relative to the
+ * manifest's directory, in a malloc'd string. Unless `any_path`, a file
+ * that could lie outside that directory (absolute, or with a ".."
+ * component) is PYKRT_ERROR_MANIFEST. */
 pykrt_status pk_image_path(const char *manifest_path, const char *file, bool any_path, const char *what, char **out);
 
 /* ---- manifest.c: the manifest reader ---- */
@@ -208,6 +209,16 @@ typedef struct pk_target {
     uint64_t digest;
 } pk_target;
 
+/* What a file of the manifest's `link` holds: ORDER as the manifest's names. */
+typedef enum pk_link_kind { PK_LINK_PTX, PK_LINK_CUBIN, PK_LINK_FATBIN, PK_LINK_OBJECT, PK_LINK_LIBRARY } pk_link_kind;
+
+/* A file the module's code is linked with at load. */
+typedef struct pk_link {
+    const char *file; /* relative to the manifest, as a target's */
+    pk_link_kind kind;
+    uint64_t digest;
+} pk_link;
+
 typedef struct pk_constant {
     const char *name;
     pykrt_dtype dtype;
@@ -222,6 +233,9 @@ typedef struct pk_manifest {
     const char *source_path;
     pk_target *targets;
     size_t ntargets;
+    pk_link *links;
+    size_t nlinks;
+    bool device_runtime; /* kernels launch kernels: link CUDA's libcudadevrt.a */
     pk_kernel *kernels;
     size_t nkernels;
     pk_constant *constants;
@@ -310,6 +324,26 @@ struct pykrt_module {
     char *name; /* manifest path, for messages */
     pthread_mutex_t dyn_lock;
 };
+
+/* ---- link.c: modules that link other code ---- */
+
+/* Where a load finds the files of the manifest's `link`: beside the
+ * manifest (manifest_path; any_path as PYKRT_LOAD_ANY_PATH), or among the
+ * images of pykrt_module_load_memory (manifest_path NULL). */
+typedef struct pk_link_source {
+    const char *manifest_path;
+    bool any_path;
+    const pykrt_image *images;
+    size_t nimages;
+} pk_link_source;
+
+/* Whether the module's code is linked with other code before it loads. */
+bool pk_needs_link(const pk_manifest *mf);
+
+/* Links the target's code `image` (NUL-terminated past `size`) with the
+ * manifest's link files and, where it asks, CUDA's device runtime, and
+ * loads the result into m->cu. */
+pykrt_status pk_link_module(pykrt_module *m, const char *image, size_t size, const pk_link_source *src);
 
 /* ---- ptx.c: the entry's own parameters ---- */
 

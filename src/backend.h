@@ -122,6 +122,12 @@ struct Target {
     void (*print)(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, int n);
     /* Ends the running thread, wherever it is (a raise under debug=True). */
     void (*exit_thread)(CodeGen *g);
+    /* Launches kernel entry `fn` from the device (dynamic parallelism):
+     * grid and block of three i32 each, `shared` (i32) bytes of dynamic
+     * shared memory, and the entry's n parameters, each a value of the type
+     * the entry declares; NULL where the target cannot. */
+    void (*device_launch)(CodeGen *g, LLVMValueRef fn, LLVMValueRef *grid, LLVMValueRef *block, LLVMValueRef shared,
+                          LLVMValueRef *params, int n);
     /* A kernel entry, with the limits its decorator sets, and a function
      * of the fast floating-point model. */
     void (*mark_kernel)(CodeGen *g, const FuncInfo *f, LLVMValueRef fn);

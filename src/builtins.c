@@ -1368,6 +1368,9 @@ static const Entity entities[] = {
 
     /* The decorator itself: sema reads it, nothing lowers it. */
     {"numba.cuda.jit", ENT_FUNCTION, NULL, NULL, 0, NULL, LW_NONE, 0, NULL},
+    /* An external device function's declaration, read where a module-level
+     * assignment calls it (sema's define_extern). */
+    {"numba.cuda.declare_device", ENT_DECLARE_DEVICE, NULL, NULL, 0, NULL, LW_NONE, 0, NULL},
 
     SPECIAL("numba.cuda.threadIdx", ENT_DIM3, SV_THREAD_IDX),
     SPECIAL("numba.cuda.blockIdx", ENT_DIM3, SV_BLOCK_IDX),

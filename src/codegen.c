@@ -2209,6 +2209,199 @@ static LLVMValueRef gen_device_call(CodeGen *g, Node *call, FuncInfo *f) {
     return call_function(g, f, args, n);
 }
 
+/* ---- external functions (cuda.declare_device) ---------------------------------------- */
+
+static void end_thread(CodeGen *g);
+
+/* How numba-cuda's data model holds a scalar in memory and passes it: a
+ * bool as a byte, float16 and bfloat16 as 16-bit integers. */
+static LLVMTypeRef extern_scalar_type(CodeGen *g, const Type *t) {
+    if (t->kind == TY_BOOL) return i8(g);
+    if (t->kind == TY_BFLOAT16 || (t->kind == TY_FLOAT && t->bits == 16)) return LLVMInt16TypeInContext(g->ctx);
+    if (t->kind == TY_NONE) return cg_generic_pointer(g);
+    return llvm_type(g, t);
+}
+
+static LLVMValueRef to_extern_scalar(CodeGen *g, LLVMValueRef v, const Type *t) {
+    if (t->kind == TY_BOOL) return LLVMBuildZExt(g->b, v, i8(g), "");
+    if (LLVMTypeOf(v) == extern_scalar_type(g, t)) return v;
+    return LLVMBuildBitCast(g->b, v, extern_scalar_type(g, t), "");
+}
+
+static LLVMValueRef from_extern_scalar(CodeGen *g, LLVMValueRef v, const Type *t) {
+    if (t->kind == TY_BOOL) return LLVMBuildICmp(g->b, LLVMIntNE, v, LLVMConstNull(i8(g)), "");
+    if (LLVMTypeOf(v) == llvm_type(g, t)) return v;
+    return LLVMBuildBitCast(g->b, v, llvm_type(g, t), "");
+}
+
+/* The parameters a value of t is passed as, flattened as numba-cuda's
+ * ArgPacker flattens it: a complex number as its parts, a tuple as its
+ * members', an array as numba's array struct (meminfo, parent, nitems,
+ * itemsize, data, shape..., strides...). Appends to out (when not NULL)
+ * and returns how many. */
+static int extern_params(CodeGen *g, const Type *t, LLVMTypeRef *out) {
+    int n = 0;
+    if (t->kind == TY_ARRAY) {
+        LLVMTypeRef p = cg_generic_pointer(g);
+        LLVMTypeRef head[] = {p, p, i64(g), i64(g), p};
+        for (int i = 0; i < 5 + 2 * t->ndim; i++)
+            if (out) out[i] = i < 5 ? head[i] : i64(g);
+        return 5 + 2 * t->ndim;
+    }
+    if (t->kind == TY_COMPLEX || t->kind == TY_TUPLE) {
+        for (int i = 0; i < (t->kind == TY_COMPLEX ? 2 : t->elem_count); i++)
+            n += extern_params(g, t->kind == TY_COMPLEX ? type_float(t->bits / 2) : t->elems[i], out ? out + n : NULL);
+        return n;
+    }
+    if (out) out[0] = extern_scalar_type(g, t);
+    return 1;
+}
+
+/* The product of an array's extents: numba's nitems. */
+static LLVMValueRef array_nitems(CodeGen *g, const Type *t, LLVMValueRef arr) {
+    LLVMValueRef n = i64c(g, 1);
+    for (int d = 0; d < t->ndim; d++) n = LLVMBuildMul(g->b, n, array_dim(g, arr, 1, d), "");
+    return n;
+}
+
+/* v, of type t, as the parameters extern_params gives, into out. */
+static int extern_args(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef *out) {
+    if (t->kind == TY_ARRAY) {
+        LLVMValueRef null = LLVMConstNull(cg_generic_pointer(g));
+        LLVMValueRef head[] = {null, null, array_nitems(g, t, v), i64c(g, type_size(t->dtype)), extract(g, v, 0, "")};
+        memcpy(out, head, sizeof head);
+        for (int d = 0; d < t->ndim; d++) {
+            out[5 + d] = array_dim(g, v, 1, d);
+            out[5 + t->ndim + d] = array_dim(g, v, 2, d);
+        }
+        return 5 + 2 * t->ndim;
+    }
+    if (t->kind == TY_COMPLEX || t->kind == TY_TUPLE) {
+        int n = 0;
+        for (int i = 0; i < (t->kind == TY_COMPLEX ? 2 : t->elem_count); i++)
+            n += extern_args(g, t->kind == TY_COMPLEX ? type_float(t->bits / 2) : t->elems[i], extract(g, v, (unsigned)i, ""),
+                             out + n);
+        return n;
+    }
+    out[0] = to_extern_scalar(g, v, t);
+    return 1;
+}
+
+/* The result's type as the data model holds it: a complex number as the
+ * struct of its parts, None as a pointer. */
+static LLVMTypeRef extern_result_type(CodeGen *g, const Type *t) {
+    return t->kind == TY_COMPLEX ? llvm_type(g, t) : extern_scalar_type(g, t);
+}
+
+static LLVMValueRef extern_result(CodeGen *g, LLVMValueRef v, const Type *t) {
+    if (t->kind == TY_NONE) return NULL;
+    return t->kind == TY_COMPLEX ? v : from_extern_scalar(g, v, t);
+}
+
+/* The function's declaration: numba's ABI returns a status and writes the
+ * result through a pointer, its first parameter; the C ABI returns the
+ * result. */
+static LLVMValueRef declare_extern(CodeGen *g, ExternFunc *ext) {
+    bool numba = ext->abi == EXTERN_ABI_NUMBA;
+    int n = numba;
+    for (int i = 0; i < ext->param_count; i++) n += extern_params(g, ext->params[i], NULL);
+    LLVMTypeRef *params = CG_ARRAY(g, LLVMTypeRef, n ? n : 1);
+    n = 0;
+    if (numba) params[n++] = cg_generic_pointer(g);
+    for (int i = 0; i < ext->param_count; i++) n += extern_params(g, ext->params[i], params + n);
+    LLVMTypeRef ret = numba ? i32(g) : extern_result_type(g, ext->ret);
+    return LLVMAddFunction(g->mod, ext->name, LLVMFunctionType(ret, params, (unsigned)n, false));
+}
+
+/* After a call with numba's ABI: a status other than ok (0) or none (-2)
+ * is an exception the callee raised, which ends the thread, as numba-cuda
+ * passes it up to the kernel, which returns. */
+static void extern_status(CodeGen *g, LLVMValueRef status) {
+    LLVMValueRef ok0 = LLVMBuildICmp(g->b, LLVMIntEQ, status, cg_i32(g, 0), "");
+    LLVMValueRef none = LLVMBuildICmp(g->b, LLVMIntEQ, status, cg_i32(g, -2), "");
+    LLVMValueRef ok = LLVMBuildOr(g->b, ok0, none, "");
+    LLVMBasicBlockRef raised = cg_new_block(g, "extern.raised"), next = cg_new_block(g, "extern.ok");
+    LLVMBuildCondBr(g->b, ok, next, raised);
+    LLVMPositionBuilderAtEnd(g->b, raised);
+    end_thread(g);
+    LLVMPositionBuilderAtEnd(g->b, next);
+}
+
+static LLVMValueRef gen_extern_call(CodeGen *g, Node *call, ExternFunc *ext) {
+    LLVMValueRef fn = ext->cg;
+    LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, LLVMCountParamTypes(fty) + 1);
+    bool numba = ext->abi == EXTERN_ABI_NUMBA;
+    LLVMTypeRef rt = extern_result_type(g, ext->ret);
+    LLVMValueRef slot = numba ? cg_entry_alloca(g, rt, "extern.ret") : NULL;
+    int n = numba;
+    if (numba) {
+        LLVMBuildStore(g->b, LLVMConstNull(rt), slot);
+        args[0] = slot;
+    }
+    for (int i = 0; i < call->item_len; i++) n += extern_args(g, call->casts[i], arg_cast(g, call, i), args + n);
+    LLVMValueRef r = LLVMBuildCall2(g->b, fty, fn, args, (unsigned)n, "");
+    if (!numba) return extern_result(g, r, ext->ret);
+    extern_status(g, r);
+    return extern_result(g, LLVMBuildLoad2(g->b, rt, slot, ""), ext->ret);
+}
+
+/* ---- launches from kernels (dynamic parallelism) ------------------------------------- */
+
+static bool fastmath_of(const Unit *u, const FuncInfo *f);
+
+/* A launch's grid or block: an int (x), or a tuple of one to three; the
+ * axes not given are 1. */
+static void launch_dim3(CodeGen *g, Node *v, LLVMValueRef out[3]) {
+    LLVMValueRef x = gen_expr(g, v);
+    for (int i = 0; i < 3; i++) out[i] = cg_i32(g, 1);
+    if (v->ty->kind != TY_TUPLE) {
+        out[0] = convert(g, x, v->ty, &ty_uint32);
+        return;
+    }
+    for (int i = 0; i < v->ty->elem_count; i++) out[i] = convert(g, extract(g, x, (unsigned)i, ""), v->ty->elems[i], &ty_uint32);
+}
+
+/* v, a kernel parameter of type t, as its parts, the values the entry
+ * takes (abi_unpack's inverse), into out from *n on. */
+static void abi_pack(CodeGen *g, const Type *t, LLVMValueRef v, LLVMValueRef *out, int *n) {
+    if (t->kind == TY_ARRAY) {
+        out[(*n)++] = extract(g, v, 0, "");
+        for (int i = 0; i < t->ndim; i++) out[(*n)++] = array_dim(g, v, 1, i);
+        for (int i = 0; i < t->ndim; i++) out[(*n)++] = array_dim(g, v, 2, i);
+    } else if (t->kind == TY_COMPLEX || t->kind == TY_TUPLE) {
+        for (int i = 0; i < (t->kind == TY_COMPLEX ? 2 : t->elem_count); i++)
+            abi_pack(g, t->kind == TY_COMPLEX ? type_float(t->bits / 2) : t->elems[i], extract(g, v, (unsigned)i, ""), out, n);
+    } else {
+        out[(*n)++] = t->kind == TY_BOOL ? LLVMBuildZExt(g->b, v, i8(g), "") : v;
+    }
+}
+
+/* kernel[grid, block, 0, shared](args): the arguments converted to the
+ * kernel's parameters and passed in their parts, as a host's launch
+ * passes them. */
+static LLVMValueRef gen_launch(CodeGen *g, Node *call, FuncInfo *k) {
+    if (!TARGET(g)->device_launch || k->cooperative) {
+        cg_error(g, call->span, k->cooperative ? "kernel '%s' synchronizes its grid, which needs a cooperative launch, "
+                 "and a kernel launches grids of the ordinary kind only" : "%s cannot launch kernels from kernels",
+                 k->cooperative ? k->def->name : TARGET(g)->name);
+        return NULL;
+    }
+    Node *cfg = call->func->rhs;
+    Node **items = cfg->kind == ND_TUPLE ? cfg->items : &cfg;
+    LLVMValueRef grid[3], block[3];
+    launch_dim3(g, items[0], grid);
+    launch_dim3(g, items[1], block);
+    LLVMValueRef shared = cfg->item_len == 4 ? convert(g, gen_expr(g, items[3]), items[3]->ty, &ty_uint32) : cg_i32(g, 0);
+    int n = 0;
+    for (int i = 0; i < k->param_count; i++) n += abi_part_count(k->params[i]->ty);
+    LLVMValueRef *parts = CG_ARRAY(g, LLVMValueRef, n ? n : 1);
+    n = 0;
+    for (int i = 0; i < call->item_len; i++) abi_pack(g, call->casts[i], arg_cast(g, call, i), parts, &n);
+    TARGET(g)->device_launch(g, k->cg[fastmath_of(g->unit, k)], grid, block, shared, parts, n);
+    return NULL;
+}
+
 static LLVMValueRef gen_fma(CodeGen *g, Node *n) {
     LLVMValueRef args[] = {arg_cast(g, n, 0), arg_cast(g, n, 1), arg_cast(g, n, 2)};
     LLVMTypeRef over[] = {LLVMTypeOf(args[0])};
@@ -2561,9 +2754,11 @@ static LLVMValueRef gen_named_tuple(CodeGen *g, Node *n) {
 }
 
 static LLVMValueRef gen_call(CodeGen *g, Node *n) {
+    if (n->func->kind == ND_SUBSCRIPT && n->sym && n->sym->func->is_kernel) return gen_launch(g, n, n->sym->func);
     if (n->func->ty->kind == TY_CLASS) return gen_named_tuple(g, n);
     if (n->func->ty->kind == TY_FUNC || n->func->ty->kind == TY_CLOSURE)
         return gen_device_call(g, n, n->sym ? n->sym->func : n->func->ty->func->sym->func);
+    if (n->func->ty->kind == TY_EXTERN) return gen_extern_call(g, n, n->func->ty->ext);
     if (n->func->ty->kind == TY_DTYPE && n->casts) /* bfloat16(x): x as the constructor's case, then rounded */
         return convert(g, gen_cast(g, n->items[0], n->casts[0]), n->casts[0], n->ty);
     if (n->func->ty->kind == TY_DTYPE) return gen_cast(g, n->items[0], n->ty);
@@ -3374,6 +3569,7 @@ static void drop_unused_aggregates(LLVMModuleRef m) {
 static void build_functions(CodeGen *g) {
     Unit *u = g->unit;
     unsigned models = kernel_models(u);
+    for (int i = 0; i < u->extern_count; i++) u->externs[i]->cg = declare_extern(g, u->externs[i]); /* first: they keep their names */
     for (int i = 0; i < u->func_count; i++)
         if (u->funcs[i]->is_kernel && emitted(u->funcs[i])) params_fit(g, u->funcs[i]);
     for (int i = 0; i < u->func_count && !g->failed; i++)

@@ -512,12 +512,19 @@ static void put_bytes(FILE *f, const char *bytes, size_t len) {
     fputs(len ? "\n" : "\n    0\n", f);
 }
 
+/* The file of image i: a target's, then a linked file's. */
+static const char *image_file(const Manifest *m, int i) {
+    return i < m->target_count ? m->targets[i].file : m->links[i - m->target_count].file;
+}
+
 static void emit_embedded(Emit *e, const Code *codes, const char *manifest, size_t manifest_len) {
     FILE *f = e->f;
     const char *p = e->prefix;
-    fputs("/* The module: each arch's PTX and the manifest that describes them. */\n", f);
-    for (int i = 0; i < e->m->target_count; i++) {
-        fprintf(f, "/* %s */\nstatic const unsigned char %s_image_%d[] = {", e->m->targets[i].arch, p, i);
+    int n = e->m->target_count + e->m->link_count;
+    fputs("/* The module: each arch's PTX, the files it links, and the manifest that describes them. */\n", f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "/* %s */\nstatic const unsigned char %s_image_%d[] = {",
+                i < e->m->target_count ? e->m->targets[i].arch : "linked", p, i);
         put_bytes(f, codes[i].bytes, codes[i].len);
         fputs("};\n\n", f);
     }
@@ -526,12 +533,12 @@ static void emit_embedded(Emit *e, const Code *codes, const char *manifest, size
     put_bytes(f, manifest, manifest_len);
     fprintf(f, "};\n\nconst size_t %s_embedded_manifest_size = %zu;\n\n", p, manifest_len);
     fprintf(f, "const pykrt_image %s_embedded_images[] = {\n", p);
-    for (int i = 0; i < e->m->target_count; i++) {
+    for (int i = 0; i < n; i++) {
         fputs("    {", f);
-        put_string(f, e->m->targets[i].file);
+        put_string(f, image_file(e->m, i));
         fprintf(f, ", %s_image_%d, sizeof %s_image_%d},\n", p, i, p, i);
     }
-    fprintf(f, "};\n\nconst size_t %s_embedded_image_count = %d;\n\n", p, e->m->target_count);
+    fprintf(f, "};\n\nconst size_t %s_embedded_image_count = %d;\n\n", p, n);
     fputs("#ifdef __cplusplus\n}\n#endif\n", f);
 }
 

@@ -374,7 +374,8 @@ static void free_names(OutputNames *n) {
 static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, int arch, Outputs *outs,
                          ManifestTarget *t, Code *keep) {
     TargetConfig cfg = {.target = o->target, .arch = o->archs[arch], .opt_level = o->opt_level,
-                        .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice};
+                        .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice,
+                        .relocatable = u->extern_count > 0 || u->launches};
     Code code = {0};
     IrModule *ir = cg_module(u, &cfg);                           /* build the IR */
     bool ok = ir && target_link(ir, u->diag);                    /* link libdevice */
@@ -393,6 +394,22 @@ static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, in
     return ok;
 }
 
+/* The files the module links, as the manifest lists them: copied beside
+ * it where the code is written too, embedded (their bytes in keep) in the
+ * C of --emit c. */
+static bool describe_links(Unit *u, const Options *o, const OutputNames *names, Outputs *outs, Manifest *m, Code *keep) {
+    const char *beside = names->manifest ? names->manifest : names->generated;
+    bool clash = link_is_output(u, beside);
+    for (int i = 0; i < o->arch_count && !clash; i++) clash = link_is_output(u, names->code[i]);
+    if (clash) return false;
+    if (!u->link_count || !beside || o->emit == EMIT_HEADER) return true;
+    ManifestLink *links = ARENA_ARRAY(u->arena, ManifestLink, u->link_count);
+    m->links = links;
+    m->link_count = u->link_count;
+    bool copies = !describes_only(o->emit) && strcmp(beside, "-") != 0;
+    return link_outputs(u, beside, copies ? outs : NULL, links, o->emit == EMIT_C ? keep : NULL);
+}
+
 /* Each arch's code, then the manifest, the last output; or the C of
  * --emit header or c, which embeds each arch's code. */
 static bool generate(Unit *u, const Options *o, const OutputNames *names, Outputs *outs) {
@@ -401,16 +418,18 @@ static bool generate(Unit *u, const Options *o, const OutputNames *names, Output
     digest_fnv1a64(src->text, src->size, digest);
     ManifestTarget targets[PYKC_MAX_ARCHS] = {{0}};
     Manifest m = {.source_path = base_name(o->input), .source_digest = digest, .targets = targets,
-                  .target_count = o->arch_count};
-    Code codes[PYKC_MAX_ARCHS] = {{0}};
+                  .target_count = o->arch_count, .device_runtime = u->launches};
+    int ncodes = o->arch_count + u->link_count;
+    Code *codes = ARENA_ARRAY(u->arena, Code, ncodes);
     bool ok = true;
     for (int i = 0; i < o->arch_count && ok; i++)
         ok = compile_arch(u, o, names, i, outs, &targets[i], o->emit == EMIT_C ? &codes[i] : NULL);
+    if (ok) ok = describe_links(u, o, names, outs, &m, codes + o->arch_count); /* files to link, copied */
     if (ok && names->generated) {
         abi_describe_module(u, &m);
         ok = emitc_module(u, &m, o->emit == EMIT_C ? codes : NULL, names->generated, outs); /* C launchers */
     }
-    for (int i = 0; i < o->arch_count; i++) free(codes[i].bytes);
+    for (int i = 0; i < ncodes; i++) free(codes[i].bytes);
     if (ok && names->manifest) {
         abi_describe_module(u, &m);
         size_t len;
@@ -451,12 +470,18 @@ static bool write_deps(const Unit *u, const Options *o, Outputs *outs) {
     const char *sep = "";
     for (int i = 0; i < o->arch_count; i++)
         if (names.code[i]) fprintf(f, "%s%s", sep, names.code[i]), sep = " ";
+    for (int i = 0; names.manifest && !describes_only(o->emit) && i < u->link_count; i++) {
+        const char *copy = link_copy_path(u->arena, names.manifest, &u->links[i]);
+        if (copy) fprintf(f, "%s%s", sep, copy), sep = " ";
+    }
     if (names.manifest) fprintf(f, "%s%s", sep, names.manifest), sep = " ";
     if (names.generated) fprintf(f, "%s%s", sep, names.generated);
     fprintf(f, ": %s", o->input);
     for (int i = 0; i < u->dep_count; i++) fprintf(f, " \\\n  %s", u->deps[i]);
+    for (int i = 0; i < u->link_count; i++) fprintf(f, " \\\n  %s", u->links[i].path);
     fputc('\n', f);
     for (int i = 0; i < u->dep_count; i++) fprintf(f, "\n%s:\n", u->deps[i]);
+    for (int i = 0; i < u->link_count; i++) fprintf(f, "\n%s:\n", u->links[i].path);
     fclose(f);
     bool ok = output_add(outs, path, text, len);
     free(text);

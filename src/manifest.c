@@ -270,12 +270,31 @@ static void write_const(Writer *w, const ManifestConst *c) {
     end_map(w);
 }
 
-/* The root mapping's first keys, which the targets end. */
+/* link: what the loader links with the targets' code, where there is any;
+ * device_runtime: whether that includes CUDA's device runtime. */
+static void write_links(Writer *w, const Manifest *m) {
+    if (m->link_count) {
+        key(w, "link");
+        begin_seq(w, false);
+        for (int i = 0; i < m->link_count; i++) {
+            begin_map(w, true);
+            key_str(w, "file", m->links[i].file);
+            key_str(w, "kind", m->links[i].kind);
+            key_str(w, "digest", m->links[i].digest);
+            end_map(w);
+        }
+        end_seq(w);
+    }
+    if (m->device_runtime) key_bool(w, "device_runtime", true);
+}
+
+/* The root mapping's first keys, which the targets and what they link end. */
 static void write_head(Writer *w, const Manifest *m) {
     key_int(w, "format", MANIFEST_FORMAT);
     key_str(w, "compiler", "pykc " PYKC_VERSION);
     write_source(w, m);
     write_targets(w, m);
+    write_links(w, m);
 }
 
 /* Its last keys: what the kernels and the constants are. */

@@ -942,12 +942,13 @@ static bool run_ptxas(const char *ptxas, const char *ptx_path, const char *cubin
     char arch_opt[32], opt_opt[8];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", cfg->arch);
     snprintf(opt_opt, sizeof opt_opt, "-O%d", cfg->opt_level);
-    char *argv[8];
+    char *argv[9];
     int argc = 0;
     argv[argc++] = (char *)ptxas;
     argv[argc++] = arch_opt;
     argv[argc++] = opt_opt;
     if (cfg->debug_info) argv[argc++] = "-lineinfo"; /* line tables, for profilers */
+    if (cfg->relocatable) argv[argc++] = "-c";       /* its externs are linked at load */
     argv[argc++] = "-o";
     argv[argc++] = (char *)cubin_path;
     argv[argc++] = (char *)ptx_path;
@@ -1321,6 +1322,50 @@ static void nvptx_print(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, i
 
 static void nvptx_exit_thread(CodeGen *g) { cg_intrinsic(g, "llvm.nvvm.exit", NULL, 0, NULL, 0); }
 
+/* ---- launches from the device: CUDA's device runtime ----------------------- */
+
+static LLVMValueRef dim3_value(CodeGen *g, LLVMTypeRef dim3, LLVMValueRef *xyz) {
+    LLVMValueRef v = LLVMGetUndef(dim3);
+    for (unsigned i = 0; i < 3; i++) v = LLVMBuildInsertValue(g->b, v, xyz[i], i, "");
+    return v;
+}
+
+/* The entry's parameters into the buffer, each at the next offset its
+ * size aligns, as the kernel's parameter space lays them out. */
+static void fill_parameter_buffer(CodeGen *g, LLVMValueRef buf, LLVMValueRef *params, int n) {
+    LLVMTargetDataRef layout = LLVMGetModuleDataLayout(g->mod);
+    unsigned long long offset = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned long long size = LLVMStoreSizeOfType(layout, LLVMTypeOf(params[i]));
+        offset = (offset + size - 1) / size * size;
+        LLVMValueRef at = cg_i64(g, (long long)offset);
+        LLVMValueRef p = LLVMBuildGEP2(g->b, LLVMInt8TypeInContext(g->ctx), buf, &at, 1, "");
+        LLVMSetAlignment(LLVMBuildStore(g->b, params[i], p), (unsigned)size);
+        offset += size;
+    }
+}
+
+/* As nvcc compiles kernel<<<grid, block, shared>>>(args) with -rdc=true
+ * (CUDA 12's device runtime, libcudadevrt): a parameter buffer for the
+ * kernel, filled and launched into the default stream; where the runtime
+ * gives no buffer (too many launches pending), nothing is launched. */
+static void nvptx_device_launch(CodeGen *g, LLVMValueRef fn, LLVMValueRef *grid, LLVMValueRef *block,
+                                LLVMValueRef shared, LLVMValueRef *params, int n) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(g->ctx), ptr = cg_generic_pointer(g);
+    LLVMTypeRef fields[] = {i32, i32, i32};
+    LLVMTypeRef dim3 = LLVMStructTypeInContext(g->ctx, fields, 3, false);
+    LLVMValueRef args[] = {fn, dim3_value(g, dim3, grid), dim3_value(g, dim3, block), shared};
+    LLVMValueRef buf = cg_call(g, ptr, "__cudaCDP2GetParameterBufferV2", args, 4);
+    LLVMBasicBlockRef go = cg_new_block(g, "launch.buffer"), done = cg_new_block(g, "launch.done");
+    LLVMBuildCondBr(g->b, LLVMBuildIsNull(g->b, buf, ""), done, go);
+    LLVMPositionBuilderAtEnd(g->b, go);
+    fill_parameter_buffer(g, buf, params, n);
+    LLVMValueRef launch[] = {buf, LLVMConstNull(ptr)};
+    cg_call(g, i32, "__cudaCDP2LaunchDeviceV2", launch, 2);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+}
+
 static void annotate(CodeGen *g, LLVMValueRef fn, const char *what, int value) {
     LLVMMetadataRef md[] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(g->ctx, what, strlen(what)),
                             LLVMValueAsMetadata(cg_i32(g, value))};
@@ -1384,6 +1429,7 @@ const Target target_nvptx = {
     .no_bfloat16 = nvptx_no_bfloat16,
     .print = nvptx_print,
     .exit_thread = nvptx_exit_thread,
+    .device_launch = nvptx_device_launch,
     .mark_kernel = nvptx_mark_kernel,
     .mark_fast_model = nvptx_mark_fast_model,
     .half_math = nvptx_half_math,

@@ -549,6 +549,7 @@ typedef enum {
     TY_FUNC,     /* a device function of the module */
     TY_SLICE,    /* an index slice a:b:c */
     TY_CLASS,    /* a class of the module used as a value (Color, Point): cls */
+    TY_EXTERN,   /* a device function cuda.declare_device declares: ext */
 } TypeKind;
 
 /* Numba's iterators, which getiter makes of an iterable, and enumerate()
@@ -630,6 +631,7 @@ struct Type {
     const Entity *entity;  /* ENTITY */
     Node *func;            /* FUNC, CLOSURE: its FunctionDef */
     ClassInfo *cls;        /* ENUM, CLASS; TUPLE: a named tuple's class */
+    struct ExternFunc *ext; /* EXTERN */
 };
 
 extern Type ty_error, ty_none, ty_bool, ty_string, ty_slice, ty_grid_group;
@@ -660,6 +662,7 @@ Type *type_entity(Arena *a, const Entity *e);
 Type *type_func(Arena *a, Node *def);
 /* The closure of def holding values of the types caps (copied). */
 Type *type_closure(Arena *a, Node *def, Type **caps, int n);
+Type *type_extern(Arena *a, struct ExternFunc *ext);
 Type *type_record(Arena *a, const Record *r);
 /* The field of r called name, or NULL. */
 const RecordField *record_field(const Record *r, const char *name);
@@ -847,6 +850,9 @@ typedef enum {
                            calls it (collections.namedtuple): op, a ClassKind */
     ENT_TUPLE_TYPE,     /* numba.types.UniTuple, numba.types.Tuple, called in
                            an annotation or signature: op, a TupleTypeKind */
+    ENT_DECLARE_DEVICE, /* what declares an external device function where a
+                           module-level assignment calls it
+                           (cuda.declare_device) */
     ENT_EXCEPTION,      /* a built-in exception class (ValueError): raised,
                            or called with constant arguments in a raise */
 } EntityKind;
@@ -981,6 +987,9 @@ struct FuncInfo {
     bool forceinline;
     KernelLimits limits;
     const char *inline_mode; /* "never", "always" or NULL */
+    struct LinkInput *links; /* link=: files to link with the kernel */
+    int link_count;
+    Span link_at;            /* the link= keyword */
     bool prepared;           /* decorators and parameters read */
     bool typing, typed;      /* in progress (recursion), finished */
     struct FuncInfo *typed_from; /* while typing: the function whose call
@@ -1043,6 +1052,40 @@ typedef struct ExceptionSite {
     int line, column;
 } ExceptionSite;
 
+/* What a file of link= holds, as its extension says (numba-cuda's
+ * add_file_guess_ext): what the loader tells the driver's linker. */
+typedef enum { LINK_PTX, LINK_CUBIN, LINK_FATBIN, LINK_OBJECT, LINK_LIBRARY } LinkKind;
+
+/* A file that @cuda.jit(link=...) or cuda.declare_device(link=...) names,
+ * linked with the module's code when it is loaded. */
+typedef struct LinkInput {
+    const char *path;        /* as opened: relative to the .pyk file's
+                                directory where written relative */
+    const char *name;        /* its base name: the copy beside the manifest */
+    LinkKind kind;
+    Span at;                 /* where link= names it */
+} LinkInput;
+
+/* numba-cuda's calling conventions for an external function: "numba"
+ * (int status, the result through a pointer) and "c" (the result). */
+typedef enum { EXTERN_ABI_NUMBA, EXTERN_ABI_C } ExternAbi;
+
+/* A device function that cuda.declare_device declares: defined in code
+ * linked in (link=), called by its symbol with numba-cuda's ABI. */
+typedef struct ExternFunc {
+    const char *name;        /* its symbol */
+    Type *ret;               /* none for void */
+    Type **params;
+    int param_count;
+    ExternAbi abi;
+    bool cooperative;        /* use_cooperative=True */
+    Span def;                /* the declare_device call */
+    LinkInput *links;        /* its link= files */
+    int link_count;
+    bool called;             /* some function calls it: the unit links its files */
+    void *cg;                /* codegen's declaration */
+} ExternFunc;
+
 typedef struct Unit {
     Arena *arena;
     Diag *diag;
@@ -1059,6 +1102,12 @@ typedef struct Unit {
     bool usage_error;        /* an error of the command line (a --sig): exit 2 */
     ExceptionSite *exceptions; /* code k is exceptions[k - 1] */
     int exception_count, exception_cap;
+    LinkInput *links;        /* what the module links, in the order named */
+    int link_count, link_cap;
+    ExternFunc **externs;    /* the declared functions called, in order */
+    int extern_count, extern_cap;
+    bool launches;           /* a function launches a kernel (dynamic
+                                parallelism): linked with the device runtime */
 } Unit;
 
 /* What the typing rules of builtins.c may ask of sema. */
@@ -1208,6 +1257,8 @@ typedef struct TargetConfig {
     int opt_level;             /* 0..3 */
     bool debug_info;           /* -g or --lineinfo: keep debug metadata */
     const char *libdevice;     /* --libdevice, or NULL to search */
+    bool relocatable;          /* the code calls functions linked in at load
+                                  time: a cubin is relocatable (ptxas -c) */
 } TargetConfig;
 
 /* What a target emits: the bytes (malloc'd) and their format's version
@@ -1310,6 +1361,13 @@ typedef struct ManifestConst {
     long size;                 /* bytes */
 } ManifestConst;
 
+/* A file the loader links with the module's code (link.c). */
+typedef struct ManifestLink {
+    const char *file;          /* beside the manifest */
+    const char *kind;          /* ptx, cubin, fatbin, object, library */
+    const char *digest;
+} ManifestLink;
+
 struct Manifest {
     const char *source_path, *source_digest;
     ManifestTarget *targets;
@@ -1320,17 +1378,42 @@ struct Manifest {
     int const_count;
     const ExceptionSite *exceptions; /* code k is exceptions[k - 1] */
     int exception_count;
+    const ManifestLink *links;
+    int link_count;
+    bool device_runtime;       /* a kernel launches kernels: link cudadevrt */
 };
 
 /* The manifest as YAML text (malloc'd, *len bytes), written with libyaml;
  * NULL, with a diagnostic, if libyaml fails. */
 char *manifest_render(const Manifest *m, size_t *len, Diag *d);
 
+/* ---- link.c: the files a module links ----------------------------------- */
+
+/* Why the file at path cannot be linked (its extension says it holds
+ * CUDA C++, LTO-IR or nothing pykc knows), or NULL with *kind what it holds. */
+const char *link_classify(Arena *a, const char *path, LinkKind *kind);
+/* A path written in a .pyk file, relative to that file's directory. */
+const char *link_resolve(Arena *a, const char *pyk_path, const char *written);
+const char *link_base_name(const char *path);
+const char *link_kind_name(LinkKind kind);
+/* Whether the file at output (an output of the run) is one of the unit's
+ * link files, which an error then says. */
+bool link_is_output(Unit *u, const char *output);
+/* Where the copy of a link file beside the manifest at manifest_path goes,
+ * or NULL where the file is there already. */
+const char *link_copy_path(Arena *a, const char *manifest_path, const LinkInput *in);
+/* Each of the unit's link files into out (u->link_count of them) as the
+ * manifest at manifest_path lists it; with outs, its copy beside the
+ * manifest among the outputs; with keep, its bytes (malloc'd) there. False
+ * after an error. */
+bool link_outputs(Unit *u, const char *manifest_path, Outputs *outs, ManifestLink *out, Code *keep);
+
 /* ---- emitc.c: the C of --emit header and --emit c ----------------------- */
 
 /* Adds at `path` to outs the header of typed launchers for m's kernels
- * (codes NULL), or with codes, one Code per target of m, the C source that
- * holds the header and embeds m's manifest and those images. */
+ * (codes NULL), or with codes, one Code per target of m and then one per
+ * file m links, the C source that holds the header and embeds m's
+ * manifest and those images. */
 bool emitc_module(Unit *u, const Manifest *m, const Code *codes, const char *path, Outputs *outs);
 
 /* ---- codegen.c --------------------------------------------------------- */

@@ -15,11 +15,13 @@
  */
 #include "pykc.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* Names to symbols: an array in binding order (for "did you mean") with an
  * open-addressing index beside it, so that a module of 100,000 constants
@@ -1704,8 +1706,8 @@ static void prepare_function(Sema *s, FuncInfo *f);
 static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
     prepare_function(s, f);
     if (f->is_kernel) {
-        sema_error(s, call->span, "kernel '%s' cannot be called like a function (dynamic parallelism is not supported yet)",
-                   f->def->name);
+        sema_error(s, call->span, "kernel '%s' cannot be called like a function: a kernel launches it with "
+                   "%s[grid, block](args)", f->def->name, f->def->name);
         return &ty_error;
     }
     if (call->kwarg_len) {
@@ -2100,6 +2102,131 @@ static Type *construct_named_tuple(Sema *s, Node *n, ClassInfo *c) {
     return type_named_tuple(s->arena, c, elems, c->count);
 }
 
+/* ---- launches from kernels (dynamic parallelism: a pykc extension) ---------------- */
+
+/* The kernel that call launches, written kernel[config](args); NULL where
+ * its callee is not a kernel subscripted. */
+static FuncInfo *launched_kernel(Sema *s, Node *call) {
+    if (call->func->kind != ND_SUBSCRIPT) return NULL;
+    Type *t = type_expr(s, call->func->lhs);
+    if (t->kind != TY_FUNC) return NULL;
+    FuncInfo *k = t->func->sym->func;
+    prepare_function(s, k);
+    return k->is_kernel ? k : NULL;
+}
+
+/* A launch's grid or block: an int, or a tuple of one to three ints. */
+static bool launch_dims(Sema *s, Node *v, const char *what) {
+    Type *t = type_strip(type_expr(s, v));
+    bool ok = t->kind == TY_INT || (t->kind == TY_TUPLE && t->elem_count >= 1 && t->elem_count <= 3);
+    for (int i = 0; ok && t->kind == TY_TUPLE && i < t->elem_count; i++) ok = type_strip(t->elems[i])->kind == TY_INT;
+    if (!ok && t->kind != TY_ERROR)
+        sema_error(s, v->span, "a launch's %s is an int or a tuple of one to three ints, not %s", what, sema_type_name(s, t));
+    return ok;
+}
+
+/* kernel[grid, block], kernel[grid, block, stream] or kernel[grid, block,
+ * stream, shared_bytes], as numba-cuda launches from the host; the stream
+ * is 0, the launching thread's default stream. */
+static bool launch_config(Sema *s, Node *cfg) {
+    Node **items = cfg->kind == ND_TUPLE ? cfg->items : &cfg;
+    int n = cfg->kind == ND_TUPLE ? cfg->item_len : 1;
+    if (n < 2 || n > 4) {
+        sema_error(s, cfg->span, "a launch is written kernel[grid, block](args), or kernel[grid, block, 0, shared_bytes]");
+        return false;
+    }
+    bool ok = launch_dims(s, items[0], "grid") & launch_dims(s, items[1], "block");
+    int64_t stream = 0;
+    if (n >= 3 && sema_const_int(s, items[2], "a launch's stream", &stream) && stream != 0) {
+        sema_error(s, items[2]->span, "a launch from a kernel goes to the launching thread's default stream: its stream is 0");
+        ok = false;
+    }
+    Type *shared = n == 4 ? type_strip(type_expr(s, items[3])) : &ty_int64;
+    if (shared->kind != TY_INT && shared->kind != TY_ERROR)
+        sema_error(s, items[3]->span, "a launch's dynamic shared memory is a number of bytes, an int, not %s",
+                   sema_type_name(s, shared));
+    return ok && shared->kind == TY_INT;
+}
+
+/* How well args convert to kernel k's parameters, Numba's (unsafe, safe,
+ * promote) counts in rate; false where one does not. */
+static bool launch_fits(FuncInfo *k, Node *call, int rate[3]) {
+    rate[0] = rate[1] = rate[2] = 0;
+    for (int i = 0; i < call->item_len; i++) {
+        Conversion c = type_conversion(call->items[i]->ty, k->params[i]->ty);
+        if (c == CONV_NONE || !type_cast_lowered(call->items[i]->ty, k->params[i]->ty)) return false;
+        if (c != CONV_EXACT) rate[c == CONV_UNSAFE ? 0 : c == CONV_SAFE ? 1 : 2]++;
+    }
+    return true;
+}
+
+/* Numba's order of ratings: fewer unsafe conversions, then fewer safe, then
+ * fewer promotions. */
+static bool fewer_conversions(const int a[3], const int b[3]) {
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k];
+    return false;
+}
+
+/* The specialisation of kernel k (compiled for several signatures) that
+ * the arguments fit best, as Numba's dispatcher picks; NULL after an error. */
+static FuncInfo *launch_target(Sema *s, Node *call, FuncInfo *k) {
+    if (!k->abstract) return k;
+    FuncInfo *best = NULL;
+    int best_rate[3] = {0, 0, 0}, rate[3];
+    for (int i = 0; i < k->spec_count; i++)
+        if (launch_fits(k->specs[i], call, rate) && (!best || fewer_conversions(rate, best_rate))) {
+            best = k->specs[i];
+            memcpy(best_rate, rate, sizeof rate);
+        }
+    if (!best && k->spec_count)
+        sema_error(s, call->span, "kernel '%s' is compiled for no signature that takes (%s)", k->def->name,
+                   sema_arg_types(s, call));
+    return best;
+}
+
+/* A kernel launched from a kernel or device function: compiled to a launch
+ * through CUDA's device runtime, which the module is then linked with. */
+static Type *type_launch(Sema *s, Node *call, FuncInfo *k) {
+    for (int i = 0; i < call->item_len; i++) type_expr(s, call->items[i]);
+    for (int i = 0; i < call->kwarg_len; i++) type_expr(s, call->kwargs[i]->rhs);
+    bool ok = launch_config(s, call->func->rhs) && check_args_typed(call);
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "keyword arguments to a kernel are not supported");
+        return &ty_error;
+    }
+    if (k->imported) {
+        sema_error(s, call->func->lhs->span, "kernel '%s' of an imported module is not in this module: a kernel "
+                   "launches kernels of its own module", k->def->name);
+        return &ty_error;
+    }
+    if (call->item_len != k->param_count) {
+        sema_error(s, call->span, "kernel '%s' takes %d argument%s, %d given", k->def->name, k->param_count,
+                   k->param_count == 1 ? "" : "s", call->item_len);
+        return &ty_error;
+    }
+    FuncInfo *target = ok ? launch_target(s, call, k) : NULL;
+    if (!target) return &ty_error;
+    call->sym = target->sym;
+    call->func->ty = target->sym->ty;
+    call->casts = new_casts(s, call->item_len);
+    for (int i = 0; i < call->item_len; i++) {
+        Type *want = target->params[i]->ty, *got = call->items[i]->ty;
+        if (!casts_lowered(s, call->items[i]->span, &got, &want, 1)) return &ty_error;
+        if (type_conversion(got, want) == CONV_NONE) {
+            sema_error(s, call->items[i]->span, "argument %d of kernel '%s' is %s, which does not convert to %s", i + 1,
+                       k->def->name, sema_type_name(s, got), sema_type_name(s, want));
+            return &ty_error;
+        }
+        call->casts[i] = want;
+        if (want->kind == TY_ARRAY) sema_note_access(s, call->items[i], true, true);
+    }
+    s->unit->launches = true;
+    return &ty_none;
+}
+
+static Type *call_extern(Sema *s, Node *call, ExternFunc *ext);
+
 static Type *call_class(Sema *s, Node *n, ClassInfo *c) {
     if (c->kind == CLASS_NAMED_TUPLE) return construct_named_tuple(s, n, c);
     sema_error(s, n->func->span, "%s is not callable in kernels: numba-cuda has no type for it as a callable; name "
@@ -2112,6 +2239,8 @@ static Type *type_call(Sema *s, Node *n) {
         Sym *mod = n->func->lhs->kind == ND_NAME ? lookup(s, n->func->lhs->name) : NULL;
         if (!mod || (mod->kind != SYM_ENTITY && mod->kind != SYM_MODULE)) return type_method_call(s, n);
     }
+    FuncInfo *launched = launched_kernel(s, n);
+    if (launched) return type_launch(s, n, launched);
     Type *callee = type_expr(s, n->func);
     if (callee->kind == TY_ENTITY && callee->entity->lower == LW_COMPILE_TIME) {
         n->entity = callee->entity;
@@ -2122,6 +2251,7 @@ static Type *type_call(Sema *s, Node *n) {
     if (callee->kind == TY_ERROR || !check_args_typed(n)) return &ty_error;
     if (callee->kind == TY_FUNC) return call_device_function(s, n, callee->func->sym->func);
     if (callee->kind == TY_CLOSURE) return call_closure(s, n, callee);
+    if (callee->kind == TY_EXTERN) return call_extern(s, n, callee->ext);
     if (callee->kind == TY_CLASS) return call_class(s, n, callee->cls);
     if (callee->kind == TY_DTYPE) {
         Type *arg = n->item_len == 1 ? n->items[0]->ty : NULL;
@@ -2853,6 +2983,66 @@ static bool apply_signature(Sema *s, FuncInfo *f, Node *call, const Node *writte
     return true;
 }
 
+/* ---- files to link ---------------------------------------------------------------- */
+
+/* The file a string of link= names, relative to the .pyk file that names
+ * it: there, and of a kind pykc links. False after an error at str. */
+static bool read_link_file(Sema *s, Node *str, LinkInput *out) {
+    if (str->kind != ND_STR || str->v.s.bytes) {
+        sema_error(s, str->span, "a file to link is named by a string");
+        return false;
+    }
+    const char *path = link_resolve(s->arena, diag_file(s->diag, str->span.file)->path, str->v.s.data);
+    LinkKind kind = LINK_PTX;
+    const char *why = link_classify(s->arena, path, &kind);
+    struct stat st;
+    if (!why && stat(path, &st) != 0) why = arena_printf(s->arena, "%s: %s", path, strerror(errno));
+    else if (!why && !S_ISREG(st.st_mode)) why = arena_printf(s->arena, "%s is not a regular file", path);
+    if (why) {
+        sema_error(s, str->span, "cannot link '%s': %s", str->v.s.data, why);
+        return false;
+    }
+    *out = (LinkInput){path, link_base_name(path), kind, str->span};
+    return true;
+}
+
+/* link=[...] (a list or tuple of paths; for declare_device, also one path,
+ * as numba-cuda takes them): the files, *count of them. */
+static LinkInput *read_links(Sema *s, Node *v, bool one, int *count) {
+    bool seq = v->kind == ND_LIST || v->kind == ND_TUPLE;
+    *count = 0;
+    if (!seq && !(one && v->kind == ND_STR)) {
+        sema_error(s, v->span, "link= is a list of the files to link%s", one ? ", or one file" : "");
+        return NULL;
+    }
+    Node **items = seq ? v->items : &v;
+    int n = seq ? v->item_len : 1;
+    LinkInput *links = ARENA_ARRAY(s->arena, LinkInput, n ? n : 1);
+    for (int i = 0; i < n; i++)
+        if (read_link_file(s, items[i], &links[*count])) ++*count;
+    return links;
+}
+
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Adds a file to what the module links, once; two files of one name
+ * cannot both lie beside the manifest. */
+static void unit_add_link(Sema *s, const LinkInput *in) {
+    Unit *u = s->unit;
+    for (int i = 0; i < u->link_count; i++) {
+        if (strcmp(u->links[i].name, in->name) != 0) continue;
+        if (same_file(u->links[i].path, in->path)) return;
+        sema_error(s, in->at, "cannot link both '%s' and '%s': their copies beside the manifest would both be '%s'",
+                   u->links[i].path, in->path, in->name);
+        return;
+    }
+    ARENA_GROW(s->arena, u->links, u->link_count, u->link_cap, 4);
+    u->links[u->link_count++] = *in;
+}
+
 /* How a cuda.jit option is read, and where it goes in FuncInfo. */
 typedef enum {
     OPT_FLAG,           /* a constant truth value, into a bool */
@@ -2861,6 +3051,7 @@ typedef enum {
     OPT_STRING,         /* a string, into a const char * (else ignored) */
     OPT_BOUNDS,         /* launch_bounds: an int, or a tuple of one to three */
     OPT_CARVEOUT,       /* shared_memory_carveout: -1..100 or a name */
+    OPT_LINK,           /* link: files to link, into links */
     OPT_IGNORED,        /* accepted, with any value; nothing to do */
     OPT_NO_EFFECT,      /* accepted; -Wignored-options says why it does nothing */
     OPT_REFUSED,        /* numba-cuda refuses it, whatever its value */
@@ -2882,7 +3073,7 @@ static const struct {
     {"shared_memory_carveout", OPT_CARVEOUT, offsetof(FuncInfo, limits), NULL},
     {"inline", OPT_STRING, offsetof(FuncInfo, inline_mode), NULL},
     {"forceinline", OPT_FLAG, offsetof(FuncInfo, forceinline), NULL},
-    {"link", OPT_IGNORED, 0, NULL},
+    {"link", OPT_LINK, 0, NULL},
     {"cache", OPT_NO_EFFECT, 0, "pykc compiles ahead of time: its output is the cache"},
     {"lto", OPT_NO_EFFECT, 0, "pykc links libdevice into the PTX it writes; there is no LTO-IR to link"},
     {"extensions", OPT_NO_EFFECT, 0, "argument handlers are Python objects, for numba-cuda's launches"},
@@ -2968,6 +3159,10 @@ static void read_jit_option(Sema *s, FuncInfo *f, Node *kw, JitOptionKind kind, 
     }
     case OPT_BOUNDS: read_launch_bounds(s, at, v); return;
     case OPT_CARVEOUT: read_carveout(s, at, v); return;
+    case OPT_LINK:
+        f->links = read_links(s, v, false, &f->link_count);
+        f->link_at = kw->span;
+        return;
     default:
         if (option_truth(s, kw, &truth)) *(bool *)at = truth != (kind == OPT_NOT_FLAG);
         return;
@@ -3021,6 +3216,16 @@ static void apply_decorator_signatures(Sema *s, FuncInfo *f, Node **sigs, int co
     f->sigs_from_decorator = true;
 }
 
+/* A kernel's link= files are the module's (numba-cuda links them with
+ * the kernel); a device function takes none, as numba-cuda refuses. */
+static void add_kernel_links(Sema *s, FuncInfo *f) {
+    if (f->link_count && !f->is_kernel) {
+        sema_error(s, f->link_at, "link keyword invalid for device function");
+        return;
+    }
+    for (int i = 0; i < f->link_count && !f->imported; i++) unit_add_link(s, &f->links[i]);
+}
+
 /* @cuda.jit, @cuda.jit(...options), @cuda.jit("sig", ...): true if the
  * function is compiled for the GPU. */
 static bool apply_decorators(Sema *s, FuncInfo *f) {
@@ -3050,6 +3255,7 @@ static bool apply_decorators(Sema *s, FuncInfo *f) {
         }
     }
     apply_decorator_signatures(s, f, sigs, count);
+    add_kernel_links(s, f);
     return jit;
 }
 
@@ -3618,15 +3824,17 @@ static void add_array_constant(Sema *s, ConstValue *c) {
 }
 
 static void define_namedtuple(Sema *s, Node *call, Sym *sym);
+static void define_extern(Sema *s, Node *call, Sym *sym);
 
-/* Whether func is collections.namedtuple (np.arange and the like are no
- * entity: folded as values). */
-static bool makes_class(Sema *s, Node *func) {
+/* Whether func is an entity of kind (collections.namedtuple is
+ * ENT_CLASS_FACTORY; np.arange and the like are no entity: folded as
+ * values). */
+static bool calls_entity_of(Sema *s, Node *func, EntityKind kind) {
     bool quiet = s->quiet;
     s->quiet = true;
     const Entity *e = entity_of(s, func);
     s->quiet = quiet;
-    return e && e->kind == ENT_CLASS_FACTORY;
+    return e && e->kind == kind;
 }
 
 /* A module constant's value, evaluated when something first reads it (sym
@@ -3657,8 +3865,12 @@ static void evaluate_constant(Sema *s, Sym *sym) {
         value = value->items[unpacked - 1]; /* W, H = 16, 8: each its own */
         unpacked = 0;
     }
-    if (!c && value->kind == ND_CALL && makes_class(s, value->func)) {
+    if (!c && value->kind == ND_CALL && calls_entity_of(s, value->func, ENT_CLASS_FACTORY)) {
         define_namedtuple(s, value, sym);
+        goto done;
+    }
+    if (!c && value->kind == ND_CALL && calls_entity_of(s, value->func, ENT_DECLARE_DEVICE)) {
+        define_extern(s, value, sym);
         goto done;
     }
     if (!c && value->kind == ND_LIST) {
@@ -3977,6 +4189,170 @@ static void define_namedtuple(Sema *s, Node *call, Sym *sym) {
     class_into(s, sym, c);
 }
 
+/* ---- external device functions (cuda.declare_device) ------------------------------- */
+
+/* declare_device's parameters, as Python binds a call's arguments to them. */
+enum { DD_NAME, DD_SIG, DD_LINK, DD_COOPERATIVE, DD_ABI, DD_PARAMS };
+
+static bool bind_declare_args(Sema *s, Node *call, Node **args) {
+    static const char *const names[DD_PARAMS] = {"name", "sig", "link", "use_cooperative", "abi"};
+    if (call->item_len > DD_PARAMS) {
+        sema_error(s, call->items[DD_PARAMS]->span, "declare_device() takes at most %d arguments", DD_PARAMS);
+        return false;
+    }
+    for (int i = 0; i < call->item_len; i++) args[i] = call->items[i];
+    for (int k = 0; k < call->kwarg_len; k++) {
+        Node *kw = call->kwargs[k];
+        int i = 0;
+        while (i < DD_PARAMS && strcmp(names[i], kw->name) != 0) i++;
+        if (i == DD_PARAMS || args[i]) {
+            sema_error(s, kw->span, i == DD_PARAMS ? "declare_device() got an unexpected keyword argument '%s'"
+                                                   : "declare_device() got multiple values for argument '%s'", kw->name);
+            return false;
+        }
+        args[i] = kw->rhs;
+    }
+    if (!args[DD_NAME] || !args[DD_SIG]) {
+        sema_error(s, call->span, "declare_device() missing a required argument: '%s'", names[args[DD_NAME] ? DD_SIG : DD_NAME]);
+        return false;
+    }
+    return true;
+}
+
+/* A symbol PTX takes for a function: letters, digits, _ and $, not first a digit. */
+static bool ptx_symbol(const char *name) {
+    if (!*name || (*name >= '0' && *name <= '9')) return false;
+    for (const char *p = name; *p; p++)
+        if (!(*p == '_' || *p == '$' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return false;
+    return true;
+}
+
+/* Whether numba-cuda's ABI passes t to an external function as pykc
+ * lowers it: scalars, arrays (numba's array struct) and tuples of them. */
+static bool extern_passable(const Type *t) {
+    if (is_scalar(t)) return true;
+    if (t->kind == TY_ARRAY) return !t->nested;
+    if (t->kind != TY_TUPLE) return false;
+    for (int i = 0; i < t->elem_count; i++)
+        if (!extern_passable(t->elems[i])) return false;
+    return true;
+}
+
+/* The name: a string constant that PTX takes as a symbol, no kernel's. */
+static const char *extern_name(Sema *s, Node *n) {
+    if (n->kind != ND_STR || n->v.s.bytes || !ptx_symbol(n->v.s.data)) {
+        sema_error(s, n->span, "declare_device's name is a string, the function's symbol: letters, digits, _ and $");
+        return NULL;
+    }
+    Unit *u = s->unit;
+    for (int i = 0; i < u->func_count; i++)
+        if (u->funcs[i]->is_kernel && !u->funcs[i]->imported && !strcmp(u->funcs[i]->def->name, n->v.s.data)) {
+            sema_error(s, n->span, "declare_device('%s', ...) would call kernel '%s' of this module: a kernel's entry has "
+                       "that symbol", n->v.s.data, n->v.s.data);
+            return NULL;
+        }
+    return n->v.s.data;
+}
+
+/* The signature's types into ext: a return type (numba-cuda requires one),
+ * and arguments and a result the ABI passes. */
+static bool extern_signature(Sema *s, Node *sig, ExternFunc *ext) {
+    Node *call = signature_call(s, sig);
+    if (!call) return false;
+    if (!call->func) {
+        sema_error(s, sig->span, "Return type must be provided for device declarations");
+        return false;
+    }
+    s->in_signature = true;
+    ext->ret = annotation_type(s, call->func);
+    ext->param_count = call->item_len;
+    ext->params = new_casts(s, call->item_len);
+    for (int i = 0; i < call->item_len; i++) ext->params[i] = annotation_type(s, call->items[i]);
+    s->in_signature = false;
+    bool ok = ext->ret->kind != TY_ERROR;
+    if (ok && !is_scalar(ext->ret) && ext->ret != &ty_none)
+        ok = false, sema_error(s, call->func->span, "an external function returns a scalar or None here, not %s",
+                               sema_type_name(s, ext->ret));
+    for (int i = 0; i < call->item_len; i++) {
+        if (ext->params[i]->kind == TY_ERROR) ok = false;
+        else if (!extern_passable(ext->params[i]))
+            ok = false, sema_error(s, call->items[i]->span, "an external function takes scalars, arrays and tuples of "
+                                   "them here, not %s", sema_type_name(s, ext->params[i]));
+    }
+    return ok;
+}
+
+/* abi="numba" or "c", use_cooperative=, link=: the rest of ext. */
+static bool extern_options(Sema *s, Node **args, ExternFunc *ext) {
+    Node *abi = args[DD_ABI], *coop = args[DD_COOPERATIVE];
+    if (abi && (abi->kind != ND_STR || (strcmp(abi->v.s.data, "numba") && strcmp(abi->v.s.data, "c")))) {
+        sema_error(s, abi->span, "Unsupported ABI: declare_device's abi is \"numba\" or \"c\"");
+        return false;
+    }
+    ext->abi = abi && !strcmp(abi->v.s.data, "c") ? EXTERN_ABI_C : EXTERN_ABI_NUMBA;
+    ConstValue *c = coop ? fold(s, coop) : NULL;
+    if (coop && (!c || c->ty->kind == TY_TUPLE)) {
+        sema_error(s, coop->span, "use_cooperative must be a constant");
+        return false;
+    }
+    ext->cooperative = c && const_truth(c);
+    if (!args[DD_LINK] || args[DD_LINK]->kind == ND_NONE) return true;
+    int errors = s->diag->error_count;
+    ext->links = read_links(s, args[DD_LINK], true, &ext->link_count);
+    return s->diag->error_count == errors;
+}
+
+/* foo = cuda.declare_device("foo", "float32(float32)", link=[...],
+ * use_cooperative=False, abi="numba"): an external device function, which
+ * kernels call by its symbol, as numba-cuda declares one. */
+static void define_extern(Sema *s, Node *call, Sym *sym) {
+    Node *args[DD_PARAMS] = {0};
+    if (!bind_declare_args(s, call, args)) return;
+    ExternFunc *ext = ARENA_NEW(s->arena, ExternFunc);
+    ext->def = call->span;
+    if (!(ext->name = extern_name(s, args[DD_NAME]))) return;
+    bool sig_ok = extern_signature(s, args[DD_SIG], ext);
+    if (!extern_options(s, args, ext) || !sig_ok) return;
+    sym->ty = type_extern(s->arena, ext);
+}
+
+/* A call of an external function: its arguments convert to its
+ * parameters as to a signature's (unsafe conversions too, as numba's
+ * ConcreteTemplate takes them). The first call makes its files the
+ * module's. */
+static Type *call_extern(Sema *s, Node *call, ExternFunc *ext) {
+    if (call->kwarg_len) {
+        sema_error(s, call->kwargs[0]->span, "keyword arguments to external functions are not supported");
+        return &ty_error;
+    }
+    if (call->item_len != ext->param_count) {
+        sema_error(s, call->span, "'%s' takes %d argument%s, %d given", ext->name, ext->param_count,
+                   ext->param_count == 1 ? "" : "s", call->item_len);
+        return &ty_error;
+    }
+    call->casts = new_casts(s, call->item_len);
+    for (int i = 0; i < call->item_len; i++) {
+        Type *want = ext->params[i], *got = call->items[i]->ty;
+        if (!casts_lowered(s, call->items[i]->span, &got, &want, 1)) return &ty_error;
+        if (type_conversion(got, want) == CONV_NONE) {
+            sema_error(s, call->items[i]->span, "argument %d of '%s' is %s, which does not convert to %s", i + 1,
+                       ext->name, sema_type_name(s, got), sema_type_name(s, want));
+            return &ty_error;
+        }
+        call->casts[i] = want;
+        if (want->kind == TY_ARRAY) sema_note_access(s, call->items[i], true, true);
+    }
+    if (ext->cooperative) sema_note_cooperative(s);
+    if (!ext->called) {
+        ext->called = true;
+        ARENA_GROW(s->arena, s->unit->externs, s->unit->extern_count, s->unit->extern_cap, 4);
+        s->unit->externs[s->unit->extern_count++] = ext;
+        for (int i = 0; i < ext->link_count; i++) unit_add_link(s, &ext->links[i]);
+    }
+    return ext->ret;
+}
+
 /* class P(NamedTuple): one field a `NAME: type` line, whose annotation
  * Numba does not read (it types the values a kernel gives). */
 static void define_named_tuple_class(Sema *s, Node *n, Sym *sym) {
@@ -4065,6 +4441,27 @@ static void module_statement(Sema *s, Node *n, Vec *funcs) {
 }
 
 /* -v: the module's constants that nothing read, skipped as host code is. */
+/* Whether a module-level call is written as one of declare_device (by
+ * that name, so that host code's callees are never typed, which would
+ * evaluate the constants they read). */
+static bool declares_device(Sema *s, Node *call) {
+    if (call->kind != ND_CALL || (call->func->kind != ND_NAME && call->func->kind != ND_ATTR) ||
+        strcmp(call->func->name, "declare_device") != 0)
+        return false;
+    return calls_entity_of(s, call->func, ENT_DECLARE_DEVICE);
+}
+
+/* A declaration no kernel reads is still checked, as numba-cuda checks it
+ * when the module is imported; its files are linked only if called. */
+static void check_declarations(Sema *s, const Node *module) {
+    for (int i = 0; i < module->body_len && !s->diag->stop; i++) {
+        const Node *n = module->body[i];
+        if (n->kind != ND_ASSIGN || !declares_device(s, n->rhs)) continue;
+        for (int k = 0; k < n->item_len; k++)
+            if (n->items[k]->kind == ND_NAME && n->items[k]->sym && n->items[k]->sym->pending) resolve(s, n->items[k]->sym);
+    }
+}
+
 static void note_unread_constants(Sema *s, const Node *module) {
     for (int i = 0; i < module->body_len; i++) {
         const Node *n = module->body[i];
@@ -4338,6 +4735,7 @@ bool sema_module(Unit *u) {
     }
     if (kernels == 0 && u->diag->error_count == errors)
         diag_warning(u->diag, (Span){u->module->span.file, 0, 0}, "module defines no kernel");
+    check_declarations(&s, u->module);
     note_unread_constants(&s, u->module);
     if (u->skipped_count > 1) qsort(u->skipped, (size_t)u->skipped_count, sizeof *u->skipped, by_place);
     diag_release_all(u->diag);

@@ -280,6 +280,12 @@ Type *type_closure(Arena *a, Node *def, Type **caps, int n) {
     return t;
 }
 
+Type *type_extern(Arena *a, ExternFunc *ext) {
+    Type *t = new_type(a, TY_EXTERN);
+    t->ext = ext;
+    return t;
+}
+
 /* Numba's Record key: the fields (names, types, offsets), size, aligned. */
 static bool record_equal(const Record *a, const Record *b) {
     if (a == b) return true;
@@ -323,6 +329,7 @@ bool type_equal(const Type *a, const Type *b) {
     case TY_VECTOR: return a->elem_count == b->elem_count && type_equal(a->dtype, b->dtype);
     case TY_ENTITY: return a->entity == b->entity;
     case TY_FUNC: return a->func == b->func;
+    case TY_EXTERN: return a->ext == b->ext;
     case TY_ENUM: case TY_CLASS: return a->cls == b->cls;
     default: return true;
     }
@@ -522,6 +529,7 @@ static void name_into(const Type *t, NameBuf *b) {
     case TY_ENTITY: entity_name(t, b); break;
     case TY_FUNC: append(b, "<device function>"); break;
     case TY_CLOSURE: appendf(b, "function '%s'", t->func->name); break;
+    case TY_EXTERN: appendf(b, "ExternFunction(%s)", t->ext->name); break;
     case TY_ENUM: case TY_CLASS: class_name(t, b); break;
     case TY_SLICE: append(b, "slice<a:b>"); break;
     }

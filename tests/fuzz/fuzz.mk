@@ -41,7 +41,7 @@ FUZZ_BE := $(FUZZ_DIR)/fuzz_backend
 # the files that call LLVM or libyaml, which the front-end fuzzer does not
 # link. The back-end fuzzer links every file but main.c.
 FUZZ_FE_SRCS := src/arena.c src/diag.c src/diagfmt.c src/lexer.c src/ast.c src/parser.c src/types.c src/builtins.c src/sema.c src/ssa.c \
-  src/usage.c src/abi.c
+  src/usage.c src/abi.c src/link.c src/output.c
 FUZZ_FE_OBJS := $(FUZZ_FE_SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_BE_OBJS := $(filter-out $(FUZZ_DIR)/obj/main.o,$(COMPILER_SRCS:src/%.c=$(FUZZ_DIR)/obj/%.o))
 FUZZ_CFLAGS := $(CSTD) -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \

@@ -8,11 +8,15 @@
  * pointer would be on a GPU), events tick a fake clock of 0.5 ms per record.
  *
  * Modules are parsed from their PTX text: each .entry's parameter list
- * (type, .align, [n]) and each .const variable. That makes the double an
+ * (type, .align, [n]) and each .const variable; an `.extern .func` that
+ * the text does not define fails the load, as the JIT fails it. That makes the double an
  * independent judge of argument packing: a launch lays out the
  * kernelParams values at the offsets and sizes the PTX declares, as the
  * real driver does, and records them for the tests (fake_cuda_last_launch);
- * cuFuncGetParamInfo reports the same list.
+ * cuFuncGetParamInfo reports the same list. The linker (cuLink*) keeps
+ * its inputs, fails on a PTX `.extern .func` that no input defines (a
+ * cubin, object or library input may define anything), and makes a
+ * module of its PTX inputs, or of its cubin.
  * A cubin is accepted and its kernels found by their .text.<name> section,
  * but not launched. The kernel `vadd` also runs, on the CPU, so host
  * programs can be checked end to end.
@@ -465,6 +469,37 @@ static void read_const(struct CUmod_st *m, const char *at)
     track(g->mem, g->size, false, true);
 }
 
+/* The name a PTX function's declaration gives after ".func", skipping a
+ * return parameter list "(...)". */
+static size_t func_name(const char *p, const char **name)
+{
+    p += strlen(".func");
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == '(')
+        p = strchr(p, ')') ? strchr(p, ')') + 1 : p;
+    while (isspace((unsigned char)*p))
+        p++;
+    *name = p;
+    return strcspn(p, " \t\r\n(;");
+}
+
+/* Whether PTX text defines function name[0..len) (a .func not .extern). */
+static bool defined_in(const char *ptx, const char *name, size_t len)
+{
+    for (const char *p = strstr(ptx, ".func"); p; p = strstr(p + 1, ".func")) {
+        const char *n;
+        size_t k = func_name(p, &n);
+        bool ext = p - ptx >= 8 && memcmp(p - 8, ".extern ", 8) == 0;
+        if (!ext && k == len && memcmp(n, name, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* What the linker's image starts with: its externs are resolved. */
+#define LINKED "// linked by fake_cuda\n"
+
 static CUresult jit_error(void **log, const char *msg)
 {
     size_t size = (size_t)(uintptr_t)log[1];
@@ -482,6 +517,16 @@ static CUresult read_ptx(struct CUmod_st *m, const char *ptx, void **log)
     if (target && atoi(target + strlen(".target sm_")) > cc)
         return jit_error(log,
                          "ptxas fatal   : SM version specified by .target is higher than default SM version assumed");
+    for (const char *p = strncmp(ptx, LINKED, strlen(LINKED)) ? strstr(ptx, ".extern .func") : NULL; p;
+         p = strstr(p + 1, ".extern .func")) {
+        const char *name;
+        size_t len = func_name(p + strlen(".extern "), &name);
+        if (!defined_in(ptx, name, len)) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "ptxas fatal   : Unresolved extern function '%.*s'", (int)len, name);
+            return jit_error(log, msg);
+        }
+    }
     for (const char *p = strstr(ptx, ".entry"); p; p = strstr(p + 1, ".entry")) {
         CUresult r = read_entry(m, p);
         if (r)
@@ -619,6 +664,186 @@ EXPORT CUresult cuModuleGetFunction(CUfunction *func, CUmodule m, const char *na
         return CUDA_SUCCESS;
     }
     return CUDA_ERROR_NOT_FOUND;
+}
+
+/* ---- the linker: inputs kept; PTX externs resolved by name ---- */
+
+typedef struct link_input {
+    int type;
+    char name[256];
+    char *data; /* NUL-terminated past size */
+    size_t size;
+} link_input;
+
+struct CUlinkState_st {
+    link_input *inputs;
+    int n;
+    char *log;
+    size_t log_size;
+    char *out; /* what cuLinkComplete made, freed by cuLinkDestroy */
+};
+
+static int live_links;
+static char last_link_text[4096];
+
+static void link_log(CUlinkState l, const char *msg)
+{
+    if (l->log && l->log_size)
+        snprintf(l->log, l->log_size, "%s", msg);
+}
+
+EXPORT CUresult cuLinkCreate_v2(unsigned int nopts, CUjit_option *opts, void **values, CUlinkState *state)
+{
+    ENTER_CTX("cuLinkCreate_v2");
+    CUlinkState l = calloc(1, sizeof *l);
+    for (unsigned i = 0; i < nopts; i++) {
+        if (opts[i] == CU_JIT_ERROR_LOG_BUFFER)
+            l->log = values[i];
+        else if (opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+            l->log_size = (size_t)(uintptr_t)values[i];
+    }
+    pthread_mutex_lock(&mu);
+    live_links++;
+    pthread_mutex_unlock(&mu);
+    *state = l;
+    return CUDA_SUCCESS;
+}
+
+static CUresult add_input(CUlinkState l, int type, const void *data, size_t size, const char *name)
+{
+    if (!l || !data || type < CU_JIT_INPUT_CUBIN || type > CU_JIT_INPUT_LIBRARY)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (type == CU_JIT_INPUT_PTX && !memmem(data, size, ".version", 8)) {
+        link_log(l, "ptxas application ptx input, line 1; fatal   : Missing .version directive at start of file");
+        return CUDA_ERROR_INVALID_PTX;
+    }
+    link_input *grown = realloc(l->inputs, sizeof *grown * (size_t)(l->n + 1));
+    link_input *in = &grown[l->n++];
+    l->inputs = grown;
+    in->type = type;
+    snprintf(in->name, sizeof in->name, "%s", name ? name : "");
+    in->data = malloc(size + 1);
+    memcpy(in->data, data, size);
+    in->data[size] = '\0';
+    in->size = size;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType type, void *data, size_t size, const char *name,
+                                 unsigned int nopts, CUjit_option *opts, void **values)
+{
+    ENTER_CTX("cuLinkAddData_v2");
+    return add_input(l, type, data, size, name);
+}
+
+EXPORT CUresult cuLinkAddFile_v2(CUlinkState l, CUjitInputType type, const char *path, unsigned int nopts,
+                                 CUjit_option *opts, void **values)
+{
+    ENTER_CTX("cuLinkAddFile_v2");
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    size_t cap = 1 << 16, n = 0;
+    char *data = malloc(cap);
+    while ((n += fread(data + n, 1, cap - n, f)) == cap)
+        data = realloc(data, cap *= 2);
+    fclose(f);
+    CUresult r = add_input(l, type, data, n, path);
+    free(data);
+    return r;
+}
+
+/* Whether some PTX input defines function name[0..len). */
+static bool defines(CUlinkState l, const char *name, size_t len)
+{
+    for (int i = 0; i < l->n; i++) {
+        if (l->inputs[i].type != CU_JIT_INPUT_PTX || defined_in(l->inputs[i].data, name, len))
+            return true; /* a cubin, object or library may: the double cannot look */
+    }
+    return false;
+}
+
+/* Each PTX input's ".extern .func NAME" must be defined by an input. */
+static CUresult resolve_externs(CUlinkState l)
+{
+    for (int i = 0; i < l->n; i++)
+        for (const char *p = l->inputs[i].type == CU_JIT_INPUT_PTX ? strstr(l->inputs[i].data, ".extern .func") : NULL;
+             p; p = strstr(p + 1, ".extern .func")) {
+            const char *name;
+            size_t len = func_name(p + strlen(".extern "), &name);
+            if (!defines(l, name, len)) {
+                char msg[512];
+                snprintf(msg, sizeof msg, "error   : Undefined reference to '%.*s' in '%s'", (int)len, name,
+                         l->inputs[i].name);
+                link_log(l, msg);
+                return CUDA_ERROR_INVALID_IMAGE;
+            }
+        }
+    return CUDA_SUCCESS;
+}
+
+static void describe_link(CUlinkState l)
+{
+    static const char *const types[] = {"cubin", "ptx", "fatbin", "object", "library"};
+    size_t at = 0;
+    pthread_mutex_lock(&mu);
+    last_link_text[0] = '\0';
+    for (int i = 0; i < l->n && at < sizeof last_link_text; i++)
+        at += (size_t)snprintf(last_link_text + at, sizeof last_link_text - at, "%s%s %s", i ? ", " : "",
+                               types[l->inputs[i].type], l->inputs[i].name);
+    pthread_mutex_unlock(&mu);
+}
+
+/* The linked image: the first cubin given, else the PTX inputs one after
+ * another, which cuModuleLoadDataEx reads as one module. */
+EXPORT CUresult cuLinkComplete(CUlinkState l, void **cubin, size_t *size)
+{
+    ENTER_CTX("cuLinkComplete");
+    if (!l || !l->n)
+        return CUDA_ERROR_INVALID_VALUE;
+    describe_link(l);
+    CUresult r = resolve_externs(l);
+    if (r)
+        return r;
+    size_t total = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->inputs[i].type == CU_JIT_INPUT_CUBIN) {
+            l->out = malloc(l->inputs[i].size);
+            memcpy(l->out, l->inputs[i].data, l->inputs[i].size);
+            *cubin = l->out;
+            *size = l->inputs[i].size;
+            return CUDA_SUCCESS;
+        } else if (l->inputs[i].type == CU_JIT_INPUT_PTX) {
+            total += l->inputs[i].size + 1;
+        }
+    total += strlen(LINKED);
+    l->out = calloc(1, total + 1);
+    memcpy(l->out, LINKED, strlen(LINKED));
+    for (int i = 0, at = (int)strlen(LINKED); i < l->n; i++)
+        if (l->inputs[i].type == CU_JIT_INPUT_PTX) {
+            memcpy(l->out + at, l->inputs[i].data, l->inputs[i].size);
+            at += (int)l->inputs[i].size;
+            l->out[at++] = '\n';
+        }
+    *cubin = l->out;
+    *size = total;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuLinkDestroy(CUlinkState l)
+{
+    ENTER_CTX("cuLinkDestroy");
+    if (!l)
+        return CUDA_ERROR_INVALID_HANDLE;
+    for (int i = 0; i < l->n; i++)
+        free(l->inputs[i].data);
+    free(l->inputs);
+    free(l->out);
+    free(l);
+    pthread_mutex_lock(&mu);
+    live_links--;
+    pthread_mutex_unlock(&mu);
+    return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *ptr, size_t *bytes, CUmodule m, const char *name)
@@ -1092,6 +1317,21 @@ EXPORT void fake_cuda_set_param_info(int on)
 {
     pthread_mutex_lock(&mu);
     param_info = on != 0;
+    pthread_mutex_unlock(&mu);
+}
+
+EXPORT int fake_cuda_live_links(void)
+{
+    pthread_mutex_lock(&mu);
+    int n = live_links;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
+EXPORT void fake_cuda_last_link(char *out, size_t size)
+{
+    pthread_mutex_lock(&mu);
+    snprintf(out, size, "%s", last_link_text);
     pthread_mutex_unlock(&mu);
 }
 

@@ -50,6 +50,10 @@ typedef struct fake_hooks {
      * record: threadIdx x y z, blockIdx x y z), and for a failed check its
      * values (index, axis, extent; NULL for a raise). */
     void (*raise_next)(int code, const int thread[6], const long long detail[3]);
+    /* Link states made and not destroyed. */
+    int (*live_links)(void);
+    /* The inputs of the last cuLinkComplete: "ptx k.ptx, library /x/libcudadevrt.a". */
+    void (*last_link)(char *out, size_t size);
 } fake_hooks;
 
 #define FAKE_HOOK_NAMES(X)                                                                                       \
@@ -62,6 +66,8 @@ typedef struct fake_hooks {
     X(last_image, fake_cuda_last_image)                                                                          \
     X(retains, fake_cuda_retains)                                                                                \
     X(set_param_info, fake_cuda_set_param_info)                                                                  \
-    X(raise_next, fake_cuda_raise_next)
+    X(raise_next, fake_cuda_raise_next)                                                                          \
+    X(live_links, fake_cuda_live_links)                                                                          \
+    X(last_link, fake_cuda_last_link)
 
 #endif /* FAKE_CUDA_H */

@@ -10,8 +10,10 @@
  * memory, dynamic shared memory past the 48 KiB default, a cooperative
  * launch with a grid-wide barrier, xoroshiro128p states used on the
  * device, streams with pinned memory, events, launches from several
- * threads, and the error paths that only a real driver can show (the JIT
- * log, a launch the driver refuses). Prints each failure and a summary;
+ * threads, a module linked with device functions of another file,
+ * kernels launching kernels (the device runtime linked), and the error
+ * paths that only a real driver can show (the JIT log, a launch the
+ * driver refuses). Prints each failure and a summary;
  * exit status 0 when all pass, 2 when there is no GPU.
  */
 #include <math.h>
@@ -478,6 +480,148 @@ static void check_threads(void)
         ASSERT(jobs[i].ok);
 }
 
+/* A module that links other code (fixtures/linked.pyk, its device
+ * functions declared with cuda.declare_device and defined in nvcc's
+ * linked_dev.ptx): libpykrt links the two with the driver's linker. Each
+ * thread computes axpb(x, checked(k)) + cube(x) + total(x); where k is
+ * negative, checked's status is an exception, which ends the thread before
+ * it writes. */
+static void check_linked(void)
+{
+    enum { N = 64 };
+    float x[N];
+    int32_t k[N];
+    double out[N], sum = 0;
+    for (int i = 0; i < N; i++) {
+        x[i] = 0.25f * (float)i;
+        k[i] = i == 3 ? -1 : i % 5;
+        out[i] = -7;
+        sum += x[i];
+    }
+    pykrt_module *m = NULL;
+    pykrt_status st = pykrt_module_load(t_ctx, t_path("linked.yaml"), &m);
+    if (st != PYKRT_SUCCESS)
+        printf("  %s\n", pykrt_last_error());
+    ASSERT_OK(st);
+    pykrt_array dx = {0}, dk = {0}, dout = {0};
+    st = new_array(PYKRT_FLOAT32, N, &dx);
+    if (st == PYKRT_SUCCESS && (st = new_array(PYKRT_INT32, N, &dk)) == PYKRT_SUCCESS)
+        st = new_array(PYKRT_FLOAT64, N, &dout);
+    if (st == PYKRT_SUCCESS && (st = pykrt_array_copy_from_host(t_ctx, &dx, x, sizeof x)) == PYKRT_SUCCESS &&
+        (st = pykrt_array_copy_from_host(t_ctx, &dk, k, sizeof k)) == PYKRT_SUCCESS)
+        st = pykrt_array_copy_from_host(t_ctx, &dout, out, sizeof out);
+    pykrt_arg args[3] = {pykrt_arg_array(&dx), pykrt_arg_array(&dk), pykrt_arg_array(&dout)};
+    pykrt_launch_config cfg = {{1, 1, 1}, {N, 1, 1}, 0, NULL};
+    if (st == PYKRT_SUCCESS && (st = pykrt_launch(kernel(m, "linked"), &cfg, args, 3)) == PYKRT_SUCCESS &&
+        (st = pykrt_context_synchronize(t_ctx)) == PYKRT_SUCCESS)
+        st = pykrt_array_copy_to_host(t_ctx, out, sizeof out, &dout);
+    pykrt_array_free(t_ctx, &dx);
+    pykrt_array_free(t_ctx, &dk);
+    pykrt_array_free(t_ctx, &dout);
+    pykrt_module_unload(m);
+    ASSERT_OK(st);
+    for (int i = 0; i < N; i++) {
+        double want = i == 3 ? -7 : (double)(2.0f * x[i] + (float)k[i]) + (double)x[i] * x[i] * x[i] + sum;
+        if (out[i] != want) {
+            t_fail(__FILE__, __LINE__, "linked: out[%d] = %.17g, expected %.17g", i, out[i], want);
+            return;
+        }
+    }
+}
+
+/* Kernels launching kernels (fixtures/launches.pyk), linked with CUDA's
+ * device runtime when loaded: the child's parameters arrive as the parent
+ * passed them, on the grid, blocks and dynamic shared memory it asked
+ * for. */
+static void check_device_launch(void)
+{
+    double out[9];
+    int32_t counts[2][3] = {{0}};
+    for (int i = 0; i < 9; i++)
+        out[i] = -1;
+    pykrt_module *m = NULL;
+    pykrt_status st = pykrt_module_load(t_ctx, t_path("launches.yaml"), &m);
+    if (st != PYKRT_SUCCESS)
+        printf("  %s\n", pykrt_last_error());
+    ASSERT_OK(st);
+    pykrt_array dout = {0}, dcounts = {0};
+    int64_t shape[2] = {2, 3};
+    if ((st = new_array(PYKRT_FLOAT64, 9, &dout)) == PYKRT_SUCCESS &&
+        (st = pykrt_array_alloc(t_ctx, PYKRT_INT32, 2, shape, &dcounts)) == PYKRT_SUCCESS &&
+        (st = pykrt_array_copy_from_host(t_ctx, &dout, out, sizeof out)) == PYKRT_SUCCESS)
+        st = pykrt_array_copy_from_host(t_ctx, &dcounts, counts, sizeof counts);
+    pykrt_arg args[3] = {pykrt_arg_array(&dout), pykrt_arg_array(&dcounts), pykrt_arg_float32(1.5f)};
+    pykrt_launch_config cfg = {{1, 1, 1}, {32, 1, 1}, 0, NULL};
+    if (st == PYKRT_SUCCESS && (st = pykrt_launch(kernel(m, "launch"), &cfg, args, 3)) == PYKRT_SUCCESS &&
+        (st = pykrt_context_synchronize(t_ctx)) == PYKRT_SUCCESS &&
+        (st = pykrt_array_copy_to_host(t_ctx, out, sizeof out, &dout)) == PYKRT_SUCCESS)
+        st = pykrt_array_copy_to_host(t_ctx, counts, sizeof counts, &dcounts);
+    pykrt_array_free(t_ctx, &dout);
+    pykrt_array_free(t_ctx, &dcounts);
+    pykrt_module_unload(m);
+    ASSERT_OK(st);
+    const double want[9] = {-5, -300, 1, 1.5, 0, 1.5, 3, 32, 48};
+    for (int i = 0; i < 9; i++)
+        if (out[i] != want[i]) {
+            t_fail(__FILE__, __LINE__, "launches: value %d arrived as %.17g, expected %.17g", i, out[i], want[i]);
+            return;
+        }
+    for (int i = 0; i < 6; i++) /* each block's threads add 1 + their index through shared memory */
+        if (counts[i / 3][i % 3] != 528) {
+            t_fail(__FILE__, __LINE__, "launches: block (%d, %d) counted %d, expected 528", i % 3, i / 3,
+                   counts[i / 3][i % 3]);
+            return;
+        }
+}
+
+static int compare_int32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* samples/quicksort.pyk (fixtures/quicksort.yaml): a recursive sort whose
+ * recursion is in launches, on random, sorted and constant input. */
+static void check_quicksort(void)
+{
+    enum { N = 20000 };
+    int32_t *a = malloc(N * sizeof *a), *want = malloc(N * sizeof *want);
+    pykrt_module *m = NULL;
+    pykrt_status st = a && want ? pykrt_module_load(t_ctx, t_path("quicksort.yaml"), &m) : PYKRT_ERROR_OUT_OF_MEMORY;
+    pykrt_array da = {0};
+    if (st == PYKRT_SUCCESS)
+        st = new_array(PYKRT_INT32, N, &da);
+    uint64_t x = 88172645463325252ull;
+    int wrong = 0;
+    for (int kind = 0; kind < 3 && st == PYKRT_SUCCESS && !wrong; kind++) {
+        for (int i = 0; i < N; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            a[i] = kind == 0 ? (int32_t)(x % 200001) - 100000 : kind == 1 ? i : 7;
+            want[i] = a[i];
+        }
+        qsort(want, N, sizeof *want, compare_int32);
+        pykrt_arg args[4] = {pykrt_arg_array(&da), pykrt_arg_int64(0), pykrt_arg_int64(N), pykrt_arg_int32(0)};
+        pykrt_launch_config one = {{1, 1, 1}, {1, 1, 1}, 0, NULL};
+        if ((st = pykrt_array_copy_from_host(t_ctx, &da, a, N * sizeof *a)) == PYKRT_SUCCESS &&
+            (st = pykrt_launch(kernel(m, "quicksort"), &one, args, 4)) == PYKRT_SUCCESS &&
+            (st = pykrt_context_synchronize(t_ctx)) == PYKRT_SUCCESS)
+            st = pykrt_array_copy_to_host(t_ctx, a, N * sizeof *a, &da);
+        for (int i = 0; st == PYKRT_SUCCESS && i < N && !wrong; i++)
+            if (a[i] != want[i]) {
+                printf("  quicksort (input %d): a[%d] = %d, expected %d\n", kind, i, a[i], want[i]);
+                wrong = 1;
+            }
+    }
+    if (st != PYKRT_SUCCESS)
+        printf("  %s\n", pykrt_last_error());
+    pykrt_array_free(t_ctx, &da);
+    pykrt_module_unload(m);
+    free(a);
+    free(want);
+    ASSERT_OK(st);
+    ASSERT(!wrong);
+}
+
 static void check_errors(void)
 {
     pykrt_module *m = NULL;
@@ -530,7 +674,7 @@ int main(int argc, char **argv)
         T(check_device),   T(check_vadd),           T(check_target_choice), T(check_embedded),
         T(check_scalars),  T(check_tuples),  T(check_exceptions), T(check_failed_checks), T(check_arrays),         T(check_constants),     T(check_dynamic_shared),
         T(check_cooperative), T(check_random),      T(check_streams_and_events), T(check_threads),
-        T(check_errors),
+        T(check_linked),   T(check_device_launch), T(check_quicksort), T(check_errors),
     };
     int passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {

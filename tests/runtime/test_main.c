@@ -99,6 +99,7 @@ int main(int argc, char **argv)
     run(driver_tests, driver_ntests, &passed, &failed);
     run(manifest_tests, manifest_ntests, &passed, &failed);
     run(module_tests, module_ntests, &passed, &failed);
+    run(link_tests, link_ntests, &passed, &failed);
     run(memory_tests, memory_ntests, &passed, &failed);
     run(launch_tests, launch_ntests, &passed, &failed);
     pykrt_context_destroy(t_ctx);

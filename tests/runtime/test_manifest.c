@@ -54,6 +54,36 @@ static void test_parse_vadd(void)
     pk_manifest_free(m);
 }
 
+/* linked.yaml (pykc's, fixtures/linked.pyk): a file to link, with its
+ * kind and digest; a minimal manifest may ask for the device runtime. */
+static void test_parse_links(void)
+{
+    pk_manifest *m = parse_file("linked.yaml");
+    ASSERT(m != NULL);
+    ASSERT_EQ(1, m->nlinks);
+    ASSERT_STR("linked_dev.ptx", m->links[0].file);
+    ASSERT_EQ(PK_LINK_PTX, m->links[0].kind);
+    size_t len = 0;
+    char *dev = t_read(t_path("linked_dev.ptx"), &len);
+    ASSERT(dev != NULL);
+    uint64_t digest = pk_fnv1a64(dev, len);
+    free(dev);
+    ASSERT_EQ((long long)digest, (long long)m->links[0].digest);
+    ASSERT(!m->device_runtime);
+    pk_manifest_free(m);
+    static const char text[] = "format: 1\ntargets: [{arch: sm_75, kind: cubin, file: k.cubin, digest: "
+                               "\"fnv1a64:0123456789abcdef\"}]\ndevice_runtime: true\nlink:\n"
+                               "  - {file: a.a, kind: library, digest: \"fnv1a64:0123456789abcdef\"}\n"
+                               "  - {file: b.fatbin, kind: fatbin, digest: \"fnv1a64:0123456789abcdef\"}\n"
+                               "kernels: []\n";
+    ASSERT_OK(pk_manifest_parse(text, sizeof text - 1, "t.yaml", &m));
+    ASSERT(m->device_runtime);
+    ASSERT_EQ(2, m->nlinks);
+    ASSERT_EQ(PK_LINK_LIBRARY, m->links[0].kind);
+    ASSERT_EQ(PK_LINK_FATBIN, m->links[1].kind);
+    pk_manifest_free(m);
+}
+
 static void test_parse_abi(void)
 {
     pk_manifest *m = parse_file("abi.yaml");
@@ -265,6 +295,15 @@ static const struct {
      "ptx_params lack part 'imag' of parameter 0 (t[1])"},
     {HEAD KERNEL(P_TUPLE("[int32, int32]"), PTX_U32(0, "[0].real")), PYKRT_ERROR_MANIFEST,
      "part '[0].real' of parameter 0 (t): real or imag of a non-complex parameter"},
+    /* files to link */
+    {HEAD "link: {file: a.ptx}\nkernels: []\n", PYKRT_ERROR_MANIFEST, "manifest.link: expected a sequence"},
+    {HEAD "link: [{file: a.ptx, kind: ltoir, digest: \"fnv1a64:0123456789abcdef\"}]\nkernels: []\n",
+     PYKRT_ERROR_MANIFEST, "link[0]: unknown kind 'ltoir'"},
+    {HEAD "link: [{file: a.ptx, kind: ptx}]\nkernels: []\n", PYKRT_ERROR_MANIFEST, "link[0]: missing field 'digest'"},
+    {HEAD "link: [{kind: ptx, digest: x}]\nkernels: []\n", PYKRT_ERROR_MANIFEST, "link[0]: missing field 'file'"},
+    {HEAD "link: [{file: a.o, kind: object, digest: \"fnv1a64:01\"}]\nkernels: []\n", PYKRT_ERROR_MANIFEST,
+     "link[0]: digest 'fnv1a64:01' is not fnv1a64:"},
+    {HEAD "device_runtime: 1\nkernels: []\n", PYKRT_ERROR_MANIFEST, "'device_runtime' must be true or false, not '1'"},
     {"format: 1\n---\nformat: 2\n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document; a manifest is one"},
     {HEAD "kernels: []\n...\n--- {}\n", PYKRT_ERROR_MANIFEST, "t.yaml:6:1: a second YAML document"},
     {"--- {format: 1}\n--- \n", PYKRT_ERROR_MANIFEST, "t.yaml:2:1: a second YAML document"},
@@ -585,7 +624,7 @@ static void test_load_outside_paths(void)
     pykrt_module_unload(any);
     t_rmdir(dir);
     ASSERT_EQ(PYKRT_ERROR_MANIFEST, refused);
-    ASSERT_CONTAINS(msg, "/m.yaml): the target's file '");
+    ASSERT_CONTAINS(msg, "/m.yaml): the file '");
     ASSERT_CONTAINS(msg, "vadd.ptx' is an absolute path; without PYKRT_LOAD_ANY_PATH, libpykrt reads only files "
                          "in the manifest's directory or below");
     ASSERT_OK(allowed);
@@ -604,6 +643,7 @@ static void test_load_outside_paths(void)
 const t_case manifest_tests[] = {
     T(test_parse_vadd),
     T(test_parse_abi),
+    T(test_parse_links),
     T(test_fnv1a64),
     T(test_bad_manifests),
     T(test_minimal_manifest),

@@ -57,7 +57,8 @@ static Manifest sample(void) {
     static ManifestConst consts[] = {{"LUT", "float32", 2, lut_shape, 64}};
     static const ExceptionSite exceptions[] = {{EXC_RAISE, "AssertionError", "bad index", "scale", "src/k.pyk", 12, 5},
                                                {EXC_BOUNDS, "IndexError", NULL, "scale", "k.pyk", 14, 9}};
-    return (Manifest){"samples/k.pyk", "fnv1a64:e71fa2190541574b", targets, 2, kernels, 2, consts, 1, exceptions, 2};
+    return (Manifest){"samples/k.pyk", "fnv1a64:e71fa2190541574b", targets, 2, kernels, 2, consts, 1, exceptions, 2,
+                      NULL, 0, false};
 }
 
 /* ---- reading back ----------------------------------------------------- */
@@ -191,6 +192,34 @@ static void check_kernels(yaml_document_t *doc) {
     ASSERT_AT(doc, "constants/0/size", "64");
 }
 
+/* Files to link and the device runtime: keys after the targets, written
+ * only where there is something to say (a manifest without them is the
+ * one above, byte for byte what it was). */
+static void check_links(Diag *d) {
+    static const ManifestLink links[] = {{"dev.ptx", "ptx", "fnv1a64:00000000000000aa"},
+                                         {"util.a", "library", "fnv1a64:00000000000000bb"}};
+    Manifest m = sample();
+    m.links = links;
+    m.link_count = 2;
+    m.device_runtime = true;
+    size_t len = 0;
+    char *yaml = manifest_render(&m, &len, d);
+    yaml_document_t doc;
+    bool loaded = yaml && load(yaml, len, &doc);
+    free(yaml);
+    ASSERT(loaded);
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    ASSERT(count(root) == 9);
+    ASSERT_STR("link", text(yaml_document_get_node(&doc, root->data.mapping.pairs.start[4].key)));
+    ASSERT_STR("device_runtime", text(yaml_document_get_node(&doc, root->data.mapping.pairs.start[5].key)));
+    ASSERT_AT(&doc, "link/0/file", "dev.ptx");
+    ASSERT_AT(&doc, "link/0/kind", "ptx");
+    ASSERT_AT(&doc, "link/1/kind", "library");
+    ASSERT_AT(&doc, "link/1/digest", "fnv1a64:00000000000000bb");
+    ASSERT_AT(&doc, "device_runtime", "true");
+    yaml_document_delete(&doc);
+}
+
 void test_manifest(void) {
     test_digest();
     Diag d;
@@ -208,5 +237,6 @@ void test_manifest(void) {
         ASSERT(!"the manifest parses");
     }
     free(text);
+    check_links(&d);
     diag_free(&d);
 }
