@@ -132,7 +132,7 @@ bool link_outputs(Unit *u, const char *manifest_path, Outputs *outs, ManifestLin
         out[i] = (ManifestLink){in->name, link_kind_name(in->kind), arena_strdup(u->arena, digest)};
         const char *copy = outs ? link_copy_path(u->arena, manifest_path, in) : NULL;
         bool ok = !copy || output_add(outs, copy, data, len);
-        if (keep) keep[i] = (Code){data, len, ""};
+        if (keep) keep[i] = (Code){.bytes = data, .len = len};
         else free(data);
         if (!ok) return false;
     }

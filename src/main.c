@@ -368,6 +368,16 @@ static void free_names(OutputNames *n) {
     free(n->generated);
 }
 
+/* A cubin's resources, as ptxas reported them, into the manifest's target. */
+static void keep_resources(Unit *u, const Code *code, ManifestTarget *t) {
+    EntryResources *r = ARENA_ARRAY(u->arena, EntryResources, code->resource_count ? code->resource_count : 1);
+    for (int i = 0; i < code->resource_count; i++)
+        r[i] = (EntryResources){arena_strdup(u->arena, code->resources[i].entry), code->resources[i].registers,
+                                code->resources[i].spill_bytes};
+    t->resources = r;
+    t->resource_count = code->resource_count;
+}
+
 /* The back half of the pipeline for one arch: IR, libraries, passes, then
  * PTX (or IR, or a cubin) among the outputs, or into *keep, and what the
  * manifest says of it in *t. */
@@ -386,11 +396,14 @@ static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, in
     if (ok) {
         char digest[25];
         digest_fnv1a64(code.bytes, code.len, digest);
-        *t = (ManifestTarget){cfg.arch, arena_strdup(u->arena, code.version), o->emit == EMIT_CUBIN ? "cubin" : "ptx",
-                              arena_strdup(u->arena, base_name(names->described[arch])), arena_strdup(u->arena, digest)};
+        *t = (ManifestTarget){.arch = cfg.arch, .ptx_version = arena_strdup(u->arena, code.version),
+                              .kind = o->emit == EMIT_CUBIN ? "cubin" : "ptx",
+                              .file = arena_strdup(u->arena, base_name(names->described[arch])),
+                              .digest = arena_strdup(u->arena, digest)};
+        keep_resources(u, &code, t);
     }
     if (ok && keep) *keep = code;
-    else free(code.bytes);
+    else code_free(&code);
     return ok;
 }
 
@@ -429,7 +442,7 @@ static bool generate(Unit *u, const Options *o, const OutputNames *names, Output
         abi_describe_module(u, &m);
         ok = emitc_module(u, &m, o->emit == EMIT_C ? codes : NULL, names->generated, outs); /* C launchers */
     }
-    for (int i = 0; i < ncodes; i++) free(codes[i].bytes);
+    for (int i = 0; i < ncodes; i++) code_free(&codes[i]);
     if (ok && names->manifest) {
         abi_describe_module(u, &m);
         size_t len;

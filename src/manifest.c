@@ -120,6 +120,28 @@ static void write_source(Writer *w, const Manifest *m) {
     end_map(w);
 }
 
+/* A cubin's entries as ptxas built them: registers a thread, spills. */
+static void write_resources(Writer *w, const ManifestTarget *t) {
+    key(w, "resources");
+    begin_seq(w, false);
+    for (int i = 0; i < t->resource_count; i++) {
+        begin_map(w, true);
+        key_str(w, "entry", t->resources[i].entry);
+        key_int(w, "registers", t->resources[i].registers);
+        key_int(w, "spill_bytes", t->resources[i].spill_bytes);
+        end_map(w);
+    }
+    end_seq(w);
+}
+
+/* A kernel's registers where one cubin says them; 0 (unknown) else. */
+static int known_registers(const Manifest *m, const ManifestKernel *k) {
+    if (k->registers || m->target_count != 1) return k->registers;
+    for (int i = 0; i < m->targets[0].resource_count; i++)
+        if (strcmp(m->targets[0].resources[i].entry, k->entry) == 0) return m->targets[0].resources[i].registers;
+    return 0;
+}
+
 static void write_targets(Writer *w, const Manifest *m) {
     key(w, "targets");
     begin_seq(w, false);
@@ -131,6 +153,7 @@ static void write_targets(Writer *w, const Manifest *m) {
         key_str(w, "kind", t->kind);
         key_str(w, "file", t->file);
         key_str(w, "digest", t->digest);
+        if (t->resource_count) write_resources(w, t);
         end_map(w);
     }
     end_seq(w);
@@ -209,7 +232,7 @@ static void write_ptx_param(Writer *w, const ManifestPtxParam *p) {
     end_map(w);
 }
 
-static void write_kernel(Writer *w, const ManifestKernel *k) {
+static void write_kernel(Writer *w, const Manifest *m, const ManifestKernel *k) {
     begin_map(w, false);
     key_str(w, "name", k->name);
     key_str(w, "entry", k->entry);
@@ -228,7 +251,7 @@ static void write_kernel(Writer *w, const ManifestKernel *k) {
     key_int(w, "max_blocks_per_cluster", k->limits.max_cluster_blocks);
     key_int(w, "max_registers", k->limits.max_registers);
     key_int(w, "shared_memory_carveout", k->limits.has_carveout ? k->limits.carveout : -1);
-    key_int(w, "registers", k->registers);
+    key_int(w, "registers", known_registers(m, k));
     key_bool(w, "cooperative", k->cooperative);
     key_bool(w, "debug", k->debug);
     key(w, "checks");
@@ -301,7 +324,7 @@ static void write_head(Writer *w, const Manifest *m) {
 static void write_kernels(Writer *w, const Manifest *m) {
     key(w, "kernels");
     begin_seq(w, false);
-    for (int i = 0; i < m->kernel_count; i++) write_kernel(w, &m->kernels[i]);
+    for (int i = 0; i < m->kernel_count; i++) write_kernel(w, m, &m->kernels[i]);
     end_seq(w);
     key(w, "constants");
     begin_seq(w, false);

@@ -899,11 +899,59 @@ static int run_capture(char *const argv[], char **output, int *why) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* What ptxas -v says of the entries, gathered into a cubin's Code: the
+ * entry being compiled ("Compiling entry function 'k' for 'sm_90'"), its
+ * registers ("Used 30 registers, ..."), and its spills, on the line after
+ * "Function properties for k". */
+typedef struct PtxasInfo {
+    Code *out;
+    int entry;               /* the entry compiled last, or -1 */
+    int props;               /* the entry whose properties follow, or -1 */
+} PtxasInfo;
+
+static int find_entry(const Code *c, const char *name, size_t len) {
+    for (int i = 0; i < c->resource_count; i++)
+        if (strlen(c->resources[i].entry) == len && strncmp(c->resources[i].entry, name, len) == 0) return i;
+    return -1;
+}
+
+static void add_entry(PtxasInfo *info, const char *name, size_t len) {
+    Code *c = info->out;
+    EntryResources *grown = realloc(c->resources, sizeof *grown * (size_t)(c->resource_count + 1));
+    char *copy = strndup(name, len);
+    if (!grown || !copy) ice("out of memory reading ptxas output");
+    c->resources = grown;
+    c->resources[c->resource_count] = (EntryResources){copy, 0, 0};
+    info->entry = c->resource_count++;
+}
+
+/* One line of ptxas's information: kept where it is about an entry. */
+static void read_ptxas_info(PtxasInfo *info, const char *text) {
+    const char *q;
+    int n;
+    long spill;
+    if (strncmp(text, "Compiling entry function '", 26) == 0 && (q = strchr(text + 26, '\''))) {
+        add_entry(info, text + 26, (size_t)(q - text - 26));
+    } else if (strncmp(text, "Function properties for ", 24) == 0) {
+        info->props = find_entry(info->out, text + 24, strcspn(text + 24, " \r"));
+    } else if (sscanf(text, "Used %d registers", &n) == 1 && info->entry >= 0) {
+        info->out->resources[info->entry].registers = n;
+    } else if (sscanf(text, "%*d bytes stack frame, %ld bytes spill stores", &spill) == 1 && info->props >= 0) {
+        info->out->resources[info->props].spill_bytes = spill;
+        info->props = -1;
+    }
+}
+
 /* Passes one line of ptxas on: "ptxas FILE, line N; error   : text" or
  * "ptxas warning : text". The temporary file's name means nothing to the
  * user; the PTX line does, with --emit ptx. Returns whether it was an error. */
-static bool report_ptxas_line(char *line, const char *tmp, bool had_error, Diag *d) {
+static bool report_ptxas_line(char *line, const char *tmp, bool had_error, PtxasInfo *info, Diag *d) {
     if (strncmp(line, "ptxas ", 6) == 0) line += 6;
+    if (strncmp(line, "info ", 5) == 0 || strstr(line, "bytes stack frame")) { /* -v's, not a diagnostic */
+        const char *colon = strchr(line, ':');
+        read_ptxas_info(info, colon && strncmp(line, "info", 4) == 0 ? colon + 1 + strspn(colon + 1, " ") : line + strspn(line, " "));
+        return false;
+    }
     int ptx_line = 0;
     size_t tl = strlen(tmp);
     if (strncmp(line, tmp, tl) == 0 && sscanf(line + tl, ", line %d;", &ptx_line) == 1) line = strchr(line, ';') + 1;
@@ -926,27 +974,29 @@ static bool report_ptxas_line(char *line, const char *tmp, bool had_error, Diag 
 }
 
 /* Passes ptxas's output on line by line; returns whether any was an error. */
-static bool report_ptxas(char *output, const char *tmp, Diag *d) {
+static bool report_ptxas(char *output, const char *tmp, Code *out, Diag *d) {
     bool had_error = false;
+    PtxasInfo info = {out, -1, -1};
     for (char *line = output, *end; line && *line; line = end ? end + 1 : NULL) {
         end = strchr(line, '\n');
         if (end) *end = '\0';
-        if (report_ptxas_line(line, tmp, had_error, d)) had_error = true;
+        if (report_ptxas_line(line, tmp, had_error, &info, d)) had_error = true;
     }
     return had_error;
 }
 
 /* Runs ptxas on the PTX in file `ptx_path`, the cubin into `cubin_path`. */
 static bool run_ptxas(const char *ptxas, const char *ptx_path, const char *cubin_path, const TargetConfig *cfg,
-                      Diag *d) {
+                      Code *out, Diag *d) {
     char arch_opt[32], opt_opt[8];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", cfg->arch);
     snprintf(opt_opt, sizeof opt_opt, "-O%d", cfg->opt_level);
-    char *argv[9];
+    char *argv[10];
     int argc = 0;
     argv[argc++] = (char *)ptxas;
     argv[argc++] = arch_opt;
     argv[argc++] = opt_opt;
+    argv[argc++] = "-v"; /* each entry's registers and spills, for the manifest */
     if (cfg->debug_info) argv[argc++] = "-lineinfo"; /* line tables, for profilers */
     if (cfg->relocatable) argv[argc++] = "-c";       /* its externs are linked at load */
     argv[argc++] = "-o";
@@ -955,7 +1005,7 @@ static bool run_ptxas(const char *ptxas, const char *ptx_path, const char *cubin
     argv[argc] = NULL;
     char *output;
     int why = 0, status = run_capture(argv, &output, &why);
-    bool had_error = output && report_ptxas(output, ptx_path, d);
+    bool had_error = output && report_ptxas(output, ptx_path, out, d);
     free(output);
     if (status < 0) diag_plain(d, DIAG_ERROR, "cannot run '%s': %s", ptxas, strerror(why));
     else if (status != 0 && !had_error) diag_plain(d, DIAG_ERROR, "ptxas failed with exit status %d", status);
@@ -967,7 +1017,7 @@ bool nvptx_assemble_cubin(const Code *ptx, const TargetConfig *cfg, Code *out, D
     if (!find_ptxas(ptxas, sizeof ptxas, d)) return false;
     if (!write_temp_ptx(ptx->bytes, ptx->len, ptx_path, sizeof ptx_path, d)) return false;
     int fd = make_temp("pykc-XXXXXX.cubin", 6, cubin_path, sizeof cubin_path, d);
-    bool ok = fd >= 0 && close(fd) == 0 && run_ptxas(ptxas, ptx_path, cubin_path, cfg, d);
+    bool ok = fd >= 0 && close(fd) == 0 && run_ptxas(ptxas, ptx_path, cubin_path, cfg, out, d);
     if (ok && !(out->bytes = read_file(cubin_path, &out->len))) {
         diag_plain(d, DIAG_ERROR, "cannot read what ptxas wrote: %s", strerror(errno));
         ok = false;
@@ -982,7 +1032,7 @@ static bool nvptx_emit(IrModule *m, EmitKind kind, Code *out, Diag *d) {
     if (kind != EMIT_CUBIN) return emit_ptx(m, out, d);
     Code ptx = {0};
     bool ok = emit_ptx(m, &ptx, d) && nvptx_assemble_cubin(&ptx, m->cfg, out, d);
-    free(ptx.bytes);
+    code_free(&ptx);
     return ok;
 }
 

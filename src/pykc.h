@@ -1263,11 +1263,22 @@ typedef struct TargetConfig {
 
 /* What a target emits: the bytes (malloc'd) and their format's version
  * (the PTX ISA, "7.8"), as the manifest records them. */
+/* What ptxas says an entry of a cubin uses (-v). */
+typedef struct EntryResources {
+    char *entry;             /* malloc'd */
+    int registers;           /* per thread */
+    long spill_bytes;        /* spill stores: local memory a thread */
+} EntryResources;
+
 typedef struct Code {
     char *bytes;
     size_t len;
     char version[8];
+    EntryResources *resources; /* a cubin: each entry's, malloc'd; else NULL */
+    int resource_count;
 } Code;
+
+void code_free(Code *c);
 
 /* The target called `name` (nvptx), or NULL. */
 const Target *target_find(const char *name);
@@ -1352,6 +1363,8 @@ typedef struct ManifestTarget {
     const char *kind;          /* "ptx" or "cubin" */
     const char *file;          /* relative to the manifest */
     const char *digest;        /* "fnv1a64:" + 16 hex digits */
+    const EntryResources *resources; /* a cubin's, as ptxas reports them */
+    int resource_count;
 } ManifestTarget;
 
 typedef struct ManifestConst {

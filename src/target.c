@@ -71,6 +71,13 @@ static bool print_module(IrModule *m, Code *out) {
     return true;
 }
 
+void code_free(Code *c) {
+    for (int i = 0; i < c->resource_count; i++) free(c->resources[i].entry);
+    free(c->resources);
+    free(c->bytes);
+    *c = (Code){0};
+}
+
 bool target_emit(IrModule *m, EmitKind kind, Code *out, Diag *d) {
     if (kind == EMIT_LLVM) return print_module(m, out);
     return m->cfg->target->emit(m, kind, out, d);

@@ -45,9 +45,10 @@ static ManifestPtxParam scale_ptx[] = {
 };
 
 static Manifest sample(void) {
+    static EntryResources sm90a_resources[] = {{"_Z5scale", 40, 8}};
     static ManifestTarget targets[] = {
-        {"sm_75", "6.3", "ptx", "k.sm_75.ptx", "fnv1a64:0123456789abcdef"},
-        {"sm_90a", "8.0", "cubin", "k.sm_90a.cubin", "fnv1a64:fedcba9876543210"},
+        {"sm_75", "6.3", "ptx", "k.sm_75.ptx", "fnv1a64:0123456789abcdef", NULL, 0},
+        {"sm_90a", "8.0", "cubin", "k.sm_90a.cubin", "fnv1a64:fedcba9876543210", sm90a_resources, 1},
     };
     static ManifestKernel kernels[] = {
         {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, {0, 0, 0, 0, false, 0}, 0, false, false, 0},
@@ -182,6 +183,10 @@ static void check_kernels(yaml_document_t *doc) {
     ASSERT_AT(doc, "exceptions/1/code", "2");
     ASSERT_AT(doc, "exceptions/1/kind", "bounds");
     ASSERT_AT(doc, "kernels/1/checks/0", "bounds");
+    ASSERT_AT(doc, "targets/1/resources/0/entry", "_Z5scale");
+    ASSERT_AT(doc, "targets/1/resources/0/registers", "40");
+    ASSERT_AT(doc, "targets/1/resources/0/spill_bytes", "8");
+    ASSERT(at(doc, "targets/0/resources") == NULL);
     ASSERT_AT(doc, "kernels/1/checks/1", "div0");
     ASSERT(count(at(doc, "kernels/1/checks")) == 2);
     ASSERT(count(at(doc, "kernels/0/checks")) == 0);

@@ -103,7 +103,7 @@ static bool assembles(const char *ptx, const TargetConfig *cfg) {
     if (!ptx || !have_ptxas()) return ptx != NULL;
     Capture c;
     capture_begin(&c);
-    Code in = {(char *)ptx, strlen(ptx), ""}, out = {0};
+    Code in = {.bytes = (char *)ptx, .len = strlen(ptx)}, out = {0};
     bool ok = nvptx_assemble_cubin(&in, cfg, &out, &c.d);
     free(capture_end(&c));
     free(out.bytes);
@@ -215,7 +215,7 @@ static void test_cubin(void) {
     char *ptx = compile(&cfg, false, v, NULL);
     Capture c;
     capture_begin(&c);
-    Code in = {ptx, ptx ? strlen(ptx) : 0, ""}, out = {0};
+    Code in = {.bytes = ptx, .len = ptx ? strlen(ptx) : 0}, out = {0};
     ASSERT(ptx && nvptx_assemble_cubin(&in, &cfg, &out, &c.d));
     free(capture_end(&c));
     ASSERT(out.bytes && out.len > 4 && memcmp(out.bytes, "\x7f" "ELF", 4) == 0);
@@ -225,7 +225,7 @@ static void test_cubin(void) {
     static const char bad[] = ".version 6.3\n.target sm_75\n.address_size 64\n"
                               ".visible .entry k() {\n  bogus.instruction;\n  ret;\n}\n";
     capture_begin(&c);
-    in = (Code){(char *)bad, sizeof bad - 1, ""};
+    in = (Code){.bytes = (char *)bad, .len = sizeof bad - 1};
     out = (Code){0};
     ASSERT(!nvptx_assemble_cubin(&in, &cfg, &out, &c.d));
     char *text = capture_end(&c);
