@@ -34,6 +34,7 @@ CFLAGS_BASE += -I$(BUILD)/gen
 COMPILER_SRCS := $(sort $(filter-out src/main.c,$(wildcard src/*.c))) src/main.c
 COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc
+PYKC_VERSION := $(shell sed -n 's/^\#define PYKC_VERSION "\(.*\)"/\1/p' src/pykc.h)
 
 .PHONY: all deps test clean help demo fuzz install check-gpu bench check-numba check-numba-here test-conformance
 all: $(PYKC)
@@ -61,6 +62,7 @@ $(BUILD)/obj $(BUILD)/results:
 include tests/tests.mk
 -include runtime/runtime.mk
 -include tests/fuzz/fuzz.mk
+include tests/cmake/cmake.mk
 
 ## deps: install the Debian packages the build and the tests need
 deps:
@@ -99,10 +101,12 @@ bench: all $(RT_GPU)/bench_launch
 	ARCH=$(BENCH_ARCH) PYKC=$(PYKC) sh bench/run-time-bundle.sh $(BENCH_DIR)/anchors
 	@echo "bench: on the GPU machine, from the repository root, with $(BENCH_DIR) carried: sh bench/run-gpu.sh $(BENCH_DIR)"
 
-## install: pykc, libpykrt, pykrt.h and pykrt.pc under PREFIX (default /usr/local)
+## install: pykc, libpykrt, pykrt.h, pykrt.pc and the CMake package (lib/cmake/pykc) under PREFIX (default /usr/local)
 install: all install-runtime
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/cmake/pykc
 	install -m 755 $(PYKC) $(DESTDIR)$(PREFIX)/bin/pykc
+	install -m 644 cmake/pykcConfig.cmake $(DESTDIR)$(PREFIX)/lib/cmake/pykc/
+	sed 's|@VERSION@|$(PYKC_VERSION)|' cmake/pykcConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/pykc/pykcConfigVersion.cmake
 
 ## clean: remove build/
 clean:

@@ -559,6 +559,45 @@ PYKRT_API pykrt_status pykrt_launch(pykrt_kernel *kernel, const pykrt_launch_con
 PYKRT_API pykrt_status pykrt_launch_unchecked(pykrt_kernel *kernel, const pykrt_launch_config *config,
                                               const pykrt_arg *args, size_t nargs);
 
+/* ------------------------------------------------------------------ */
+/* Offline validation: a manifest without a driver                     */
+/* ------------------------------------------------------------------ */
+
+/* A manifest read for its kernels' interfaces only: no driver, context or
+ * module is needed (libcuda.so.1 is never opened), so a program's launch
+ * arguments can be checked on a machine without a GPU, in CI. */
+typedef struct pykrt_manifest pykrt_manifest;
+typedef struct pykrt_kernel_spec pykrt_kernel_spec; /* a kernel of a pykrt_manifest */
+
+/* Reads and validates the manifest at `path` as pykrt_module_load does
+ * (same limits and messages); its targets' files are not read. */
+PYKRT_API pykrt_status pykrt_manifest_open(const char *path, pykrt_manifest **out);
+
+/* Frees the manifest; its kernels become invalid. NULL is a no-op. */
+PYKRT_API pykrt_status pykrt_manifest_close(pykrt_manifest *manifest);
+
+/* The first kernel of that source name in the manifest (as
+ * pykrt_kernel_get); PYKRT_ERROR_NOT_FOUND, listing the names, if none. */
+PYKRT_API pykrt_status pykrt_manifest_kernel(const pykrt_manifest *manifest, const char *name,
+                                             const pykrt_kernel_spec **out);
+
+/* The index-th kernel, in manifest order (each --sig specialisation is one). */
+PYKRT_API pykrt_status pykrt_manifest_kernel_at(const pykrt_manifest *manifest, size_t index,
+                                                const pykrt_kernel_spec **out);
+
+/* Checks a launch as pykrt_launch would, with the same code: the arguments
+ * (everything pykrt_launch's comment lists) and, unless `config` is NULL,
+ * the grid, block and shared memory. It returns the status pykrt_launch
+ * would, and the same message but for its first word, pykrt_check_args for
+ * pykrt_launch. With no device to ask, the shape is held to the limits of
+ * every device (block 1024 x 1024 x 64 and 1024 threads, or the kernel's
+ * max_threads; grid 2^31-1 x 65535 x 65535; 227 KiB of shared memory), so
+ * what it refuses any GPU refuses; a launch may still exceed a given
+ * device's smaller limits, need cooperative launch it lacks, or name a
+ * stream of another context (config->stream is not looked at). */
+PYKRT_API pykrt_status pykrt_check_args(const pykrt_kernel_spec *kernel, const pykrt_launch_config *config,
+                                        const pykrt_arg *args, size_t nargs);
+
 /* Argument constructors. */
 static inline pykrt_arg pykrt_arg_scalar(pykrt_dtype dtype, const void *value, size_t size)
 {

@@ -28,16 +28,16 @@
 
 #include "runtime.h"
 
-static pykrt_status bad_launch(const pykrt_kernel *k, const char *what, const char *fmt, ...) PK_PRINTF(3, 4);
+static pykrt_status bad_launch(const pk_kernel *d, const char *what, const char *fmt, ...) PK_PRINTF(3, 4);
 
-static pykrt_status bad_launch(const pykrt_kernel *k, const char *what, const char *fmt, ...)
+static pykrt_status bad_launch(const pk_kernel *d, const char *what, const char *fmt, ...)
 {
     char problem[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(problem, sizeof problem, fmt, ap);
     va_end(ap);
-    return pk_fail(PYKRT_ERROR_BAD_LAUNCH, "%s(%s): %s", what, k->desc->name, problem);
+    return pk_fail(PYKRT_ERROR_BAD_LAUNCH, "%s(%s): %s", what, d->name, problem);
 }
 
 /* ---- argument checks ---- */
@@ -51,15 +51,15 @@ static const char *kind_name(pykrt_kind kind)
 }
 
 /* A tuple's members: as many as the parameter's, each a scalar of its dtype. */
-static pykrt_status check_tuple_arg(const pykrt_kernel *k, size_t i, const pk_param *p, const pykrt_arg *a)
+static pykrt_status check_tuple_arg(const pk_kernel *d, const char *what, size_t i, const pk_param *p, const pykrt_arg *a)
 {
     if (!a->members || a->nmembers != p->nmembers)
-        return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected a tuple of %zu members, got %zu%s", i,
+        return bad_launch(d, what, "argument %zu (%s): expected a tuple of %zu members, got %zu%s", i,
                           p->name, p->nmembers, a->members ? a->nmembers : 0, a->members ? "" : " (members is NULL)");
     for (size_t j = 0; j < p->nmembers; j++) {
         const pykrt_arg *m = &a->members[j];
         if (m->kind != PYKRT_KIND_SCALAR || m->dtype != p->members[j].dtype)
-            return bad_launch(k, "pykrt_launch", "argument %zu (%s): member %zu: expected %s, got %s%s", i, p->name, j,
+            return bad_launch(d, what, "argument %zu (%s): member %zu: expected %s, got %s%s", i, p->name, j,
                               pykrt_dtype_name(p->members[j].dtype),
                               m->kind == PYKRT_KIND_SCALAR ? pykrt_dtype_name(m->dtype) : kind_name(m->kind), "");
     }
@@ -77,7 +77,7 @@ static void tuple(char *buf, size_t size, const int64_t *v, int n)
 }
 
 /* A record parameter takes an array of records of the same layout. */
-static pykrt_status check_records(const pykrt_kernel *k, size_t i, const pk_param *p, const pykrt_array *a)
+static pykrt_status check_records(const pk_kernel *d, const char *what, size_t i, const pk_param *p, const pykrt_array *a)
 {
     const pykrt_record *got = pk_array_record(a);
     if (got && pk_record_same(p->record, got, 0))
@@ -89,28 +89,28 @@ static pykrt_status check_records(const pykrt_kernel *k, size_t i, const pk_para
     else
         snprintf(have, sizeof have, "%s", a->dtype == PYKRT_RECORD ? "records without a layout (record is NULL)"
                                                                    : pykrt_dtype_name(a->dtype));
-    return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected records %s, got %s", i, p->name, want, have);
+    return bad_launch(d, what, "argument %zu (%s): expected records %s, got %s", i, p->name, want, have);
 }
 
-static pykrt_status check_array_arg(const pykrt_kernel *k, size_t i, const pk_param *p, const pykrt_array *a)
+static pykrt_status check_array_arg(const pk_kernel *d, const char *what, size_t i, const pk_param *p, const pykrt_array *a)
 {
     if (!a)
-        return bad_launch(k, "pykrt_launch", "argument %zu (%s): the array descriptor is NULL", i, p->name);
+        return bad_launch(d, what, "argument %zu (%s): the array descriptor is NULL", i, p->name);
     if (p->dtype == PYKRT_RECORD && a->ndim == p->ndim) {
-        pykrt_status st = check_records(k, i, p, a);
+        pykrt_status st = check_records(d, what, i, p, a);
         if (st != PYKRT_SUCCESS)
             return st;
     } else if (a->dtype != p->dtype || a->ndim != p->ndim)
-        return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected a %d-d %s array, got a %d-d %s array", i,
+        return bad_launch(d, what, "argument %zu (%s): expected a %d-d %s array, got a %d-d %s array", i,
                           p->name, p->ndim, pykrt_dtype_name(p->dtype), a->ndim, pykrt_dtype_name(a->dtype));
     bool empty = false;
-    for (int d = 0; d < a->ndim; d++) {
-        if (a->shape[d] < 0)
-            return bad_launch(k, "pykrt_launch", "argument %zu (%s): shape[%d] is negative", i, p->name, d);
-        empty |= a->shape[d] == 0;
+    for (int ax = 0; ax < a->ndim; ax++) {
+        if (a->shape[ax] < 0)
+            return bad_launch(d, what, "argument %zu (%s): shape[%d] is negative", i, p->name, ax);
+        empty |= a->shape[ax] == 0;
     }
     if (!empty && !a->data)
-        return bad_launch(k, "pykrt_launch", "argument %zu (%s): the data pointer is 0, and the array has elements", i,
+        return bad_launch(d, what, "argument %zu (%s): the data pointer is 0, and the array has elements", i,
                           p->name);
     const char *extent = pk_extent_problem(a);
     if (extent || (p->layout != PYKRT_LAYOUT_A && !pk_is_contiguous(a, p->layout))) {
@@ -118,32 +118,34 @@ static pykrt_status check_array_arg(const pykrt_kernel *k, size_t i, const pk_pa
         tuple(shape, sizeof shape, a->shape, a->ndim);
         tuple(strides, sizeof strides, a->strides, a->ndim);
         if (extent)
-            return bad_launch(k, "pykrt_launch", "argument %zu (%s): shape %s with strides %s %s", i, p->name, shape,
+            return bad_launch(d, what, "argument %zu (%s): shape %s with strides %s %s", i, p->name, shape,
                               strides, extent);
-        return bad_launch(k, "pykrt_launch",
+        return bad_launch(d, what,
                           "argument %zu (%s): expected a %s-contiguous array, got shape %s with strides %s", i,
                           p->name, p->layout == PYKRT_LAYOUT_C ? "C" : "F", shape, strides);
     }
     return PYKRT_SUCCESS;
 }
 
-static pykrt_status check_args(const pykrt_kernel *k, const pykrt_arg *args, size_t nargs)
+/* The arguments against the kernel's source parameters: pykrt_launch's
+ * checks and pykrt_check_args's, one code for both so that a check made
+ * offline says what the launch would. */
+pykrt_status pk_check_args(const pk_kernel *d, const pykrt_arg *args, size_t nargs, const char *what)
 {
-    const pk_kernel *d = k->desc;
     if (nargs != d->nparams)
-        return bad_launch(k, "pykrt_launch", "%zu argument%s given, the kernel takes %zu", nargs,
+        return bad_launch(d, what, "%zu argument%s given, the kernel takes %zu", nargs,
                           nargs == 1 ? "" : "s", d->nparams);
     for (size_t i = 0; i < nargs; i++) {
         const pk_param *p = &d->params[i];
         const pykrt_arg *a = &args[i];
         if (a->kind != p->kind)
-            return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected %s, got %s", i, p->name,
+            return bad_launch(d, what, "argument %zu (%s): expected %s, got %s", i, p->name,
                               kind_name(p->kind), kind_name(a->kind));
         if (p->kind == PYKRT_KIND_SCALAR && a->dtype != p->dtype)
-            return bad_launch(k, "pykrt_launch", "argument %zu (%s): expected %s, got %s", i, p->name,
+            return bad_launch(d, what, "argument %zu (%s): expected %s, got %s", i, p->name,
                               pykrt_dtype_name(p->dtype), pykrt_dtype_name(a->dtype));
-        pykrt_status st = p->kind == PYKRT_KIND_ARRAY   ? check_array_arg(k, i, p, a->array)
-                          : p->kind == PYKRT_KIND_TUPLE ? check_tuple_arg(k, i, p, a)
+        pykrt_status st = p->kind == PYKRT_KIND_ARRAY   ? check_array_arg(d, what, i, p, a->array)
+                          : p->kind == PYKRT_KIND_TUPLE ? check_tuple_arg(d, what, i, p, a)
                                                         : PYKRT_SUCCESS;
         if (st != PYKRT_SUCCESS)
             return st;
@@ -153,12 +155,7 @@ static pykrt_status check_args(const pykrt_kernel *k, const pykrt_arg *args, siz
 
 /* ---- launch shape checks ---- */
 
-/* Grid and block with y and z left 0 counted as 1. */
-typedef struct shape {
-    unsigned g[3], b[3];
-} shape;
-
-static void normalize(const pykrt_launch_config *cfg, shape *s)
+void pk_normalize(const pykrt_launch_config *cfg, pk_shape *s)
 {
     s->g[0] = cfg->grid.x;
     s->g[1] = cfg->grid.y ? cfg->grid.y : 1;
@@ -168,48 +165,63 @@ static void normalize(const pykrt_launch_config *cfg, shape *s)
     s->b[2] = cfg->block.z ? cfg->block.z : 1;
 }
 
-static pykrt_status check_dims(const pykrt_kernel *k, const shape *s)
+static pykrt_status check_dims(const pk_kernel *d, const pk_limits *lim, const pk_shape *s, const char *what)
 {
-    const pykrt_device_info *dev = &k->module->ctx->info;
+    const pykrt_device_info *dev = lim->dev;
     static const char axis[] = "xyz";
     if (s->g[0] == 0 || s->b[0] == 0)
-        return bad_launch(k, "pykrt_launch", "%s.x is 0", s->g[0] == 0 ? "grid" : "block");
+        return bad_launch(d, what, "%s.x is 0", s->g[0] == 0 ? "grid" : "block");
     for (int i = 0; i < 3; i++) {
         if (s->b[i] > (unsigned)dev->max_block_dim[i])
-            return bad_launch(k, "pykrt_launch", "block.%c is %u, more than the device's %d", axis[i], s->b[i],
+            return bad_launch(d, what, "block.%c is %u, more than %s %d", axis[i], s->b[i], lim->whose,
                               dev->max_block_dim[i]);
         if (s->g[i] > (unsigned)dev->max_grid_dim[i])
-            return bad_launch(k, "pykrt_launch", "grid.%c is %u, more than the device's %d", axis[i], s->g[i],
+            return bad_launch(d, what, "grid.%c is %u, more than %s %d", axis[i], s->g[i], lim->whose,
                               dev->max_grid_dim[i]);
     }
     uint64_t threads = (uint64_t)s->b[0] * s->b[1] * s->b[2];
-    if (threads > (uint64_t)k->max_threads)
-        return bad_launch(k, "pykrt_launch", "a block of %llu threads (%ux%ux%u), more than the kernel's limit of %d",
-                          (unsigned long long)threads, s->b[0], s->b[1], s->b[2], k->max_threads);
+    if (threads > (uint64_t)lim->max_threads)
+        return bad_launch(d, what, "a block of %llu threads (%ux%ux%u), more than the kernel's limit of %d",
+                          (unsigned long long)threads, s->b[0], s->b[1], s->b[2], lim->max_threads);
     return PYKRT_SUCCESS;
 }
 
-static pykrt_status check_config(const pykrt_kernel *k, const pykrt_launch_config *cfg, const shape *s)
+/* Grid, block and shared memory against the limits: pykrt_launch's with
+ * the device's and the loaded kernel's, pykrt_check_args's with those
+ * every device has (pk_limits). */
+pykrt_status pk_check_shape(const pk_kernel *d, const pk_limits *lim, const pykrt_launch_config *cfg,
+                            const pk_shape *s, const char *what)
 {
-    const pykrt_device_info *dev = &k->module->ctx->info;
-    pykrt_status st = check_dims(k, s);
+    pykrt_status st = check_dims(d, lim, s, what);
     if (st != PYKRT_SUCCESS)
         return st;
-    if ((uint64_t)cfg->shared_bytes + k->shared_static > dev->max_shared_per_block_optin)
-        return bad_launch(k, "pykrt_launch",
-                          "%u bytes of dynamic shared memory and %u static exceed the device's limit of %zu",
-                          cfg->shared_bytes, k->shared_static, dev->max_shared_per_block_optin);
+    if ((uint64_t)cfg->shared_bytes + lim->shared_static > lim->dev->max_shared_per_block_optin)
+        return bad_launch(d, what, "%u bytes of dynamic shared memory and %llu static exceed %s limit of %zu",
+                          cfg->shared_bytes, (unsigned long long)lim->shared_static, lim->whose,
+                          lim->dev->max_shared_per_block_optin);
+    return PYKRT_SUCCESS;
+}
+
+/* What only a loaded kernel can be checked for: the device's cooperative
+ * launch support and the stream's context. */
+static pykrt_status check_config(const pykrt_kernel *k, const pykrt_launch_config *cfg, const pk_shape *s)
+{
+    const pykrt_device_info *dev = &k->module->ctx->info;
+    pk_limits lim = {dev, "the device's", k->max_threads, k->shared_static};
+    pykrt_status st = pk_check_shape(k->desc, &lim, cfg, s, "pykrt_launch");
+    if (st != PYKRT_SUCCESS)
+        return st;
     if (k->desc->cooperative && !dev->cooperative_launch)
-        return bad_launch(k, "pykrt_launch", "the kernel needs a cooperative launch, which %s does not support",
+        return bad_launch(k->desc, "pykrt_launch", "the kernel needs a cooperative launch, which %s does not support",
                           dev->name);
     if (cfg->stream && cfg->stream->ctx != k->module->ctx)
-        return bad_launch(k, "pykrt_launch", "the stream belongs to another context than the kernel's module");
+        return bad_launch(k->desc, "pykrt_launch", "the stream belongs to another context than the kernel's module");
     return PYKRT_SUCCESS;
 }
 
 /* ---- the launch itself ---- */
 
-static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, const shape *s, const pykrt_arg *args,
+static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, const pk_shape *s, const pykrt_arg *args,
                            const char *what)
 {
     const pk_kernel *d = k->desc;
@@ -224,13 +236,13 @@ static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, cons
         const pykrt_arg *a = &args[slot->param];
         if (PK_UNLIKELY(slot->tuple)) {
             if (!a->members || slot->member >= a->nmembers)
-                return bad_launch(k, what, "argument %u (%s): a tuple without its member %u", slot->param,
+                return bad_launch(k->desc, what, "argument %u (%s): a tuple without its member %u", slot->param,
                                   d->params[slot->param].name, slot->member);
             a = &a->members[slot->member];
         }
         const char *base = slot->array ? (const char *)a->array : (const char *)a;
         if (PK_UNLIKELY(!base))
-            return bad_launch(k, what, "argument %u (%s): the array descriptor is NULL", slot->param,
+            return bad_launch(k->desc, what, "argument %u (%s): the array descriptor is NULL", slot->param,
                               d->params[slot->param].name);
         params[i] = (void *)(uintptr_t)(base + slot->offset); /* the driver only reads them */
     }
@@ -329,7 +341,7 @@ static pykrt_status check_call(const pykrt_kernel *k, const pykrt_launch_config 
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s(%s): args is NULL, but nargs is %zu", what, k->desc->name,
                        nargs);
     if (PK_UNLIKELY(nargs < k->desc->nparams))
-        return bad_launch(k, what, "%zu argument%s given, the kernel takes %zu", nargs, nargs == 1 ? "" : "s",
+        return bad_launch(k->desc, what, "%zu argument%s given, the kernel takes %zu", nargs, nargs == 1 ? "" : "s",
                           k->desc->nparams);
     return PYKRT_SUCCESS;
 }
@@ -340,9 +352,9 @@ pykrt_status pykrt_launch(pykrt_kernel *kernel, const pykrt_launch_config *confi
     pykrt_status st = check_call(kernel, config, args, nargs, "pykrt_launch");
     if (PK_UNLIKELY(st != PYKRT_SUCCESS))
         return st;
-    shape s;
-    normalize(config, &s);
-    if (PK_UNLIKELY((st = check_args(kernel, args, nargs)) != PYKRT_SUCCESS) ||
+    pk_shape s;
+    pk_normalize(config, &s);
+    if (PK_UNLIKELY((st = pk_check_args(kernel->desc, args, nargs, "pykrt_launch")) != PYKRT_SUCCESS) ||
         PK_UNLIKELY((st = check_config(kernel, config, &s)) != PYKRT_SUCCESS))
         return st;
     return launch(kernel, config, &s, args, "pykrt_launch");
@@ -354,7 +366,7 @@ pykrt_status pykrt_launch_unchecked(pykrt_kernel *kernel, const pykrt_launch_con
     pykrt_status st = check_call(kernel, config, args, nargs, "pykrt_launch_unchecked");
     if (PK_UNLIKELY(st != PYKRT_SUCCESS))
         return st;
-    shape s;
-    normalize(config, &s);
+    pk_shape s;
+    pk_normalize(config, &s);
     return launch(kernel, config, &s, args, "pykrt_launch_unchecked");
 }

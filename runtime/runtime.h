@@ -372,6 +372,32 @@ bool pk_is_contiguous(const pykrt_array *a, pykrt_layout order);
  * PYKRT_MAX_NDIM) and shape (not negative) are known good. */
 const char *pk_extent_problem(const pykrt_array *a);
 
+/* ---- launch.c: the checks of a launch, shared with offline.c ---- */
+
+/* Grid and block with y and z left 0 counted as 1. */
+typedef struct pk_shape {
+    unsigned g[3], b[3];
+} pk_shape;
+
+void pk_normalize(const pykrt_launch_config *cfg, pk_shape *s);
+
+/* The limits a launch shape is checked against, and whose they are in
+ * messages ("more than the device's 64"). */
+typedef struct pk_limits {
+    const pykrt_device_info *dev; /* max_block_dim, max_grid_dim, max_shared_per_block_optin */
+    const char *whose; /* "the device's" */
+    int max_threads; /* per block, for this kernel */
+    uint64_t shared_static;
+} pk_limits;
+
+/* The arguments against the kernel's parameters; `what` names the caller
+ * in messages. */
+pykrt_status pk_check_args(const pk_kernel *d, const pykrt_arg *args, size_t nargs, const char *what);
+
+/* Grid, block and shared memory against `lim`. */
+pykrt_status pk_check_shape(const pk_kernel *d, const pk_limits *lim, const pykrt_launch_config *cfg,
+                            const pk_shape *s, const char *what);
+
 /* ---- stream.c ---- */
 
 struct pykrt_stream {

@@ -14,7 +14,7 @@
 RT_VERSION := 0.1.0
 RT_SOVERSION := 0
 RT_SRCS := $(addprefix runtime/,error.c handle.c dtype.c driver.c file.c manifest.c module.c link.c ptx.c memory.c launch.c \
-  stream.c random.c)
+  stream.c random.c offline.c)
 RT_HDRS := include/pykrt.h runtime/runtime.h runtime/cuda_abi.h
 RT_DIR := $(BUILD)/runtime
 RT_OBJS := $(RT_SRCS:runtime/%.c=$(RT_DIR)/obj/%.o)
@@ -89,7 +89,7 @@ RT_TEST_HDRS := tests/runtime/rt_test.h tests/runtime/fake_cuda.h $(RT_HDRS)
 RT_TEST_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Iruntime -Itests/runtime -pthread
 RT_FAKE := $(RT_TDIR)/fake/libcuda.so.1
 RT_FAKE_NOLAUNCH := $(RT_TDIR)/fake-nolaunch/libcuda.so.1
-RT_TEST_BINS := $(RT_TDIR)/runtime_tests $(RT_TDIR)/nodriver $(RT_TDIR)/vadd_host $(RT_TDIR)/bench_launch \
+RT_TEST_BINS := $(RT_TDIR)/runtime_tests $(RT_TDIR)/nodriver $(RT_TDIR)/offline $(RT_TDIR)/vadd_host $(RT_TDIR)/bench_launch \
   $(RT_TDIR)/fuzz_replay $(RT_TDIR)/doc_host
 
 $(RT_FAKE) $(RT_FAKE_NOLAUNCH): tests/runtime/fake_cuda.c tests/runtime/fake_cuda.h runtime/cuda_abi.h
@@ -104,6 +104,10 @@ $(RT_TDIR)/runtime_tests: $(RT_TEST_SRCS) $(RT_TEST_HDRS) $(RT_OBJS)
 	$(CC) $(RT_TEST_CFLAGS) $(RT_TEST_SRCS) $(RT_OBJS) $(RT_YAML_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
 $(RT_TDIR)/nodriver: tests/runtime/nodriver.c tests/runtime/rt_test.h $(RT_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_TEST_CFLAGS) $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+$(RT_TDIR)/offline: tests/runtime/offline.c tests/runtime/rt_test.h $(RT_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_TEST_CFLAGS) $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 

@@ -15,7 +15,7 @@ else
     echo "deps: no ptxas (PTXAS, \$CUDA_HOME/bin, /usr/local/cuda/bin, PATH): the tests that assemble PTX will be skipped"
 fi
 pkgs="llvm-19-dev llvm-19-tools libyaml-dev libzstd-dev zlib1g-dev \
-clang-14 libclang-rt-14-dev make python3 hyperfine"
+clang-14 libclang-rt-14-dev make cmake python3 hyperfine"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -67,6 +67,8 @@ if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
 else
     counted "nodriver (default path)" env -u PYKRT_LIBCUDA LD_LIBRARY_PATH="$t/empty" "$t/nodriver" nodriver "$t/c"
 fi
+# Offline validation: a manifest opened and launches checked, no driver.
+counted offline env LD_LIBRARY_PATH="$t/empty" PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/offline" "$fixtures" "$t/c"
 counted nodevice env FAKE_CUDA_DEVICES=0 PYKRT_LIBCUDA="$fake" "$t/nodriver" nodevice "$t/c"
 counted nolaunch env PYKRT_LIBCUDA="$t/fake-nolaunch/libcuda.so.1" "$t/nodriver" nolaunch "$t/c"
 

@@ -349,6 +349,42 @@ static void test_argument_checks(void)
     ASSERT_CONTAINS(copy2, "argument 0 (a): expected a scalar, got an array");
 }
 
+/* pykrt_check_args (offline.c) says what pykrt_launch says, but for the
+ * function's name: the same code checks both. */
+static void test_offline_checks_match(void)
+{
+    pykrt_module *v = load("vadd.yaml");
+    pykrt_kernel *vk = kernel(v, "vadd");
+    pykrt_manifest *mf = NULL;
+    const pykrt_kernel_spec *spec = NULL;
+    ASSERT(vk);
+    ASSERT_OK(pykrt_manifest_open(t_path("vadd.yaml"), &mf));
+    ASSERT_OK(pykrt_manifest_kernel(mf, "vadd", &spec));
+    pykrt_array x = array1(0x1000, PYKRT_FLOAT32, 8, 4), bad[] = {
+        array1(0x1000, PYKRT_FLOAT64, 8, 8), array1(0, PYKRT_FLOAT32, 8, 4), array1(0x1000, PYKRT_FLOAT32, -1, 4),
+        array1(0x1000, PYKRT_FLOAT32, INT64_MAX, 4)};
+    pykrt_launch_config zero = {{0, 1, 1}, {32, 1, 1}, 0, NULL};
+    int same = 0, cases = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pykrt_arg args[3] = {pykrt_arg_array(&x), pykrt_arg_array(&bad[i]), pykrt_arg_array(&x)};
+        for (int shape = 0; shape < 2; shape++, cases++) {
+            const pykrt_launch_config *cfg = shape ? &zero : &one;
+            pykrt_status st = pykrt_launch(vk, cfg, args, shape ? 3 : 3 - i % 2);
+            char launched[512];
+            snprintf(launched, sizeof launched, "%s", pykrt_last_error());
+            pykrt_status checked = pykrt_check_args(spec, cfg, args, shape ? 3 : 3 - i % 2);
+            const char *a = strchr(launched, '('), *b = strchr(pykrt_last_error(), '(');
+            same += st == PYKRT_ERROR_BAD_LAUNCH && checked == st && a && b && strcmp(a, b) == 0 &&
+                    strncmp(pykrt_last_error(), "pykrt_check_args(", 17) == 0;
+            if (!(st == checked && a && b && strcmp(a, b) == 0))
+                printf("launch: %s\ncheck:  %s\n", launched, pykrt_last_error());
+        }
+    }
+    pykrt_manifest_close(mf);
+    pykrt_module_unload(v);
+    ASSERT_EQ(cases, same);
+}
+
 /* Descriptors that would make the kernel address memory the array cannot
  * own: a null data pointer with elements, an extent that overflows or
  * leaves the address space. Empty arrays reach nothing. */
@@ -690,6 +726,7 @@ const t_case launch_tests[] = {
     T(test_array_packing),
     T(test_unchecked_packs_the_same),
     T(test_argument_checks),
+    T(test_offline_checks_match),
     T(test_array_extent_checks),
     T(test_null_args),
     T(test_layout_checks),
