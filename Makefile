@@ -35,7 +35,7 @@ COMPILER_SRCS := $(sort $(filter-out src/main.c,$(wildcard src/*.c))) src/main.c
 COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc
 
-.PHONY: all deps test clean help demo fuzz install check-gpu bench check-numba check-numba-here test-conformance
+.PHONY: all deps test clean help demo fuzz install install-docs check-gpu bench check-numba check-numba-here test-conformance
 all: $(PYKC)
 
 include mk/llvm.mk
@@ -99,10 +99,17 @@ bench: all $(RT_GPU)/bench_launch
 	ARCH=$(BENCH_ARCH) PYKC=$(PYKC) sh bench/run-time-bundle.sh $(BENCH_DIR)/anchors
 	@echo "bench: on the GPU machine, from the repository root, with $(BENCH_DIR) carried: sh bench/run-gpu.sh $(BENCH_DIR)"
 
-## install: pykc, libpykrt, pykrt.h and pykrt.pc under PREFIX (default /usr/local)
-install: all install-runtime
+## install: pykc, libpykrt, pykrt.h, pykrt.pc, the man pages and the docs under PREFIX (default /usr/local)
+install: all install-runtime install-docs
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(PYKC) $(DESTDIR)$(PREFIX)/bin/pykc
+
+## install-docs: man/pykc.1, man/pykrt.3 and docs/*.md under PREFIX/share/{man,doc/pykc}
+install-docs:
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/doc/pykc
+	install -m 644 man/pykc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/pykrt.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/pykc/
 
 ## clean: remove build/
 clean:
