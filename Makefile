@@ -36,7 +36,7 @@ COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc
 PYKC_VERSION := $(shell sed -n 's/^\#define PYKC_VERSION "\(.*\)"/\1/p' src/pykc.h)
 
-.PHONY: all deps test clean help demo fuzz install check-gpu bench check-numba check-numba-here test-conformance
+.PHONY: all deps test clean help demo fuzz install install-docs check-gpu bench check-numba check-numba-here test-conformance
 all: $(PYKC)
 
 include mk/llvm.mk
@@ -101,12 +101,19 @@ bench: all $(RT_GPU)/bench_launch
 	ARCH=$(BENCH_ARCH) PYKC=$(PYKC) sh bench/run-time-bundle.sh $(BENCH_DIR)/anchors
 	@echo "bench: on the GPU machine, from the repository root, with $(BENCH_DIR) carried: sh bench/run-gpu.sh $(BENCH_DIR)"
 
-## install: pykc, libpykrt, pykrt.h, pykrt.pc and the CMake package (lib/cmake/pykc) under PREFIX (default /usr/local)
-install: all install-runtime
+## install: pykc, libpykrt, pykrt.h, pykrt.pc, the CMake package (lib/cmake/pykc), the man pages and the docs under PREFIX (default /usr/local)
+install: all install-runtime install-docs
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/cmake/pykc
 	install -m 755 $(PYKC) $(DESTDIR)$(PREFIX)/bin/pykc
 	install -m 644 cmake/pykcConfig.cmake $(DESTDIR)$(PREFIX)/lib/cmake/pykc/
 	sed 's|@VERSION@|$(PYKC_VERSION)|' cmake/pykcConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/pykc/pykcConfigVersion.cmake
+
+## install-docs: man/pykc.1, man/pykrt.3 and docs/*.md under PREFIX/share/{man,doc/pykc}
+install-docs:
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/doc/pykc
+	install -m 644 man/pykc.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/pykrt.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/pykc/
 
 ## clean: remove build/
 clean:

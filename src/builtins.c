@@ -1698,3 +1698,13 @@ Attr attr_lookup(const char *name) {
 }
 
 bool entity_takes_optionals(const Entity *e) { return e->type_call == type_minmax; }
+
+const Entity *entity_at(int i) { return i >= 0 && i < N_(entities) ? &entities[i] : NULL; }
+
+const char *entity_refusal(const Entity *e) {
+    if (e->type_call == type_ufunc_uncompiled) return e->lower_name;
+    if (e->type_call == type_operator_refused) return e->op == OP_NOT ? "bool()" : "abs()";
+    if (e->type_call == type_fp16_atomic_add) return "cuda.atomic.add on float32";
+    if (e->type_call == type_random_host) return "pykrt_random_states_create, on the host";
+    return NULL;
+}

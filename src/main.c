@@ -260,6 +260,10 @@ int options_parse(Options *o, int argc, char **argv) {
             fputs(usage_text, stdout);
             return -1;
         }
+        if (strcmp(arg, "--list-names") == 0) { /* undocumented: docs/language.md's name tables */
+            names_list(stdout);
+            return -1;
+        }
         if (strcmp(arg, "--version") == 0) {
             version = true;
             continue;

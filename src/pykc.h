@@ -883,6 +883,17 @@ Attr attr_lookup(const char *name);
 /* Whether the entity's typing rule takes OptionalType arguments as their
  * values, as Numba's template retries them. */
 bool entity_takes_optionals(const Entity *e);
+/* The table's i-th entry, NULL past the last: for pykc --list-names. */
+const Entity *entity_at(int i);
+/* For a name pykc knows and refuses (numba-cuda cannot compile it, or it
+ * runs on the host), what to use instead; else NULL. */
+const char *entity_refusal(const Entity *e);
+/* The i-th cuda.jit option, NULL past the last; *why: for an option that
+ * has no effect or is refused, the reason (else NULL), *refused: which. */
+const char *sema_jit_option(int i, const char **why, bool *refused);
+/* docs/language.md's generated part: every name of the entity table and
+ * every cuda.jit option, as Markdown (names.c). */
+void names_list(FILE *out);
 /* The source of pykc's own module `name`, in the kernel language
  * (src/lib/NAME.pyk), or NULL. */
 const char *own_module_source(const char *name);

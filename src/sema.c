@@ -3083,6 +3083,13 @@ static const struct {
     {"bind", OPT_REFUSED, 0, "the bind keyword was removed from numba"},
 };
 
+const char *sema_jit_option(int i, const char **why, bool *refused) {
+    if (i < 0 || (size_t)i >= sizeof jit_options / sizeof jit_options[0]) return NULL;
+    *why = jit_options[i].why;
+    *refused = jit_options[i].kind == OPT_REFUSED;
+    return jit_options[i].name;
+}
+
 /* launch_bounds=N or (max_threads, min_blocks_per_sm, max_blocks_per_cluster),
  * as numba-cuda gives them to NVVM. */
 static void read_launch_bounds(Sema *s, KernelLimits *l, Node *v) {
