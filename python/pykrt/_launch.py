@@ -2,6 +2,7 @@
 launch, and NumPy arrays copied back."""
 import ctypes
 import numbers
+import sys
 
 from . import Error, _args, _lib, check
 
@@ -20,6 +21,12 @@ def _natural_dtype(value):
             return dtype
     raise TypeError("pykrt: cannot pass a %s to a kernel (arrays need __cuda_array_interface__ or "
                     "__array_interface__)" % type(value).__name__)
+
+
+def _numpy_scalar(value):
+    """NumPy's scalars (np.float32(1)) have __array_interface__ too."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.generic)
 
 
 class _Packed:
@@ -47,7 +54,7 @@ class _Launch:
                         raise TypeError("pykrt: argument %d: masked arrays are not supported" % i)
                     arrays[i] = _args.describe(iface, iface["data"][0] or 0)
                     wait = wait or self.stream is not None or iface.get("stream") not in _ORDERED
-                elif hasattr(a, "__array_interface__"):
+                elif hasattr(a, "__array_interface__") and not _numpy_scalar(a):
                     staged = _args.HostArray(ctx, a)
                     host.append((i, staged))
                     arrays[i] = staged.desc
