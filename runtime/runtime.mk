@@ -250,3 +250,23 @@ $(RT_GPU)/vadd_host_shared: samples/vadd_host.c $(RT_SO_LINKS)
 	cp $(RT_SO) $(RT_GPU)/libpykrt.so.$(RT_SOVERSION)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< -L$(RT_LIBDIR) -lpykrt -Wl,-rpath,'$$ORIGIN' $(LDFLAGS_BASE) \
 	  -o $@
+
+# ---- the Python package (python/pykrt) ----
+
+TEST_SUITES += test-python
+PY_TDIR := $(BUILD)/tests/python
+
+# kinds.pyk with its two --sig, for the package's argument tests.
+$(PY_TDIR)/kinds.yaml: $(RT_KINDS) $(PYKC)
+	@mkdir -p $(dir $@)
+	$(PYKC) $(RT_KINDS) $(RT_KINDS_FLAGS) -o $(@:.yaml=.ptx)
+
+## test-python: the pykrt Python package against the driver double (skipped without NumPy)
+test-python: runtime $(RT_FAKE) $(PY_TDIR)/kinds.yaml
+	@sh python/tests/run.sh $(BUILD) $(PY_TDIR) $(RT_FAKE)
+	@sh tests/record.sh $(RESULTS) python $$(cat $(PY_TDIR)/counts)
+
+## python-lib: copy libpykrt.so into python/pykrt/, so `pip install ./python` bundles it
+.PHONY: python-lib
+python-lib: $(RT_SO)
+	cp $(RT_SO) python/pykrt/libpykrt.so.$(RT_SOVERSION)

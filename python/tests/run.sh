@@ -1,0 +1,24 @@
+#!/bin/sh
+# run.sh BUILD TDIR FAKE: the pykrt package's tests against the driver
+# double, counts ("passed failed skipped") to TDIR/counts for
+# tests/record.sh. Without python3 or NumPy the suite counts as skipped.
+build=$1 t=$2 fake=$3
+tests=$(grep -c '    def test_' python/tests/test_fake.py)
+mkdir -p "$t"
+if ! python3 -c 'import numpy' > /dev/null 2>&1; then
+    echo "python: skipped $tests: python3 with NumPy is missing"
+    echo "0 0 $tests" > "$t/counts"
+    exit 0
+fi
+PYTHONPATH=python PYTHONDONTWRITEBYTECODE=1 PYKRT_LIBRARY="$build/lib/libpykrt.so.0" PYKRT_LIBCUDA="$fake" \
+    python3 python/tests/test_fake.py "$fake" tests/runtime/fixtures/vadd.yaml "$t/kinds.yaml" > "$t/log" 2>&1
+rc=$?
+line=$(grep '^python: .* passed' "$t/log")
+if [ -z "$line" ]; then
+    cat "$t/log"
+    echo "0 1 0" > "$t/counts"
+    exit 0
+fi
+[ "$rc" -eq 0 ] || cat "$t/log"
+echo "$line"
+echo "$line" | sed 's/python: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped/\1 \2 \3/' > "$t/counts"
