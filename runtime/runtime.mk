@@ -229,7 +229,13 @@ RT_GPU := $(BUILD)/runtime-gpu
 
 ## runtime-gpu: build/runtime-gpu/, the programs runtime/check-gpu.sh runs on a GPU machine
 runtime-gpu: $(RT_GPU)/gpu_check $(RT_GPU)/vadd_host $(RT_GPU)/vadd_host_shared $(RT_GPU)/bench_launch \
-  $(RT_GPU)/kinds_host $(RT_GPU)/doc_launchers
+  $(RT_GPU)/kinds_host $(RT_GPU)/doc_launchers $(RT_GPU)/py/vadd.yaml
+
+# samples/vadd.pyk for python/tests/gpu_check.py (with kinds.yaml and the
+# libpykrt.so.0 that vadd_host_shared puts beside it).
+$(RT_GPU)/py/vadd.yaml: samples/vadd.pyk $(PYKC)
+	@mkdir -p $(dir $@)
+	$(PYKC) samples/vadd.pyk $(RT_KINDS_ARCHS) -o $(@:.yaml=.ptx)
 
 $(RT_GPU)/gpu_check: tests/runtime/gpu_check.c tests/runtime/rt_util.c tests/runtime/rt_test.h $(RT_A)
 	@mkdir -p $(dir $@)
