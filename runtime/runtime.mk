@@ -269,7 +269,7 @@ $(PY_TDIR)/kinds.yaml: $(RT_KINDS) $(PYKC)
 
 ## test-python: the pykrt Python package against the driver double (skipped without NumPy)
 test-python: runtime $(RT_FAKE) $(PY_TDIR)/kinds.yaml
-	@sh python/tests/run.sh $(BUILD) $(PY_TDIR) $(RT_FAKE)
+	@sh python/tests/run.sh $(BUILD) $(PY_TDIR) $(RT_FAKE) "$(SAN)"
 	@sh tests/record.sh $(RESULTS) python $$(cat $(PY_TDIR)/counts)
 
 ## python-lib: copy libpykrt.so into python/pykrt/, so `pip install ./python` bundles it

@@ -1,12 +1,17 @@
 #!/bin/sh
-# run.sh BUILD TDIR FAKE: the pykrt package's tests against the driver
+# run.sh BUILD TDIR FAKE SAN: the pykrt package's tests against the driver
 # double, counts ("passed failed skipped") to TDIR/counts for
-# tests/record.sh. Without python3 or NumPy the suite counts as skipped.
-build=$1 t=$2 fake=$3
+# tests/record.sh. Without python3 or NumPy the suite counts as skipped,
+# and with SAN=1 too (a sanitizer build of libpykrt.so cannot be loaded
+# into an uninstrumented python3).
+build=$1 t=$2 fake=$3 san=$4
 tests=$(grep -c '    def test_' python/tests/test_fake.py)
 mkdir -p "$t"
-if ! python3 -c 'import numpy' > /dev/null 2>&1; then
-    echo "python: skipped $tests: python3 with NumPy is missing"
+why=
+[ -n "$san" ] && why="libpykrt.so is a sanitizer build (SAN=1)"
+python3 -c 'import numpy' > /dev/null 2>&1 || why="python3 with NumPy is missing"
+if [ -n "$why" ]; then
+    echo "python: skipped $tests: $why"
     echo "0 0 $tests" > "$t/counts"
     exit 0
 fi
