@@ -40,6 +40,15 @@ def check(code):
         raise Error(code)
 
 
+def _quietly(release):
+    """A release from __del__: at interpreter exit the library's globals
+    may already be gone, and a finalizer must not raise."""
+    try:
+        release()
+    except Exception:
+        pass
+
+
 def device_count():
     """The number of CUDA devices (pykrt.Error without a driver)."""
     n = ctypes.c_int()
@@ -111,11 +120,11 @@ class Stream:
 
     def close(self):
         if self.handle:
-            _lib_.pykrt_stream_destroy(self.handle)
+            check(_lib_.pykrt_stream_destroy(self.handle))
             self.handle = None
 
     def __del__(self):
-        self.close()
+        _quietly(self.close)
 
 
 def _param(info, kernel, index, member=None):
@@ -180,11 +189,11 @@ class Module:
 
     def close(self):
         if self.handle:
-            _lib_.pykrt_module_unload(self.handle)
+            check(_lib_.pykrt_module_unload(self.handle))
             self.handle = None
 
     def __del__(self):
-        self.close()
+        _quietly(self.close)
 
 
 def load(manifest, device=0):

@@ -134,6 +134,14 @@ class Vadd(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "pykrt.Stream"):
             self.mod.vadd[8, 128, object()]
 
+    def test_load_failures_raise_the_runtimes_status(self):
+        fixtures = os.path.dirname(VADD)
+        for name, status in (("nonexistent.yaml", "PYKRT_ERROR_IO"), ("stale.yaml", "PYKRT_ERROR_STALE")):
+            with self.assertRaises(pykrt.Error) as cm:
+                pykrt.load(os.path.join(fixtures, name))
+            self.assertEqual(cm.exception.status, status)
+            self.assertIn(name, str(cm.exception))
+
     def test_unknown_kernel(self):
         with self.assertRaisesRegex(KeyError, "no kernel 'vsub'"):
             self.mod["vsub"]
