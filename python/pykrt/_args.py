@@ -96,10 +96,14 @@ class HostArray:
         for n in iface["shape"]:
             self.nbytes *= n
         self.ctx, self.dev = ctx, 0
+        self.desc = describe(iface, 0)
         if self.nbytes:
-            self.dev = ctx.alloc(self.nbytes)
-            ctx.check(_lib.lib.pykrt_memcpy_htod(ctx.handle, self.dev, self.host, self.nbytes))
-        self.desc = describe(iface, self.dev)
+            self.dev = self.desc.data = ctx.alloc(self.nbytes)
+            try:
+                ctx.check(_lib.lib.pykrt_memcpy_htod(ctx.handle, self.dev, self.host, self.nbytes))
+            except Exception:
+                self.free()
+                raise
 
     def copy_back(self):
         if self.nbytes:

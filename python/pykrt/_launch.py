@@ -45,23 +45,9 @@ class _Launch:
 
     def __call__(self, *args):
         ctx = self.kernel.module.context
-        arrays, host, wait = {}, [], False
+        host = []
         try:
-            for i, a in enumerate(args):
-                if hasattr(a, "__cuda_array_interface__"):
-                    iface = a.__cuda_array_interface__
-                    if iface.get("mask") is not None:
-                        raise TypeError("pykrt: argument %d: masked arrays are not supported" % i)
-                    arrays[i] = _args.describe(iface, iface["data"][0] or 0)
-                    wait = wait or self.stream is not None or iface.get("stream") not in _ORDERED
-                elif hasattr(a, "__array_interface__") and not _numpy_scalar(a):
-                    staged = _args.HostArray(ctx, a)
-                    host.append((i, staged))
-                    arrays[i] = staged.desc
-            if wait:
-                # The producer's stream is not ordered before this launch:
-                # wait for all work of the (shared, primary) context.
-                ctx.synchronize()
+            arrays = self._arrays(ctx, args, host)
             entry, packed = self._choose(args, arrays)
             self._check_writable(entry, host)
             check(_lib_.pykrt_launch(entry.handle, ctypes.byref(self.config), packed.args, len(args)))
@@ -73,6 +59,26 @@ class _Launch:
         finally:
             for _, staged in host:
                 staged.free()
+
+    def _arrays(self, ctx, args, host):
+        """The descriptors of the array arguments by position; NumPy arrays
+        are staged (and listed in `host`, to be freed by the caller)."""
+        arrays, wait = {}, False
+        for i, a in enumerate(args):
+            if hasattr(a, "__cuda_array_interface__"):
+                iface = a.__cuda_array_interface__
+                if iface.get("mask") is not None:
+                    raise TypeError("pykrt: argument %d: masked arrays are not supported" % i)
+                arrays[i] = _args.describe(iface, iface["data"][0] or 0)
+                wait = wait or self.stream is not None or iface.get("stream") not in _ORDERED
+            elif hasattr(a, "__array_interface__") and not _numpy_scalar(a):
+                host.append((i, _args.HostArray(ctx, a)))
+                arrays[i] = host[-1][1].desc
+        if wait:
+            # The producer's stream is not ordered before this launch: wait
+            # for all work of the (shared, primary) context.
+            ctx.synchronize()
+        return arrays
 
     def _choose(self, args, arrays):
         """The entry to launch and its packed arguments: the one entry, or
