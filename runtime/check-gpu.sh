@@ -14,7 +14,11 @@
 #      module embedded in it and from kinds.yaml, and checks what each
 #      kernel wrote; doc_launchers, docs/runtime.md's program, runs vadd
 #      from its embedded module
-#   4. bench_launch: microseconds per launch, raw cuLaunchKernel against
+#   4. python/tests/gpu_check.py: the pykrt Python package launches
+#      py/vadd.yaml and kinds.yaml with CuPy, PyTorch, Numba and NumPy
+#      arrays and compares with numba-cuda's runs of the same .pyk files
+#      ($PYTHON, default python3; skipped without NumPy)
+#   5. bench_launch: microseconds per launch, raw cuLaunchKernel against
 #      pykrt_launch_unchecked and pykrt_launch
 #
 # Exit status 0 when every step passed.
@@ -33,6 +37,7 @@ command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L
 for p in gpu_check vadd_host vadd_host_shared kinds_host doc_launchers bench_launch; do
     [ -x "$dir/$p" ] || { echo "check-gpu: $dir/$p is missing: run 'make runtime-gpu' first"; exit 1; }
 done
+[ -f "$dir/py/vadd.yaml" ] || { echo "check-gpu: $dir/py/vadd.yaml is missing: run 'make runtime-gpu' first"; exit 1; }
 step "$dir/gpu_check" tests/runtime/fixtures
 step "$dir/vadd_host" tests/runtime/fixtures/vadd.yaml
 step "$dir/vadd_host_shared" tests/runtime/fixtures/vadd.yaml
@@ -41,6 +46,12 @@ if [ -n "${VADD_YAML:-}" ]; then
 fi
 step "$dir/kinds_host" "$dir/kinds.yaml" tests/runtime/fixtures/vadd.yaml
 step "$dir/doc_launchers"
+python=${PYTHON:-python3}
+if "$python" -c 'import numpy' > /dev/null 2>&1; then
+    step env PYTHONPATH=python PYKRT_LIBRARY="$dir/libpykrt.so.0" "$python" python/tests/gpu_check.py "$dir"
+else
+    echo "== skipped: python/tests/gpu_check.py ($python with NumPy is missing)"
+fi
 step "$dir/bench_launch" bench/launch/empty.yaml 2000 256
 [ "$status" -eq 0 ] && echo "check-gpu: all passed" || echo "check-gpu: FAILED"
 exit $status

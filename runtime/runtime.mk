@@ -233,7 +233,13 @@ RT_GPU := $(BUILD)/runtime-gpu
 
 ## runtime-gpu: build/runtime-gpu/, the programs runtime/check-gpu.sh runs on a GPU machine
 runtime-gpu: $(RT_GPU)/gpu_check $(RT_GPU)/vadd_host $(RT_GPU)/vadd_host_shared $(RT_GPU)/bench_launch \
-  $(RT_GPU)/kinds_host $(RT_GPU)/doc_launchers
+  $(RT_GPU)/kinds_host $(RT_GPU)/doc_launchers $(RT_GPU)/py/vadd.yaml
+
+# samples/vadd.pyk for python/tests/gpu_check.py (with kinds.yaml and the
+# libpykrt.so.0 that vadd_host_shared puts beside it).
+$(RT_GPU)/py/vadd.yaml: samples/vadd.pyk $(PYKC)
+	@mkdir -p $(dir $@)
+	$(PYKC) samples/vadd.pyk $(RT_KINDS_ARCHS) -o $(@:.yaml=.ptx)
 
 $(RT_GPU)/gpu_check: tests/runtime/gpu_check.c tests/runtime/rt_util.c tests/runtime/rt_test.h $(RT_A)
 	@mkdir -p $(dir $@)
@@ -254,3 +260,23 @@ $(RT_GPU)/vadd_host_shared: samples/vadd_host.c $(RT_SO_LINKS)
 	cp $(RT_SO) $(RT_GPU)/libpykrt.so.$(RT_SOVERSION)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude $< -L$(RT_LIBDIR) -lpykrt -Wl,-rpath,'$$ORIGIN' $(LDFLAGS_BASE) \
 	  -o $@
+
+# ---- the Python package (python/pykrt) ----
+
+TEST_SUITES += test-python
+PY_TDIR := $(BUILD)/tests/python
+
+# kinds.pyk with its two --sig, for the package's argument tests.
+$(PY_TDIR)/kinds.yaml: $(RT_KINDS) $(PYKC)
+	@mkdir -p $(dir $@)
+	$(PYKC) $(RT_KINDS) $(RT_KINDS_FLAGS) -o $(@:.yaml=.ptx)
+
+## test-python: the pykrt Python package against the driver double (skipped without NumPy)
+test-python: runtime $(RT_FAKE) $(PY_TDIR)/kinds.yaml
+	@sh python/tests/run.sh $(BUILD) $(PY_TDIR) $(RT_FAKE) "$(SAN)"
+	@sh tests/record.sh $(RESULTS) python $$(cat $(PY_TDIR)/counts)
+
+## python-lib: copy libpykrt.so into python/pykrt/, so `pip install ./python` bundles it
+.PHONY: python-lib
+python-lib: $(RT_SO)
+	cp $(RT_SO) python/pykrt/libpykrt.so.$(RT_SOVERSION)
