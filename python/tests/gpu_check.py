@@ -15,6 +15,9 @@ import numpy as np
 
 import pykrt
 
+if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still names it; NumPy 2.5 removed it
+    np.row_stack = np.vstack
+
 DIR = sys.argv[1] if len(sys.argv) > 1 else "build/runtime-gpu"
 failures = []
 
