@@ -53,8 +53,11 @@ typedef struct CodeGen {
     LLVMMetadataRef rolled;    /* loop metadata that keeps run-time trip
                                   counts rolled, for the strided copy; or NULL */
     bool failed;
-    LLVMDIBuilderRef di;       /* -g or --lineinfo, else NULL */
-    LLVMMetadataRef di_file, di_unit, di_scope;
+    LLVMDIBuilderRef di;       /* -g, --lineinfo or a function's debug=True or
+                                  lineinfo=True, else NULL */
+    LLVMMetadataRef di_file, di_unit;
+    LLVMMetadataRef di_scope;  /* the function's subprogram, or NULL where
+                                  it has no debug information */
 } CodeGen;
 
 /* Where a global lives: each target maps these to its address spaces. */

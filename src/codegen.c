@@ -2797,9 +2797,18 @@ static LLVMValueRef gen_expr(CodeGen *g, Node *n) {
 
 /* ---- debug information (-g, --lineinfo) ----------------------------------------------------- */
 
-/* One compile unit for the .pyk file, with full debug info for -g and line
- * tables for --lineinfo, so that ncu and cuda-gdb show .pyk lines. */
-static void di_begin(CodeGen *g, bool full) {
+/* One compile unit for the .pyk file, as much as the most that any of its
+ * functions asks for: full debug information (-g, debug=True), line tables
+ * (--lineinfo), or only the .loc directives (lineinfo=True, as numba-cuda
+ * emits it: no DWARF sections, so no PTX version of its own), so that ncu
+ * and cuda-gdb show .pyk lines. The C API names no DebugDirectivesOnly:
+ * it is LLVM's DICompileUnit::DebugEmissionKind 3. */
+static void di_begin(CodeGen *g, DebugLevel level) {
+    static const LLVMDWARFEmissionKind kinds[] = {
+        [DEBUG_DIRECTIVES] = (LLVMDWARFEmissionKind)3,
+        [DEBUG_LINES] = LLVMDWARFEmissionLineTablesOnly,
+        [DEBUG_FULL] = LLVMDWARFEmissionFull,
+    };
     const SourceFile *f = diag_file(g->diag, g->unit->module->span.file);
     const char *path = f->path, *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
@@ -2809,16 +2818,23 @@ static void di_begin(CodeGen *g, bool full) {
     g->di_file = LLVMDIBuilderCreateFile(g->di, name, strlen(name), dir, dir_len);
     g->di_unit = LLVMDIBuilderCreateCompileUnit(
         g->di, LLVMDWARFSourceLanguagePython, g->di_file, "pykc " PYKC_VERSION, strlen("pykc " PYKC_VERSION),
-        g->unit->opts->opt_level > 0, "", 0, 0, "", 0, full ? LLVMDWARFEmissionFull : LLVMDWARFEmissionLineTablesOnly, 0,
-        false, false, "", 0, "", 0);
+        g->unit->opts->opt_level > 0, "", 0, 0, "", 0, kinds[level], 0, false, false, "", 0, "", 0);
     LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
                       LLVMValueAsMetadata(const_int(g, i32(g), LLVMDebugMetadataVersion())));
     LLVMAddModuleFlag(g->mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
                       LLVMValueAsMetadata(const_int(g, i32(g), 2)));
 }
 
+/* -g and --lineinfo give every function debug information; otherwise only
+ * those of debug=True or lineinfo=True have it. */
+static bool has_debug_info(const CodeGen *g, const FuncInfo *f) {
+    const Options *o = g->unit->opts;
+    return g->di && (o->debug_info || o->lineinfo || f->debug || f->lineinfo);
+}
+
 static void di_function(CodeGen *g, FuncInfo *f) {
-    if (!g->di) return;
+    g->di_scope = NULL;
+    if (!has_debug_info(g, f)) return;
     int line, col;
     diag_line_col(g->diag, f->def->span.file, f->def->span.begin, &line, &col);
     LLVMMetadataRef type = LLVMDIBuilderCreateSubroutineType(g->di, g->di_file, NULL, 0, LLVMDIFlagZero);
@@ -2830,7 +2846,7 @@ static void di_function(CodeGen *g, FuncInfo *f) {
 }
 
 static void di_location(CodeGen *g, const Node *n) {
-    if (!g->di) return;
+    if (!g->di_scope) return;
     int line, col;
     diag_line_col(g->diag, n->span.file, n->span.begin, &line, &col);
     LLVMMetadataRef loc = LLVMDIBuilderCreateDebugLocation(g->ctx, (unsigned)line, (unsigned)col, g->di_scope, NULL);
@@ -3581,6 +3597,17 @@ static void build_functions(CodeGen *g) {
             if (compiled_under(u, u->funcs[i], models, ftz)) define_function(g, u->funcs[i], ftz);
 }
 
+DebugLevel cg_debug_level(const Unit *u) {
+    DebugLevel level = u->opts->debug_info ? DEBUG_FULL : u->opts->lineinfo ? DEBUG_LINES : DEBUG_NONE;
+    for (int i = 0; i < u->func_count; i++) {
+        const FuncInfo *f = u->funcs[i];
+        if (!emitted(f)) continue;
+        if (f->debug) level = DEBUG_FULL;
+        else if (f->lineinfo && level == DEBUG_NONE) level = DEBUG_DIRECTIVES;
+    }
+    return level;
+}
+
 IrModule *cg_module(Unit *u, const TargetConfig *cfg) {
     IrModule *m = ir_module_new(cfg, u->opts->input, u->diag);
     if (!m) return NULL;
@@ -3589,7 +3616,8 @@ IrModule *cg_module(Unit *u, const TargetConfig *cfg) {
     LLVMContextSetDiscardValueNames(m->ctx, u->opts->emit != EMIT_LLVM);
     CodeGen g = {.ctx = m->ctx, .mod = m->mod, .cfg = cfg, .unit = u, .diag = u->diag, .arena = u->arena};
     g.b = LLVMCreateBuilderInContext(m->ctx);
-    if (u->opts->debug_info || u->opts->lineinfo) di_begin(&g, u->opts->debug_info);
+    DebugLevel debug = cg_debug_level(u);
+    if (debug != DEBUG_NONE) di_begin(&g, debug);
     build_functions(&g);
     if (g.di) {
         LLVMDIBuilderFinalize(g.di);

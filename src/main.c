@@ -387,8 +387,9 @@ static void keep_resources(Unit *u, const Code *code, ManifestTarget *t) {
  * manifest says of it in *t. */
 static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, int arch, Outputs *outs,
                          ManifestTarget *t, Code *keep) {
+    DebugLevel debug = cg_debug_level(u);
     TargetConfig cfg = {.target = o->target, .arch = o->archs[arch], .opt_level = o->opt_level,
-                        .debug_info = o->debug_info || o->lineinfo, .libdevice = o->libdevice,
+                        .debug_info = debug >= DEBUG_LINES, .lineinfo = debug != DEBUG_NONE, .libdevice = o->libdevice,
                         .relocatable = u->extern_count > 0 || u->launches};
     Code code = {0};
     IrModule *ir = cg_module(u, &cfg);                           /* build the IR */

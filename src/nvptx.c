@@ -997,7 +997,7 @@ static bool run_ptxas(const char *ptxas, const char *ptx_path, const char *cubin
     argv[argc++] = arch_opt;
     argv[argc++] = opt_opt;
     argv[argc++] = "-v"; /* each entry's registers and spills, for the manifest */
-    if (cfg->debug_info) argv[argc++] = "-lineinfo"; /* line tables, for profilers */
+    if (cfg->lineinfo) argv[argc++] = "-lineinfo"; /* line tables, for profilers */
     if (cfg->relocatable) argv[argc++] = "-c";       /* its externs are linked at load */
     argv[argc++] = "-o";
     argv[argc++] = (char *)cubin_path;

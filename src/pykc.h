@@ -1266,7 +1266,9 @@ typedef struct TargetConfig {
     const Target *target;
     const char *arch;          /* sm_75 .. sm_120a for NVPTX */
     int opt_level;             /* 0..3 */
-    bool debug_info;           /* -g or --lineinfo: keep debug metadata */
+    bool debug_info;           /* DWARF sections in the PTX (-g, --lineinfo,
+                                  debug=True): a PTX version that has them */
+    bool lineinfo;             /* any line information: ptxas keeps it */
     const char *libdevice;     /* --libdevice, or NULL to search */
     bool relocatable;          /* the code calls functions linked in at load
                                   time: a cubin is relocatable (ptxas -c) */
@@ -1444,6 +1446,11 @@ bool emitc_module(Unit *u, const Manifest *m, const Code *codes, const char *pat
 
 /* Builds the LLVM module of a typed unit for cfg; NULL after errors. */
 IrModule *cg_module(Unit *u, const TargetConfig *cfg);
+/* How much debug information a unit's code carries: the most that the
+ * command line (-g, --lineinfo) or a function (debug=True, lineinfo=True)
+ * asks for. */
+typedef enum { DEBUG_NONE, DEBUG_DIRECTIVES, DEBUG_LINES, DEBUG_FULL } DebugLevel;
+DebugLevel cg_debug_level(const Unit *u);
 
 /* ---- abi.c: how a kernel's arguments travel ----------------------------- */
 
