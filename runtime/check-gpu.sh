@@ -13,7 +13,8 @@
 #      launches a kernel of every kind of parameter through them, from the
 #      module embedded in it and from kinds.yaml, and checks what each
 #      kernel wrote; doc_launchers, docs/runtime.md's program, runs vadd
-#      from its embedded module
+#      from its embedded module, and doc_tutorial, docs/tutorial.md's
+#      program, add_arrays_cuda from its
 #   4. python/tests/gpu_check.py: the pykrt Python package launches
 #      py/vadd.yaml and kinds.yaml with CuPy, PyTorch, Numba and NumPy
 #      arrays and compares with numba-cuda's runs of the same .pyk files
@@ -34,7 +35,7 @@ step() {
 }
 
 command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L
-for p in gpu_check vadd_host vadd_host_shared kinds_host doc_launchers bench_launch; do
+for p in gpu_check vadd_host vadd_host_shared kinds_host doc_launchers doc_tutorial bench_launch; do
     [ -x "$dir/$p" ] || { echo "check-gpu: $dir/$p is missing: run 'make runtime-gpu' first"; exit 1; }
 done
 [ -f "$dir/py/vadd.yaml" ] || { echo "check-gpu: $dir/py/vadd.yaml is missing: run 'make runtime-gpu' first"; exit 1; }
@@ -46,6 +47,7 @@ if [ -n "${VADD_YAML:-}" ]; then
 fi
 step "$dir/kinds_host" "$dir/kinds.yaml" tests/runtime/fixtures/vadd.yaml
 step "$dir/doc_launchers"
+step "$dir/doc_tutorial"
 python=${PYTHON:-python3}
 if "$python" -c 'import numpy' > /dev/null 2>&1; then
     step env PYTHONPATH=python PYKRT_LIBRARY="$dir/libpykrt.so.0" "$python" python/tests/gpu_check.py "$dir"

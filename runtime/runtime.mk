@@ -199,8 +199,27 @@ $(addsuffix /doc_launchers,$(RT_KINDS_DIRS)): %/doc_launchers: docs/runtime.md %
 	  $< > $@.c
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude -I$* $@.c $*/vadd.c $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
+# docs/tutorial.md's kernel and host program, taken from the page: the
+# ```python block after "Save this as `add_arrays.pyk`", through pykc into
+# add_arrays.h and add_arrays.c, and the ```c block of step 3 built on them.
+rt_doc_block = awk '/$(1)/ { h = 1 } h && /^```$$/ && c { exit } c { print } h && /^```$(2)$$/ { c = 1 }' $(3)
+
+$(addsuffix /add_arrays.pyk,$(RT_KINDS_DIRS)): docs/tutorial.md
+	@mkdir -p $(dir $@)
+	$(call rt_doc_block,Save this as `add_arrays.pyk`,python,$<) > $@
+
+%/add_arrays.h: %/add_arrays.pyk $(PYKC)
+	$(PYKC) $< --emit header -o $@
+
+%/add_arrays.c: %/add_arrays.pyk $(PYKC)
+	$(PYKC) $< $(RT_KINDS_ARCHS) --emit c -o $@
+
+$(addsuffix /doc_tutorial,$(RT_KINDS_DIRS)): %/doc_tutorial: docs/tutorial.md %/add_arrays.h %/add_arrays.c $(RT_A)
+	$(call rt_doc_block,^## 3. The host program,c,$<) > $@.c
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iinclude -I$* $@.c $*/add_arrays.c $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
 .PHONY: runtime-emitc
-runtime-emitc: $(RT_TDIR)/emitc/kinds_host $(RT_TDIR)/emitc/doc_launchers
+runtime-emitc: $(RT_TDIR)/emitc/kinds_host $(RT_TDIR)/emitc/doc_launchers $(RT_TDIR)/emitc/doc_tutorial
 
 # ---- fuzzing ----
 
@@ -233,7 +252,7 @@ RT_GPU := $(BUILD)/runtime-gpu
 
 ## runtime-gpu: build/runtime-gpu/, the programs runtime/check-gpu.sh runs on a GPU machine
 runtime-gpu: $(RT_GPU)/gpu_check $(RT_GPU)/vadd_host $(RT_GPU)/vadd_host_shared $(RT_GPU)/bench_launch \
-  $(RT_GPU)/kinds_host $(RT_GPU)/doc_launchers $(RT_GPU)/py/vadd.yaml
+  $(RT_GPU)/kinds_host $(RT_GPU)/doc_launchers $(RT_GPU)/doc_tutorial $(RT_GPU)/py/vadd.yaml
 
 # samples/vadd.pyk for python/tests/gpu_check.py (with kinds.yaml and the
 # libpykrt.so.0 that vadd_host_shared puts beside it).

@@ -18,8 +18,9 @@
  * cubin, object or library input may define anything), and makes a
  * module of its PTX inputs, or of its cubin.
  * A cubin is accepted and its kernels found by their .text.<name> section,
- * but not launched. The kernel `vadd` also runs, on the CPU, so host
- * programs can be checked end to end.
+ * but not launched. The kernel `vadd` (and docs/tutorial.md's
+ * `add_arrays_cuda`) also runs, on the CPU, so host programs can be
+ * checked end to end.
  *
  * Controls: FAKE_CUDA_DEVICES (default 2; 0 makes cuInit fail with
  * CUDA_ERROR_NO_DEVICE), FAKE_CUDA_CC (default 86), and the fake_cuda_*
@@ -1147,6 +1148,19 @@ static void run_vadd(const fake_launch *l)
     }
 }
 
+/* The kernels run_vadd computes: vadd (fixtures/vadd.cu, samples/vadd.pyk)
+ * and docs/tutorial.md's add_arrays_cuda, the same addition under the
+ * name Numba's tutorial gives it. */
+static const char *const vadd_names[] = {"vadd", "add_arrays_cuda"};
+
+static bool is_vadd(const char *name)
+{
+    for (size_t i = 0; i < sizeof vadd_names / sizeof vadd_names[0]; i++)
+        if (strcmp(name, vadd_names[i]) == 0)
+            return true;
+    return false;
+}
+
 /* fake_cuda_raise_next: what the next launch's thread raises, written
  * where pykc's debug=True kernels write it. */
 static int raise_code;
@@ -1214,7 +1228,7 @@ static CUresult launch(CUfunction f, const unsigned dims[6], unsigned shared, CU
     launches++;
     last = l;
     pthread_mutex_unlock(&mu);
-    if (strcmp(f->name, "vadd") == 0 && f->nparams == 9)
+    if (f->nparams == 9 && is_vadd(f->name))
         run_vadd(&l);
     raise_in(f->module);
     return CUDA_SUCCESS;

@@ -106,13 +106,14 @@ fi
 # compiler refuses a launch with the wrong array type, and the programs
 # built on it launch every kind of parameter against the double (which
 # checks the bytes) from the embedded module and from the files, refuse a
-# stale module, and run docs/runtime.md's typed-launcher program.
+# stale module, and run docs/runtime.md's typed-launcher program and
+# docs/tutorial.md's kernel and program.
 e=$t/emitc
 if [ ! -x "$build/pykc" ]; then
-    skip 9 "pykc's C (pykc is not built)"
+    skip 11 "pykc's C (pykc is not built)"
 elif ! $make --no-print-directory -s runtime-emitc SAN="$san" > "$log" 2>&1; then
     bad "make runtime-emitc"
-    skip 8 "pykc's C (its build failed)"
+    skip 10 "pykc's C (its build failed)"
 else
     strict="-std=c11 -pedantic -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror -Iinclude -I$e -fsyntax-only"
     check "kinds.h and vadd.h compile as strict C11" sh -c \
@@ -147,6 +148,10 @@ else
         env PYKRT_LIBCUDA="$fake" "$e/doc_launchers" "$e/vadd.yaml"
     expect "docs/runtime.md's typed launchers refuse another module" 1 "not the ones the header was generated for" \
         env PYKRT_LIBCUDA="$fake" "$e/doc_launchers" "$e/kinds.yaml"
+    expect "docs/tutorial.md's program on the double" 0 "add_arrays_cuda: 100000 elements checked" \
+        env PYKRT_LIBCUDA="$fake" "$e/doc_tutorial"
+    expect "docs/tutorial.md's program without a driver" 2 "context: no CUDA driver" \
+        env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$e/doc_tutorial"
 fi
 
 # 4. The libraries export pykrt_* only; libyaml is inside, not needed.
