@@ -14,7 +14,7 @@
 RT_VERSION := 0.1.0
 RT_SOVERSION := 0
 RT_SRCS := $(addprefix runtime/,error.c handle.c dtype.c driver.c file.c manifest.c module.c link.c ptx.c memory.c launch.c \
-  stream.c random.c offline.c)
+  stream.c graph.c random.c offline.c)
 RT_HDRS := include/pykrt.h runtime/runtime.h runtime/cuda_abi.h
 RT_DIR := $(BUILD)/runtime
 RT_OBJS := $(RT_SRCS:runtime/%.c=$(RT_DIR)/obj/%.o)
