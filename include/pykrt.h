@@ -199,6 +199,62 @@ PYKRT_API pykrt_status pykrt_event_synchronize(pykrt_event *event);
 /* Milliseconds between two recorded, completed events. */
 PYKRT_API pykrt_status pykrt_event_elapsed(pykrt_event *start, pykrt_event *end, float *ms);
 
+/* Makes work queued on `stream` (NULL: the default stream) after this call
+ * wait until the work before the event's last record is done, on the GPU:
+ * the host does not wait (cuStreamWaitEvent). An event never recorded is
+ * no wait. Stream and event must belong to the same context. */
+PYKRT_API pykrt_status pykrt_stream_wait_event(pykrt_stream *stream, pykrt_event *event);
+
+/* ------------------------------------------------------------------ */
+/* Graphs                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Launches (and async copies and memsets) queued on a stream between
+ * pykrt_graph_begin and pykrt_graph_end are recorded into a CUDA graph
+ * instead of running; pykrt_graph_launch then replays them all with one
+ * call. The arguments' values are recorded: a replay reads and writes the
+ * same device memory, which must stay allocated while the graph lives.
+ *
+ * While a stream captures, nothing may wait for it: a launch of a kernel
+ * compiled with debug=True (or with bounds checks), which waits for its
+ * stream to read the exception record, is refused with
+ * PYKRT_ERROR_BAD_LAUNCH; pykrt_stream_synchronize on it is refused with
+ * PYKRT_ERROR_INVALID_ARGUMENT; the synchronous copies and memsets fail
+ * in the driver and end the capture's validity (pykrt_graph_end then
+ * reports the driver's error). Graphs need a driver with CUDA graphs
+ * (11.4 or newer); an older one gives PYKRT_ERROR_NO_DRIVER. */
+
+typedef struct pykrt_graph pykrt_graph;
+
+typedef enum pykrt_capture_mode {
+    /* While the capture lasts, calls that could wait for it implicitly
+     * (cuMemAlloc, synchronous copies ...) fail on every thread. */
+    PYKRT_CAPTURE_GLOBAL = 0,
+    /* The same, only on the thread that began the capture. */
+    PYKRT_CAPTURE_THREAD_LOCAL = 1,
+    /* No call is checked: the caller makes sure none waits for it. */
+    PYKRT_CAPTURE_RELAXED = 2
+} pykrt_capture_mode;
+
+/* Starts recording the work queued on `stream` (cuStreamBeginCapture). The
+ * default stream (NULL) cannot be captured: make a stream for it. */
+PYKRT_API pykrt_status pykrt_graph_begin(pykrt_stream *stream, pykrt_capture_mode mode);
+
+/* Ends the recording begun on `stream` and makes the graph ready to launch
+ * (cuStreamEndCapture, cuGraphInstantiateWithFlags). A capture that the
+ * driver invalidated is ended and reported, with *out NULL. */
+PYKRT_API pykrt_status pykrt_graph_end(pykrt_stream *stream, pykrt_graph **out);
+
+/* Replays the graph's work on `stream` (NULL: the default stream), which
+ * must belong to the graph's context; it runs asynchronously, like the
+ * launches it recorded, and launches on one stream run one after the
+ * other (cuGraphLaunch). */
+PYKRT_API pykrt_status pykrt_graph_launch(pykrt_graph *graph, pykrt_stream *stream);
+
+/* Destroys a graph (replays already queued still complete). NULL is a
+ * no-op. */
+PYKRT_API pykrt_status pykrt_graph_destroy(pykrt_graph *graph);
+
 /* ------------------------------------------------------------------ */
 /* Memory                                                              */
 /* ------------------------------------------------------------------ */
@@ -485,6 +541,23 @@ PYKRT_API pykrt_status pykrt_kernel_param_member(const pykrt_kernel *kernel, siz
 
 /* The CUfunction, for code that calls the driver itself. */
 PYKRT_API pykrt_status pykrt_kernel_handle(const pykrt_kernel *kernel, void **cufunction);
+
+/* How many blocks of `block_threads` threads, each with
+ * `dynamic_shared_bytes` of dynamic shared memory, can be resident at once
+ * on one multiprocessor, given the kernel's registers and static shared
+ * memory (cuOccupancyMaxActiveBlocksPerMultiprocessor). 0 when the block
+ * cannot fit. block_threads must be from 1 to the kernel's
+ * max_threads_per_block. Multiply by the device's sm_count for the whole
+ * GPU. */
+PYKRT_API pykrt_status pykrt_kernel_occupancy(const pykrt_kernel *kernel, int block_threads,
+                                              size_t dynamic_shared_bytes, int *blocks_per_sm);
+
+/* The block size that gives the kernel its highest occupancy with
+ * `dynamic_shared_bytes` per block, whatever the block size, and the
+ * fewest blocks that fill the GPU at it (cuOccupancyMaxPotentialBlockSize).
+ * min_grid_blocks may be NULL. */
+PYKRT_API pykrt_status pykrt_kernel_block_size(const pykrt_kernel *kernel, size_t dynamic_shared_bytes,
+                                               int *block_threads, int *min_grid_blocks);
 
 /* Copies `bytes` into the module's constant-memory symbol `name` (a
  * cuda.const.array_like); `bytes` must equal the symbol's size. */

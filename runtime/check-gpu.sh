@@ -5,7 +5,8 @@
 # bench/launch). They need only libc and the driver there: libyaml is
 # linked into libpykrt.
 #
-#   1. gpu_check: every runtime feature against the real driver
+#   1. gpu_check: every runtime feature against the real driver (streams
+#      waiting on events, occupancy, graphs captured and replayed among them)
 #   2. vadd_host on the vadd fixture, linked with libpykrt.a, and
 #      vadd_host_shared, linked with libpykrt.so (found beside it); and on
 #      pykc's own vadd.yaml when $VADD_YAML names one

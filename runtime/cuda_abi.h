@@ -29,6 +29,13 @@ typedef int CUdevice_attribute;
 typedef int CUfunction_attribute;
 typedef struct CUlinkState_st *CUlinkState;
 typedef int CUjitInputType;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef int CUstreamCaptureMode;
+typedef int CUstreamCaptureStatus;
+/* cuOccupancyMaxPotentialBlockSize's dynamic shared memory per block size;
+ * pykrt passes NULL and a fixed size. */
+typedef size_t (*CUoccupancyB2DSize)(int block_size);
 
 enum {
     CUDA_SUCCESS = 0,
@@ -48,6 +55,12 @@ enum {
     CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
     CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
     CUDA_ERROR_NOT_SUPPORTED = 801,
+    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+    CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
+    CUDA_ERROR_STREAM_CAPTURE_UNMATCHED = 903,
+    CUDA_ERROR_STREAM_CAPTURE_UNJOINED = 904,
+    CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906,
+    CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD = 908,
     CUDA_ERROR_UNKNOWN = 999
 };
 
@@ -100,6 +113,19 @@ enum {
 enum { CU_STREAM_NON_BLOCKING = 1 };
 enum { CU_EVENT_DEFAULT = 0 };
 enum { CU_MEMHOSTALLOC_PORTABLE = 1 };
+enum { CU_EVENT_WAIT_DEFAULT = 0 };
+
+/* cuStreamBeginCapture's modes and cuStreamIsCapturing's answers. */
+enum {
+    CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    CU_STREAM_CAPTURE_MODE_RELAXED = 2
+};
+enum {
+    CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+    CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2
+};
 
 /* X(member, symbol, fallback symbol or NULL, PK_REQUIRED|PK_OPTIONAL, (params)) */
 #define PK_DRIVER_API(X)                                                                                         \
@@ -161,6 +187,22 @@ enum { CU_MEMHOSTALLOC_PORTABLE = 1 };
     X(cuStreamCreate, "cuStreamCreate", NULL, PK_REQUIRED, (CUstream *stream, unsigned int flags))               \
     X(cuStreamDestroy, "cuStreamDestroy_v2", NULL, PK_REQUIRED, (CUstream stream))                               \
     X(cuStreamSynchronize, "cuStreamSynchronize", NULL, PK_REQUIRED, (CUstream stream))                          \
+    X(cuStreamWaitEvent, "cuStreamWaitEvent", NULL, PK_REQUIRED, (CUstream stream, CUevent event, unsigned int flags)) \
+    X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", NULL, PK_OPTIONAL,                                     \
+      (CUstream stream, CUstreamCaptureMode mode))                                                               \
+    X(cuStreamEndCapture, "cuStreamEndCapture", NULL, PK_OPTIONAL, (CUstream stream, CUgraph *graph))           \
+    X(cuStreamIsCapturing, "cuStreamIsCapturing", NULL, PK_OPTIONAL,                                           \
+      (CUstream stream, CUstreamCaptureStatus *status))                                                          \
+    X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", NULL, PK_OPTIONAL,                                    \
+      (CUgraphExec *exec, CUgraph graph, unsigned long long flags))                                              \
+    X(cuGraphLaunch, "cuGraphLaunch", NULL, PK_OPTIONAL, (CUgraphExec exec, CUstream stream))                   \
+    X(cuGraphExecDestroy, "cuGraphExecDestroy", NULL, PK_OPTIONAL, (CUgraphExec exec))                          \
+    X(cuGraphDestroy, "cuGraphDestroy", NULL, PK_OPTIONAL, (CUgraph graph))                                     \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL,         \
+      PK_REQUIRED, (int *blocks, CUfunction func, int block_size, size_t dynamic_shared))                       \
+    X(cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize", NULL, PK_REQUIRED,                 \
+      (int *min_grid, int *block_size, CUfunction func, CUoccupancyB2DSize shared_of_block, size_t dynamic_shared, \
+       int block_size_limit))                                                                                    \
     X(cuEventCreate, "cuEventCreate", NULL, PK_REQUIRED, (CUevent *event, unsigned int flags))                   \
     X(cuEventDestroy, "cuEventDestroy_v2", NULL, PK_REQUIRED, (CUevent event))                                   \
     X(cuEventRecord, "cuEventRecord", NULL, PK_REQUIRED, (CUevent event, CUstream stream))                       \

@@ -328,6 +328,7 @@ static pykrt_status check_unused(const pykrt_context *ctx)
         {"event", "events"},
         {"device allocation", "device allocations"},
         {"pinned host allocation", "pinned host allocations"},
+        {"graph", "graphs"},
     };
     long n[PK_LIVE_KINDS];
     int kinds = 0, listed = 0;

@@ -33,7 +33,7 @@ static const struct {
 } kinds[PK_KINDS] = {
     {"context", sizeof(struct pykrt_context)}, {"module", sizeof(struct pykrt_module)},
     {"kernel", sizeof(struct pykrt_kernel)},   {"stream", sizeof(struct pykrt_stream)},
-    {"event", sizeof(struct pykrt_event)},
+    {"event", sizeof(struct pykrt_event)},     {"graph", sizeof(struct pykrt_graph)},
 };
 
 typedef struct pool {
@@ -45,7 +45,7 @@ typedef struct pool {
 static pool pools[PK_KINDS] = {
     {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0}, {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
     {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0}, {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
-    {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
+    {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0}, {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0},
 };
 
 /* "PK" and the kind: distinct per kind, never 0 (destroyed). */

@@ -253,6 +253,9 @@ static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, cons
         return pk_cuda_fail(res, "cuCtxSetCurrent", "%s(%s)", what, d->name);
     CUstream stream = cfg->stream ? cfg->stream->cu : NULL;
     if (PK_UNLIKELY(d->reports && k->module->exception)) {
+        pykrt_status st = pk_refuse_capture(stream, what, d->name);
+        if (st != PYKRT_SUCCESS)
+            return st;
         res = pk_drv.cuMemsetD8Async(k->module->exception, 0, 4, stream);
         if (res != CUDA_SUCCESS)
             return pk_cuda_fail(res, "cuMemsetD8Async", "%s(%s): clearing its exception record", what, d->name);
@@ -369,4 +372,50 @@ pykrt_status pykrt_launch_unchecked(pykrt_kernel *kernel, const pykrt_launch_con
     pk_shape s;
     pk_normalize(config, &s);
     return launch(kernel, config, &s, args, "pykrt_launch_unchecked");
+}
+
+/* ---- occupancy ---- */
+
+/* The checks of the occupancy queries: a live kernel, bound. */
+static pykrt_status occupancy_enter(const pykrt_kernel *k, const void *out, const char *what)
+{
+    if (!k || !out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", what, k ? "the result pointer" : "kernel");
+    if (!pk_alive(k, PK_KERNEL))
+        return pk_dead(what, PK_KERNEL);
+    CUresult res = pk_bind(k->module->ctx);
+    return res ? pk_cuda_fail(res, "cuCtxSetCurrent", "%s(%s)", what, k->desc->name) : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_kernel_occupancy(const pykrt_kernel *kernel, int block_threads, size_t dynamic_shared_bytes,
+                                    int *blocks_per_sm)
+{
+    pykrt_status st = occupancy_enter(kernel, blocks_per_sm, "pykrt_kernel_occupancy");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    if (block_threads < 1 || block_threads > kernel->max_threads)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_kernel_occupancy(%s): a block of %d threads; the kernel "
+                       "takes 1 to %d", kernel->desc->name, block_threads, kernel->max_threads);
+    CUresult res = pk_drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel->fn, block_threads,
+                                                                      dynamic_shared_bytes);
+    return res ? pk_cuda_fail(res, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "pykrt_kernel_occupancy(%s)",
+                              kernel->desc->name)
+               : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_kernel_block_size(const pykrt_kernel *kernel, size_t dynamic_shared_bytes, int *block_threads,
+                                     int *min_grid_blocks)
+{
+    pykrt_status st = occupancy_enter(kernel, block_threads, "pykrt_kernel_block_size");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    int grid = 0;
+    /* No callback: the dynamic shared memory is the same at every size. */
+    CUresult res = pk_drv.cuOccupancyMaxPotentialBlockSize(&grid, block_threads, kernel->fn, NULL,
+                                                           dynamic_shared_bytes, kernel->max_threads);
+    if (res)
+        return pk_cuda_fail(res, "cuOccupancyMaxPotentialBlockSize", "pykrt_kernel_block_size(%s)", kernel->desc->name);
+    if (min_grid_blocks)
+        *min_grid_blocks = grid;
+    return PYKRT_SUCCESS;
 }

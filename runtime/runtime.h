@@ -49,7 +49,7 @@ const char *pk_message(void);
 /* ---- handle.c: the objects behind handles ---- */
 
 /* ORDER KIND: handle.c's table of kinds follows this order. */
-typedef enum pk_kind { PK_CONTEXT, PK_MODULE, PK_KERNEL, PK_STREAM, PK_EVENT, PK_KINDS } pk_kind;
+typedef enum pk_kind { PK_CONTEXT, PK_MODULE, PK_KERNEL, PK_STREAM, PK_EVENT, PK_GRAPH, PK_KINDS } pk_kind;
 
 /* The first member of every object a handle points to. */
 typedef struct pk_obj {
@@ -103,6 +103,7 @@ typedef enum pk_live {
     PK_LIVE_EVENT,
     PK_LIVE_DEVICE_MEMORY,
     PK_LIVE_HOST_MEMORY,
+    PK_LIVE_GRAPH,
     PK_LIVE_KINDS
 } pk_live;
 
@@ -411,5 +412,22 @@ struct pykrt_event {
     pykrt_context *ctx;
     CUevent cu;
 };
+
+/* ---- graph.c ---- */
+
+struct pykrt_graph {
+    pk_obj obj;
+    pykrt_context *ctx;
+    CUgraph cu;
+    CUgraphExec exec;
+};
+
+/* PYKRT_ERROR_BAD_LAUNCH when `stream` (NULL: the default stream) is
+ * capturing into a graph: a launch that waits for its stream (a debug=True
+ * kernel's, to read its exception record) must not run there. */
+pykrt_status pk_refuse_capture(CUstream stream, const char *what, const char *kernel);
+
+/* Whether `stream` (NULL: the default stream) is capturing into a graph. */
+bool pk_stream_capturing(const pykrt_stream *stream);
 
 #endif /* PYKRT_RUNTIME_H */

@@ -14,7 +14,7 @@
 RT_VERSION := 0.1.0
 RT_SOVERSION := 0
 RT_SRCS := $(addprefix runtime/,error.c handle.c dtype.c driver.c file.c manifest.c module.c link.c ptx.c memory.c launch.c \
-  stream.c random.c offline.c)
+  stream.c graph.c random.c offline.c)
 RT_HDRS := include/pykrt.h runtime/runtime.h runtime/cuda_abi.h
 RT_DIR := $(BUILD)/runtime
 RT_OBJS := $(RT_SRCS:runtime/%.c=$(RT_DIR)/obj/%.o)
@@ -84,7 +84,8 @@ install-runtime: runtime
 TEST_SUITES += test-runtime
 RT_TDIR := $(BUILD)/tests/runtime
 RT_TEST_SRCS := tests/runtime/test_main.c tests/runtime/rt_util.c tests/runtime/test_driver.c tests/runtime/test_manifest.c \
-  tests/runtime/test_module.c tests/runtime/test_link.c tests/runtime/test_memory.c tests/runtime/test_launch.c
+  tests/runtime/test_module.c tests/runtime/test_link.c tests/runtime/test_memory.c tests/runtime/test_launch.c \
+  tests/runtime/test_graph.c
 RT_TEST_HDRS := tests/runtime/rt_test.h tests/runtime/fake_cuda.h $(RT_HDRS)
 RT_TEST_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Iruntime -Itests/runtime -pthread
 RT_FAKE := $(RT_TDIR)/fake/libcuda.so.1

@@ -59,6 +59,10 @@ pykrt_status pykrt_stream_synchronize(pykrt_stream *stream)
     pykrt_status st = pk_enter(stream->ctx, "pykrt_stream_synchronize");
     if (st != PYKRT_SUCCESS)
         return st;
+    /* The driver would fail too, but would also invalidate the capture. */
+    if (pk_stream_capturing(stream))
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT,
+                       "pykrt_stream_synchronize: the stream is capturing a graph (end it with pykrt_graph_end first)");
     CUresult res = pk_drv.cuStreamSynchronize(stream->cu);
     return res ? pk_cuda_fail(res, "cuStreamSynchronize", "pykrt_stream_synchronize") : PYKRT_SUCCESS;
 }
@@ -154,4 +158,21 @@ pykrt_status pykrt_event_elapsed(pykrt_event *start, pykrt_event *end, float *ms
         return st;
     CUresult res = pk_drv.cuEventElapsedTime(ms, start->cu, end->cu);
     return res ? pk_cuda_fail(res, "cuEventElapsedTime", "pykrt_event_elapsed") : PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_stream_wait_event(pykrt_stream *stream, pykrt_event *event)
+{
+    if (!event)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_stream_wait_event: event is NULL");
+    if (!pk_alive(event, PK_EVENT))
+        return pk_dead("pykrt_stream_wait_event", PK_EVENT);
+    if (stream && !pk_alive(stream, PK_STREAM))
+        return pk_dead("pykrt_stream_wait_event", PK_STREAM);
+    if (stream && stream->ctx != event->ctx)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_stream_wait_event: the stream belongs to another context");
+    pykrt_status st = pk_enter(event->ctx, "pykrt_stream_wait_event");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    CUresult res = pk_drv.cuStreamWaitEvent(stream ? stream->cu : NULL, event->cu, CU_EVENT_WAIT_DEFAULT);
+    return res ? pk_cuda_fail(res, "cuStreamWaitEvent", "pykrt_stream_wait_event") : PYKRT_SUCCESS;
 }

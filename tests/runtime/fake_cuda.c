@@ -74,8 +74,31 @@ struct CUmod_st {
     global *globals;
 };
 
+/* A launch recorded by a capture: the function, shape and parameter
+ * bytes, replayed through the launch path by cuGraphLaunch. */
+typedef struct recorded {
+    struct CUfunc_st *f;
+    unsigned dims[6];
+    unsigned shared;
+    int coop;
+    unsigned char *bytes; /* the parameters, each at its offset */
+    size_t offset[FAKE_MAX_PARAMS];
+    struct recorded *next;
+} recorded;
+
+struct CUgraph_st {
+    recorded *head, **tail;
+};
+
+struct CUgraphExec_st {
+    struct CUgraph_st *graph; /* a copy of the launches, owned */
+};
+
 struct CUstream_st {
     unsigned flags;
+    struct CUgraph_st *capture; /* non-NULL while capturing */
+    bool invalidated;           /* a forbidden call ended the capture's validity */
+    CUevent waited;             /* the last event waited on, for tests */
 };
 
 struct CUevent_st {
@@ -215,6 +238,14 @@ static const struct {
     {CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
      "too many blocks in cooperative launch"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+     "operation not permitted when stream is capturing"},
+    {CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+     "operation failed due to a previous error during capture"},
+    {CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED",
+     "capture was not initiated in this stream"},
+    {CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
+     "operation would make the legacy stream depend on a capturing blocking stream"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
@@ -1075,9 +1106,26 @@ EXPORT CUresult cuStreamDestroy_v2(CUstream s)
     return CUDA_SUCCESS;
 }
 
+/* Streams capturing now: the legacy default stream may not wait for one. */
+static int ncapturing;
+
 EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
     ENTER_CTX("cuStreamSynchronize");
+    if (s && s->capture) {
+        s->invalidated = true; /* as the driver does */
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
+{
+    ENTER_CTX("cuStreamWaitEvent");
+    if (!e || flags != 0)
+        return e ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
+    if (s)
+        s->waited = e;
     return CUDA_SUCCESS;
 }
 
@@ -1192,6 +1240,28 @@ static void raise_in(struct CUmod_st *m)
         write_global(m, "pykc_exception_detail", detail, sizeof detail);
 }
 
+/* Appends a launch to a graph, its parameters copied as laid out in l. */
+static CUresult record(struct CUgraph_st *g, CUfunction f, const unsigned dims[6], unsigned shared, int coop,
+                       const fake_launch *l)
+{
+    recorded *r = calloc(1, sizeof *r);
+    size_t end = l->nparams ? l->offset[l->nparams - 1] + l->size[l->nparams - 1] : 0;
+    r->bytes = malloc(end ? end : 1);
+    if (!r->bytes) {
+        free(r);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    r->f = f;
+    memcpy(r->dims, dims, sizeof r->dims);
+    r->shared = shared;
+    r->coop = coop;
+    memcpy(r->bytes, l->bytes, end);
+    memcpy(r->offset, l->offset, sizeof r->offset);
+    *g->tail = r;
+    g->tail = &r->next;
+    return CUDA_SUCCESS;
+}
+
 static CUresult launch(CUfunction f, const unsigned dims[6], unsigned shared, CUstream s, void **params, int coop)
 {
     if (!f)
@@ -1224,6 +1294,8 @@ static CUresult launch(CUfunction f, const unsigned dims[6], unsigned shared, CU
         memcpy(l.bytes + off, params[i], f->params[i].size);
         off += f->params[i].size;
     }
+    if (s && s->capture)
+        return record(s->capture, f, dims, shared, coop, &l);
     pthread_mutex_lock(&mu);
     launches++;
     last = l;
@@ -1252,6 +1324,188 @@ EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy
     ENTER_CTX("cuLaunchCooperativeKernel");
     const unsigned dims[6] = {gx, gy, gz, bx, by, bz};
     return launch(f, dims, shared, s, params, 1);
+}
+
+/* ---- graphs: a capture records launches, a graph launch replays them ---- */
+
+static struct CUgraph_st *graph_new(void)
+{
+    struct CUgraph_st *g = calloc(1, sizeof *g);
+    g->tail = &g->head;
+    return g;
+}
+
+static void graph_free(struct CUgraph_st *g)
+{
+    while (g && g->head) {
+        recorded *r = g->head;
+        g->head = r->next;
+        free(r->bytes);
+        free(r);
+    }
+    free(g);
+}
+
+static long live_graphs;
+
+EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+    ENTER_CTX("cuStreamBeginCapture_v2");
+    if (!s) /* the legacy default stream cannot capture */
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    if (mode < CU_STREAM_CAPTURE_MODE_GLOBAL || mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (s->capture)
+        return CUDA_ERROR_INVALID_VALUE;
+    s->capture = graph_new();
+    s->invalidated = false;
+    pthread_mutex_lock(&mu);
+    ncapturing++;
+    pthread_mutex_unlock(&mu);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *graph)
+{
+    ENTER_CTX("cuStreamEndCapture");
+    if (!s || !s->capture)
+        return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+    struct CUgraph_st *g = s->capture;
+    s->capture = NULL;
+    pthread_mutex_lock(&mu);
+    ncapturing--;
+    pthread_mutex_unlock(&mu);
+    *graph = NULL;
+    if (s->invalidated) {
+        graph_free(g);
+        return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    }
+    *graph = g;
+    pthread_mutex_lock(&mu);
+    live_graphs++;
+    pthread_mutex_unlock(&mu);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *status)
+{
+    ENTER_CTX("cuStreamIsCapturing");
+    pthread_mutex_lock(&mu);
+    int n = ncapturing;
+    pthread_mutex_unlock(&mu);
+    if (!s && n > 0) /* only blocking streams count in the driver; every one here */
+        return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    *status = !s || !s->capture ? CU_STREAM_CAPTURE_STATUS_NONE
+              : s->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
+                               : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph, unsigned long long flags)
+{
+    ENTER_CTX("cuGraphInstantiateWithFlags");
+    if (!graph || flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUgraph_st *copy = graph_new();
+    for (recorded *r = graph->head; r; r = r->next) {
+        recorded *c = malloc(sizeof *c);
+        size_t n = r->f->nparams > 0 ? r->offset[r->f->nparams - 1] + r->f->params[r->f->nparams - 1].size : 1;
+        *c = *r;
+        c->bytes = malloc(n);
+        memcpy(c->bytes, r->bytes, n);
+        c->next = NULL;
+        *copy->tail = c;
+        copy->tail = &c->next;
+    }
+    *exec = calloc(1, sizeof **exec);
+    (*exec)->graph = copy;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s)
+{
+    ENTER_CTX("cuGraphLaunch");
+    if (!exec)
+        return CUDA_ERROR_INVALID_HANDLE;
+    for (recorded *r = exec->graph->head; r; r = r->next) {
+        void *params[FAKE_MAX_PARAMS];
+        for (int i = 0; i < r->f->nparams; i++)
+            params[i] = r->bytes + r->offset[i];
+        CUresult res = launch(r->f, r->dims, r->shared, s, params, r->coop);
+        if (res)
+            return res;
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
+{
+    ENTER_CTX("cuGraphExecDestroy");
+    if (!exec)
+        return CUDA_ERROR_INVALID_HANDLE;
+    graph_free(exec->graph);
+    free(exec);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphDestroy(CUgraph graph)
+{
+    ENTER_CTX("cuGraphDestroy");
+    if (!graph)
+        return CUDA_ERROR_INVALID_HANDLE;
+    graph_free(graph);
+    pthread_mutex_lock(&mu);
+    live_graphs--;
+    pthread_mutex_unlock(&mu);
+    return CUDA_SUCCESS;
+}
+
+/* ---- occupancy: the threads and shared memory of one multiprocessor ---- */
+
+/* Blocks of `block` threads and `shared` bytes resident on one SM: the
+ * fake's 1536 threads (48 warps), 32 blocks and optin_shared() bytes per
+ * multiprocessor, as cuDeviceGetAttribute reports them. */
+static int blocks_per_sm(CUfunction f, int block, size_t shared)
+{
+    if (block <= 0 || block > f->max_threads || shared > (size_t)optin_shared())
+        return 0;
+    int warps = (block + 31) / 32, by_threads = 48 / warps;
+    int by_shared = shared ? (int)((size_t)optin_shared() / shared) : 32;
+    int n = by_threads < by_shared ? by_threads : by_shared;
+    return n < 32 ? n : 32;
+}
+
+EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, int block, size_t shared)
+{
+    ENTER_CTX("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!blocks || block <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    *blocks = blocks_per_sm(f, block, shared);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block_size, CUfunction f,
+                                                 CUoccupancyB2DSize shared_of_block, size_t shared, int limit)
+{
+    ENTER_CTX("cuOccupancyMaxPotentialBlockSize");
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!min_grid || !block_size)
+        return CUDA_ERROR_INVALID_VALUE;
+    int top = limit > 0 && limit < f->max_threads ? limit : f->max_threads, best = 0, best_threads = 0;
+    for (int b = 32; b <= top; b += 32) {
+        size_t sh = shared_of_block ? shared_of_block(b) : shared;
+        int threads = blocks_per_sm(f, b, sh) * b;
+        if (threads > best_threads) {
+            best_threads = threads;
+            best = b;
+        }
+    }
+    *block_size = best;
+    *min_grid = best ? best_threads / best * 84 : 0; /* the fake's 84 multiprocessors */
+    return CUDA_SUCCESS;
 }
 
 /* ---- test controls ---- */
@@ -1355,4 +1609,17 @@ EXPORT int fake_cuda_retains(int dev)
     int n = dev >= 0 && dev < MAX_DEVICES ? primary[dev].retains : -1;
     pthread_mutex_unlock(&mu);
     return n;
+}
+
+EXPORT long fake_cuda_live_graphs(void)
+{
+    pthread_mutex_lock(&mu);
+    long n = live_graphs;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
+EXPORT void *fake_cuda_waited_event(void *stream)
+{
+    return stream ? ((CUstream)stream)->waited : NULL;
 }

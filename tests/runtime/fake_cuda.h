@@ -54,6 +54,10 @@ typedef struct fake_hooks {
     int (*live_links)(void);
     /* The inputs of the last cuLinkComplete: "ptx k.ptx, library /x/libcudadevrt.a". */
     void (*last_link)(char *out, size_t size);
+    /* Captured graphs (CUgraph) not yet destroyed. */
+    long (*live_graphs)(void);
+    /* The CUevent the CUstream last waited on (cuStreamWaitEvent), or NULL. */
+    void *(*waited_event)(void *stream);
 } fake_hooks;
 
 #define FAKE_HOOK_NAMES(X)                                                                                       \
@@ -68,6 +72,8 @@ typedef struct fake_hooks {
     X(set_param_info, fake_cuda_set_param_info)                                                                  \
     X(raise_next, fake_cuda_raise_next)                                                                          \
     X(live_links, fake_cuda_live_links)                                                                          \
-    X(last_link, fake_cuda_last_link)
+    X(last_link, fake_cuda_last_link)                                                                            \
+    X(live_graphs, fake_cuda_live_graphs)                                                                        \
+    X(waited_event, fake_cuda_waited_event)
 
 #endif /* FAKE_CUDA_H */

@@ -657,6 +657,120 @@ static void check_errors(void)
     ASSERT_OK(pykrt_context_synchronize(t_ctx));
 }
 
+/* Stream b copies what a large vadd on stream a wrote, after waiting on an
+ * event recorded behind it: without the wait the copy would race it. */
+static void check_stream_wait(void)
+{
+    enum { N = 1 << 24 };
+    pykrt_module *m;
+    pykrt_stream *a, *b;
+    pykrt_event *done;
+    pykrt_array dx, dout, dcopy;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("vadd.yaml"), &m));
+    ASSERT_OK(pykrt_stream_create(t_ctx, PYKRT_STREAM_NON_BLOCKING, &a));
+    ASSERT_OK(pykrt_stream_create(t_ctx, PYKRT_STREAM_NON_BLOCKING, &b));
+    ASSERT_OK(pykrt_event_create(t_ctx, &done));
+    ASSERT_OK(new_array(PYKRT_FLOAT32, N, &dx));
+    ASSERT_OK(new_array(PYKRT_FLOAT32, N, &dout));
+    ASSERT_OK(new_array(PYKRT_FLOAT32, N, &dcopy));
+    ASSERT_OK(pykrt_memset_d32(t_ctx, dx.data, 0x3f800000u, N)); /* 1.0f */
+    ASSERT_OK(pykrt_memset_d32(t_ctx, dout.data, 0, N));
+    ASSERT_OK(pykrt_memset_d32(t_ctx, dcopy.data, 0, N));
+    pykrt_arg args[3] = {pykrt_arg_array(&dx), pykrt_arg_array(&dx), pykrt_arg_array(&dout)};
+    pykrt_launch_config cfg = {{N / 256, 1, 1}, {256, 1, 1}, 0, a};
+    ASSERT_OK(pykrt_launch(kernel(m, "vadd"), &cfg, args, 3));
+    ASSERT_OK(pykrt_event_record(done, a));
+    ASSERT_OK(pykrt_stream_wait_event(b, done));
+    ASSERT_OK(pykrt_memcpy_dtod_async(t_ctx, dcopy.data, dout.data, (size_t)N * 4, b));
+    ASSERT_OK(pykrt_stream_synchronize(b));
+    float *out = malloc((size_t)N * 4);
+    ASSERT(out != NULL);
+    pykrt_status st = pykrt_array_copy_to_host(t_ctx, out, (size_t)N * 4, &dcopy);
+    int64_t bad = -1;
+    for (int64_t i = 0; st == PYKRT_SUCCESS && bad < 0 && i < N; i++)
+        if (out[i] != 2.0f)
+            bad = i;
+    free(out);
+    ASSERT_OK(st);
+    if (bad >= 0)
+        printf("  copy[%lld] is not 2: the copy ran before the kernel it waited for\n", (long long)bad);
+    ASSERT(bad < 0);
+    pykrt_array_free(t_ctx, &dx);
+    pykrt_array_free(t_ctx, &dout);
+    pykrt_array_free(t_ctx, &dcopy);
+    ASSERT_OK(pykrt_event_destroy(done));
+    ASSERT_OK(pykrt_stream_destroy(a));
+    ASSERT_OK(pykrt_stream_destroy(b));
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
+static void check_occupancy(void)
+{
+    pykrt_module *m;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("vadd.yaml"), &m));
+    pykrt_kernel *k = kernel(m, "vadd");
+    int blocks = 0, threads = 0, grid = 0;
+    ASSERT_OK(pykrt_kernel_occupancy(k, 256, 0, &blocks));
+    ASSERT_OK(pykrt_kernel_block_size(k, 0, &threads, &grid));
+    printf("  vadd: %d blocks of 256 threads per SM; best block %d threads, %d blocks fill the GPU\n", blocks, threads,
+           grid);
+    ASSERT(blocks > 0 && blocks * 256 <= dev.max_threads_per_sm);
+    ASSERT(threads > 0 && threads <= dev.max_threads_per_block && grid >= dev.sm_count);
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
+/* out = x + out captured once and replayed 3 times gives 3x; a debug=True
+ * kernel is refused while the stream captures. */
+static void check_graph(void)
+{
+    enum { N = 100003 };
+    pykrt_module *m, *raises;
+    pykrt_stream *s;
+    pykrt_graph *g;
+    pykrt_array dx, dout;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("vadd.yaml"), &m));
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("raises.yaml"), &raises));
+    ASSERT_OK(pykrt_stream_create(t_ctx, PYKRT_STREAM_NON_BLOCKING, &s));
+    ASSERT_OK(new_array(PYKRT_FLOAT32, N, &dx));
+    ASSERT_OK(new_array(PYKRT_FLOAT32, N, &dout));
+    float *x = malloc(N * 4), *out = malloc(N * 4);
+    ASSERT(x && out);
+    for (int i = 0; i < N; i++)
+        x[i] = (float)(i % 1000) + 0.25f;
+    ASSERT_OK(pykrt_array_copy_from_host(t_ctx, &dx, x, N * 4));
+    ASSERT_OK(pykrt_memset_d32(t_ctx, dout.data, 0, N));
+    pykrt_arg args[3] = {pykrt_arg_array(&dx), pykrt_arg_array(&dout), pykrt_arg_array(&dout)};
+    pykrt_launch_config cfg = {{(N + 255) / 256, 1, 1}, {256, 1, 1}, 0, s};
+    pykrt_array a;
+    ASSERT_OK(new_array(PYKRT_INT64, 64, &a));
+    pykrt_arg rargs[1] = {pykrt_arg_array(&a)};
+    pykrt_launch_config rcfg = {{2, 1, 1}, {32, 1, 1}, 0, s};
+    ASSERT_OK(pykrt_graph_begin(s, PYKRT_CAPTURE_THREAD_LOCAL));
+    ASSERT_OK(pykrt_launch(kernel(m, "vadd"), &cfg, args, 3));
+    ASSERT_ERR(PYKRT_ERROR_BAD_LAUNCH, pykrt_launch(kernel(raises, "checked"), &rcfg, rargs, 1), "capturing a graph");
+    ASSERT_OK(pykrt_graph_end(s, &g));
+    for (int r = 0; r < 3; r++)
+        ASSERT_OK(pykrt_graph_launch(g, s));
+    ASSERT_OK(pykrt_stream_synchronize(s));
+    ASSERT_OK(pykrt_array_copy_to_host(t_ctx, out, N * 4, &dout));
+    int bad = -1;
+    for (int i = 0; bad < 0 && i < N; i++)
+        if (out[i] != 3 * x[i])
+            bad = i;
+    if (bad >= 0)
+        printf("  out[%d] = %g, expected %g\n", bad, (double)out[bad], (double)(3 * x[bad]));
+    free(x);
+    free(out);
+    ASSERT(bad < 0);
+    ASSERT_OK(pykrt_graph_destroy(g));
+    pykrt_array_free(t_ctx, &a);
+    pykrt_array_free(t_ctx, &dx);
+    pykrt_array_free(t_ctx, &dout);
+    ASSERT_OK(pykrt_stream_destroy(s));
+    ASSERT_OK(pykrt_module_unload(raises));
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
 int main(int argc, char **argv)
 {
     t_fixtures = argc > 1 ? argv[1] : "tests/runtime/fixtures";
@@ -673,7 +787,8 @@ int main(int argc, char **argv)
     static const t_case checks[] = {
         T(check_device),   T(check_vadd),           T(check_target_choice), T(check_embedded),
         T(check_scalars),  T(check_tuples),  T(check_exceptions), T(check_failed_checks), T(check_arrays),         T(check_constants),     T(check_dynamic_shared),
-        T(check_cooperative), T(check_random),      T(check_streams_and_events), T(check_threads),
+        T(check_cooperative), T(check_random),      T(check_streams_and_events), T(check_stream_wait),
+        T(check_occupancy), T(check_graph), T(check_threads),
         T(check_linked),   T(check_device_launch), T(check_quicksort), T(check_errors),
     };
     int passed = 0, failed = 0;

@@ -106,7 +106,9 @@ int fake_open(fake_hooks *hooks);
     } while (0)
 
 /* The test tables of each file. */
-extern const t_case driver_tests[], manifest_tests[], module_tests[], link_tests[], memory_tests[], launch_tests[];
-extern const size_t driver_ntests, manifest_ntests, module_ntests, link_ntests, memory_ntests, launch_ntests;
+extern const t_case driver_tests[], manifest_tests[], module_tests[], link_tests[], memory_tests[], launch_tests[],
+    graph_tests[];
+extern const size_t driver_ntests, manifest_ntests, module_ntests, link_ntests, memory_ntests, launch_ntests,
+    graph_ntests;
 
 #endif /* RT_TEST_H */

@@ -102,6 +102,7 @@ int main(int argc, char **argv)
     run(link_tests, link_ntests, &passed, &failed);
     run(memory_tests, memory_ntests, &passed, &failed);
     run(launch_tests, launch_ntests, &passed, &failed);
+    run(graph_tests, graph_ntests, &passed, &failed);
     pykrt_context_destroy(t_ctx);
     printf("runtime_tests: %d passed, %d failed\n", passed, failed);
     FILE *f = fopen(argv[2], "w");
