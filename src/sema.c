@@ -1701,6 +1701,25 @@ static FuncInfo *specialise(Sema *s, FuncInfo *f, Type *const *args) {
 
 static Type *type_callee(Sema *s, Node *call, FuncInfo *f);
 
+/* Converts a call's arguments to the parameters of f, the function it
+ * calls or the kernel it launches (what: how errors name it); arrays
+ * passed are read and written. False after an error. */
+static bool convert_call_args(Sema *s, Node *call, FuncInfo *f, const char *what) {
+    call->casts = new_casts(s, call->item_len);
+    for (int i = 0; i < call->item_len; i++) {
+        Type *want = f->params[i]->ty, *got = call->items[i]->ty;
+        if (!casts_lowered(s, call->items[i]->span, &got, &want, 1)) return false;
+        if (type_conversion(got, want) == CONV_NONE) {
+            sema_error(s, call->items[i]->span, "argument %d of %s is %s, which does not convert to %s", i + 1, what,
+                       sema_type_name(s, got), sema_type_name(s, want));
+            return false;
+        }
+        call->casts[i] = want;
+        if (want->kind == TY_ARRAY) sema_note_access(s, call->items[i], true, true);
+    }
+    return true;
+}
+
 static void prepare_function(Sema *s, FuncInfo *f);
 
 static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
@@ -1730,18 +1749,7 @@ static Type *call_device_function(Sema *s, Node *call, FuncInfo *f) {
         f = specialise(s, f, args);
     }
     call->sym = f->sym;
-    call->casts = new_casts(s, call->item_len);
-    for (int i = 0; i < call->item_len; i++) {
-        Type *want = f->params[i]->ty, *got = call->items[i]->ty;
-        if (!casts_lowered(s, call->items[i]->span, &got, &want, 1)) return &ty_error;
-        if (type_conversion(got, want) == CONV_NONE) {
-            sema_error(s, call->items[i]->span, "argument %d of '%s' is %s, which does not convert to %s", i + 1,
-                       f->def->name, sema_type_name(s, got), sema_type_name(s, want));
-            return &ty_error;
-        }
-        call->casts[i] = want;
-        if (want->kind == TY_ARRAY) sema_note_access(s, call->items[i], true, true);
-    }
+    if (!convert_call_args(s, call, f, arena_printf(s->arena, "'%s'", f->def->name))) return &ty_error;
     return type_callee(s, call, f);
 }
 
@@ -2209,18 +2217,7 @@ static Type *type_launch(Sema *s, Node *call, FuncInfo *k) {
     if (!target) return &ty_error;
     call->sym = target->sym;
     call->func->ty = target->sym->ty;
-    call->casts = new_casts(s, call->item_len);
-    for (int i = 0; i < call->item_len; i++) {
-        Type *want = target->params[i]->ty, *got = call->items[i]->ty;
-        if (!casts_lowered(s, call->items[i]->span, &got, &want, 1)) return &ty_error;
-        if (type_conversion(got, want) == CONV_NONE) {
-            sema_error(s, call->items[i]->span, "argument %d of kernel '%s' is %s, which does not convert to %s", i + 1,
-                       k->def->name, sema_type_name(s, got), sema_type_name(s, want));
-            return &ty_error;
-        }
-        call->casts[i] = want;
-        if (want->kind == TY_ARRAY) sema_note_access(s, call->items[i], true, true);
-    }
+    if (!convert_call_args(s, call, target, arena_printf(s->arena, "kernel '%s'", k->def->name))) return &ty_error;
     s->unit->launches = true;
     return &ty_none;
 }
