@@ -83,7 +83,7 @@ install-runtime: runtime
 
 TEST_SUITES += test-runtime
 RT_TDIR := $(BUILD)/tests/runtime
-RT_TEST_SRCS := tests/runtime/test_main.c tests/runtime/rt_util.c tests/runtime/test_driver.c tests/runtime/test_manifest.c \
+RT_TEST_SRCS := tests/runtime/test_main.c tests/runtime/rt_fail.c tests/runtime/rt_util.c tests/runtime/test_driver.c tests/runtime/test_manifest.c \
   tests/runtime/test_module.c tests/runtime/test_link.c tests/runtime/test_memory.c tests/runtime/test_launch.c \
   tests/runtime/test_graph.c
 RT_TEST_HDRS := tests/runtime/rt_test.h tests/runtime/fake_cuda.h $(RT_HDRS)
@@ -104,13 +104,13 @@ $(RT_TDIR)/runtime_tests: $(RT_TEST_SRCS) $(RT_TEST_HDRS) $(RT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_TEST_CFLAGS) $(RT_TEST_SRCS) $(RT_OBJS) $(RT_YAML_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
-$(RT_TDIR)/nodriver: tests/runtime/nodriver.c tests/runtime/rt_test.h $(RT_A)
+$(RT_TDIR)/nodriver: tests/runtime/nodriver.c tests/runtime/rt_fail.c tests/runtime/rt_test.h $(RT_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_TEST_CFLAGS) $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+	$(CC) $(RT_TEST_CFLAGS) $< tests/runtime/rt_fail.c $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
-$(RT_TDIR)/offline: tests/runtime/offline.c tests/runtime/rt_test.h $(RT_A)
+$(RT_TDIR)/offline: tests/runtime/offline.c tests/runtime/rt_fail.c tests/runtime/rt_test.h $(RT_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(RT_TEST_CFLAGS) $< $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+	$(CC) $(RT_TEST_CFLAGS) $< tests/runtime/rt_fail.c $(RT_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
 $(RT_TDIR)/vadd_host: samples/vadd_host.c $(RT_A)
 	@mkdir -p $(dir $@)

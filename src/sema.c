@@ -3841,6 +3841,18 @@ static bool calls_entity_of(Sema *s, Node *func, EntityKind kind) {
     return e && e->kind == kind;
 }
 
+/* Where a module name's pending value is read: its module, before any
+ * function, with the names bound before it (Python runs the module in order). */
+static void enter_module_scope(Sema *s, const Sym *sym) {
+    s->globals = sym->home;
+    s->locals = NULL;
+    s->fn = NULL;
+    s->quiet = false;
+    s->in_signature = false;
+    s->loop_depth = 0;
+    s->before = sym->order;
+}
+
 /* A module constant's value, evaluated when something first reads it (sym
  * pending): a -D override, or the value assigned, folded; a NumPy array
  * constant; or an alias of a Numba name (f32 = numba.float32). sym becomes
@@ -3854,13 +3866,7 @@ static void evaluate_constant(Sema *s, Sym *sym) {
     sym->kind = SYM_ENTITY; /* an error, until the value is known */
     sym->ty = &ty_error;
     Sema outer = *s;
-    s->globals = sym->home;
-    s->locals = NULL;
-    s->fn = NULL;
-    s->quiet = false;
-    s->in_signature = false;
-    s->loop_depth = 0;
-    s->before = sym->order;
+    enter_module_scope(s, sym);
     const Define *d = find_define(s->unit->opts, sym->name);
     ConstValue *c = d ? override_value(s, d, n->span) : NULL;
     bool overridden = c != NULL;
@@ -4381,13 +4387,7 @@ static void evaluate_class(Sema *s, Sym *sym) {
     sym->kind = SYM_ENTITY; /* an error, until the class is known */
     sym->ty = &ty_error;
     Sema outer = *s;
-    s->globals = sym->home;
-    s->locals = NULL;
-    s->fn = NULL;
-    s->quiet = false;
-    s->in_signature = false;
-    s->loop_depth = 0;
-    s->before = sym->order;
+    enter_module_scope(s, sym);
     int kind = class_base(s, n);
     if (kind < 0) {
         Node *host = node_new(s->arena, ND_HOST, n->span);

@@ -9,25 +9,12 @@
  * still work. Writes "passed failed" to COUNTS.
  */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 
 #include "rt_test.h"
 
-static int failed_now;
 static pykrt_status want;
 static const char *want_text;
-
-void t_fail(const char *file, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%s:%d: ", file, line);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failed_now = 1;
-}
 
 static void test_every_entry_reports(void)
 {
@@ -98,10 +85,10 @@ int main(int argc, char **argv)
     void (*tests[])(void) = {test_every_entry_reports, test_host_side_still_works, test_threads_see_it_too};
     int passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        failed_now = 0;
+        t_failed_now = 0;
         tests[i]();
-        passed += !failed_now;
-        failed += failed_now;
+        passed += !t_failed_now;
+        failed += t_failed_now;
     }
     printf("nodriver %s: %d passed, %d failed\n", mode, passed, failed);
     FILE *f = fopen(argv[2], "w");

@@ -4,24 +4,11 @@
  * COUNTS; writes "passed failed" to COUNTS. The last test shows the
  * driver really was absent, so the checks above it needed none.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 
 #include "rt_test.h"
 
-static int failed_now;
 static const char *fixtures;
-
-void t_fail(const char *file, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%s:%d: ", file, line);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failed_now = 1;
-}
 
 static const char *fixture(const char *name)
 {
@@ -151,10 +138,10 @@ int main(int argc, char **argv)
     void (*tests[])(void) = {test_arguments, test_shapes, test_lookup_and_errors, test_there_was_no_driver};
     int passed = 0, failed = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        failed_now = 0;
+        t_failed_now = 0;
         tests[i]();
-        passed += !failed_now;
-        failed += failed_now;
+        passed += !t_failed_now;
+        failed += t_failed_now;
     }
     printf("offline: %d passed, %d failed\n", passed, failed);
     FILE *f = fopen(argv[2], "w");

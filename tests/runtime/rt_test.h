@@ -24,6 +24,8 @@ typedef struct t_case {
 #define T(fn) {#fn, fn}
 
 void t_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Set by rt_fail.c's t_fail; each program clears it before a test. */
+extern int t_failed_now;
 
 /* Set by the runner for every test. */
 extern const char *t_fixtures;   /* tests/runtime/fixtures */

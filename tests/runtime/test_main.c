@@ -11,7 +11,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdlib.h>
 
 #include "rt_test.h"
@@ -20,18 +19,6 @@ const char *t_fixtures;
 pykrt_context *t_ctx;
 fake_hooks fake;
 
-static int failed_now;
-
-void t_fail(const char *file, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%s:%d: ", file, line);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failed_now = 1;
-}
 
 int fake_open(fake_hooks *hooks)
 {
@@ -67,15 +54,15 @@ static void run(const t_case *cases, size_t n, int *passed, int *failed)
         if (!chosen(cases[i].name))
             continue;
         long before = fake.live_allocations();
-        failed_now = 0;
+        t_failed_now = 0;
         cases[i].fn();
         long after = fake.live_allocations();
-        if (!failed_now && after != before)
+        if (!t_failed_now && after != before)
             t_fail(__FILE__, __LINE__, "%s left %ld allocations behind", cases[i].name, after - before);
-        if (failed_now)
+        if (t_failed_now)
             printf("  in %s\n", cases[i].name);
-        *passed += !failed_now;
-        *failed += failed_now;
+        *passed += !t_failed_now;
+        *failed += t_failed_now;
     }
 }
 
