@@ -36,14 +36,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
 
 #define TRIPLE "nvptx64-nvidia-cuda"
 #define LIBDEVICE_SUBPATH "/nvvm/libdevice/libdevice.10.bc"
@@ -812,93 +809,6 @@ static bool find_ptxas(char *path, size_t size, Diag *d) {
     return false;
 }
 
-/* A fresh temporary file named like pattern (XXXXXX before `suffix_len`
- * bytes of suffix) in $TMPDIR or /tmp: its descriptor, its name in path. */
-static int make_temp(const char *pattern, int suffix_len, char *path, size_t size, Diag *d) {
-    const char *dir = getenv("TMPDIR");
-    snprintf(path, size, "%s/%s", dir && *dir ? dir : "/tmp", pattern);
-    int fd = mkstemps(path, suffix_len);
-    if (fd < 0) diag_plain(d, DIAG_ERROR, "cannot create a temporary file for ptxas: %s", strerror(errno));
-    return fd;
-}
-
-/* Writes the PTX to a fresh temporary file; its name goes into path. */
-static bool write_temp_ptx(const char *ptx, size_t len, char *path, size_t size, Diag *d) {
-    int fd = make_temp("pykc-XXXXXX.ptx", 4, path, size, d);
-    if (fd < 0) return false;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, ptx + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        done += (size_t)w;
-    }
-    bool ok = done == len && close(fd) == 0;
-    if (done != len) close(fd);
-    if (!ok) {
-        diag_plain(d, DIAG_ERROR, "cannot write '%s': %s", path, strerror(errno));
-        unlink(path);
-    }
-    return ok;
-}
-
-/* The bytes of the file at path, malloc'd, or NULL. */
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *bytes = NULL;
-    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (bytes = malloc((size_t)n + 1)) &&
-        fread(bytes, 1, (size_t)n, f) != (size_t)n) {
-        free(bytes);
-        bytes = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return bytes;
-}
-
-/* Reads what fd gives until end of file into a malloc'd string. */
-static char *read_all(int fd) {
-    size_t len = 0, cap = 4096;
-    char *s = malloc(cap);
-    if (!s) ice("out of memory reading ptxas output");
-    for (;;) {
-        if (len + 1 == cap && !(s = realloc(s, cap *= 2))) ice("out of memory reading ptxas output");
-        ssize_t r = read(fd, s + len, cap - len - 1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        len += (size_t)r;
-    }
-    s[len] = '\0';
-    return s;
-}
-
-/* Runs argv (no shell), its stdout and stderr into *output. Returns the
- * exit status, or -1 with *why set when it could not run. */
-static int run_capture(char *const argv[], char **output, int *why) {
-    int fds[2];
-    *output = NULL;
-    if (pipe(fds) != 0) return *why = errno, -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
-    posix_spawn_file_actions_addclose(&fa, fds[1]);
-    pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (rc == 0) *output = read_all(fds[0]);
-    close(fds[0]);
-    if (rc != 0) return *why = rc, -1;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return *why = errno, -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* What ptxas -v says of the entries, gathered into a cubin's Code: the
  * entry being compiled ("Compiling entry function 'k' for 'sm_90'"), its
  * registers ("Used 30 registers, ..."), and its spills, on the line after
@@ -1004,7 +914,7 @@ static bool run_ptxas(const char *ptxas, const char *ptx_path, const char *cubin
     argv[argc++] = (char *)ptx_path;
     argv[argc] = NULL;
     char *output;
-    int why = 0, status = run_capture(argv, &output, &why);
+    int why = 0, status = program_run(argv, &output, &why);
     bool had_error = output && report_ptxas(output, ptx_path, out, d);
     free(output);
     if (status < 0) diag_plain(d, DIAG_ERROR, "cannot run '%s': %s", ptxas, strerror(why));
@@ -1015,10 +925,10 @@ static bool run_ptxas(const char *ptxas, const char *ptx_path, const char *cubin
 bool nvptx_assemble_cubin(const Code *ptx, const TargetConfig *cfg, Code *out, Diag *d) {
     char ptxas[4096], ptx_path[4096], cubin_path[4096];
     if (!find_ptxas(ptxas, sizeof ptxas, d)) return false;
-    if (!write_temp_ptx(ptx->bytes, ptx->len, ptx_path, sizeof ptx_path, d)) return false;
-    int fd = make_temp("pykc-XXXXXX.cubin", 6, cubin_path, sizeof cubin_path, d);
+    if (!program_write_temp("pykc-XXXXXX.ptx", 4, ptx->bytes, ptx->len, ptx_path, sizeof ptx_path, d)) return false;
+    int fd = program_temp("pykc-XXXXXX.cubin", 6, cubin_path, sizeof cubin_path, d);
     bool ok = fd >= 0 && close(fd) == 0 && run_ptxas(ptxas, ptx_path, cubin_path, cfg, out, d);
-    if (ok && !(out->bytes = read_file(cubin_path, &out->len))) {
+    if (ok && !(out->bytes = program_read_file(cubin_path, &out->len))) {
         diag_plain(d, DIAG_ERROR, "cannot read what ptxas wrote: %s", strerror(errno));
         ok = false;
     }

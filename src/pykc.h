@@ -1311,6 +1311,23 @@ bool target_link(IrModule *m, Diag *d);
 bool target_optimize(IrModule *m, Diag *d);
 bool target_emit(IrModule *m, EmitKind kind, Code *out, Diag *d);
 
+/* ---- program.c --------------------------------------------------------- */
+
+/* A fresh temporary file named like pattern (XXXXXX before `suffix_len`
+ * bytes of suffix) in $TMPDIR or /tmp: its descriptor, its name in path;
+ * -1 with an error on d. */
+int program_temp(const char *pattern, int suffix_len, char *path, size_t size, Diag *d);
+/* The bytes into a fresh temporary file named like pattern, its name into
+ * path; false, the file removed, with an error on d. */
+bool program_write_temp(const char *pattern, int suffix_len, const char *bytes, size_t len, char *path, size_t size,
+                        Diag *d);
+/* The bytes of the file at path, malloc'd, or NULL. */
+char *program_read_file(const char *path, size_t *len);
+/* Runs argv (no shell; argv[0] searched in $PATH where it has no slash),
+ * its stdout and stderr into *output (malloc'd). Returns the exit status,
+ * or -1 with *why (an errno) set when it could not run. */
+int program_run(char *const argv[], char **output, int *why);
+
 /* ---- output.c ---------------------------------------------------------- */
 
 /* The files a compilation writes: each added one is written to a temporary
