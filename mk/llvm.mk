@@ -15,9 +15,9 @@
 # LLVM from 19 to 22 works: LLVM_CONFIG=llvm-config-20 make.
 
 LLVM_LINK ?= static
-# nvptx: the back end; passes: the new pass manager's pipelines; bitreader
+# nvptx and x86: the back ends (--target nvptx, host); passes: the new pass manager's pipelines; bitreader
 # and linker: libdevice. They bring in core, analysis, ipo, target and the rest.
-LLVM_COMPONENTS := nvptx passes bitreader linker
+LLVM_COMPONENTS := nvptx x86 passes bitreader linker
 
 LLVM_VERSION := $(shell $(LLVM_CONFIG) --version 2>/dev/null)
 LLVM_MAJOR := $(firstword $(subst ., ,$(LLVM_VERSION)))

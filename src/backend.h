@@ -53,6 +53,7 @@ typedef struct CodeGen {
     LLVMMetadataRef rolled;    /* loop metadata that keeps run-time trip
                                   counts rolled, for the strided copy; or NULL */
     bool failed;
+    const Node *at;            /* the statement being built */
     LLVMDIBuilderRef di;       /* -g, --lineinfo or a function's debug=True or
                                   lineinfo=True, else NULL */
     LLVMMetadataRef di_file, di_unit;
@@ -75,6 +76,10 @@ typedef enum {
 struct Target {
     const char *name;             /* --target NAME */
     const char *default_arch;
+    EmitKind code_kind;           /* what it writes by default, and what
+                                     a manifest of it describes */
+    unsigned emit_kinds;          /* bit 1 << kind for each kind of code it
+                                     writes (EMIT_PTX, EMIT_SHARED ...) */
     /* ---- the pipeline */
     /* Checks an --arch value: false, with a usage message, if unknown. */
     bool (*check_arch)(const char *arch, Diag *d);
@@ -96,6 +101,7 @@ struct Target {
     const char *(*no_bfloat16)(const TargetConfig *cfg);
     /* ---- lowering */
     unsigned address_space[MEM_COUNT];
+    bool shared_is_thread_local;  /* shared memory as thread-local storage */
     /* A special value of the running thread (axis 0..2 for the dim3 ones). */
     LLVMValueRef (*special)(CodeGen *g, SpecialValue v, int axis);
     /* A barrier, fence or pause; arg: syncwarp's mask (NULL: all lanes),
@@ -105,6 +111,9 @@ struct Target {
     /* A warp operation on args (as the call gives them, converted); t: the
      * type of the value shuffled or matched. */
     LLVMValueRef (*warp)(CodeGen *g, WarpOp op, LLVMValueRef *args, const Type *t);
+    /* The launch's dynamic shared memory (a generic pointer); NULL where
+     * it is the module's one extern shared array. */
+    LLVMValueRef (*dynamic_shared)(CodeGen *g);
     LLVMValueRef (*cache_load)(CodeGen *g, CacheOp op, LLVMValueRef p, const Type *t);
     void (*cache_store)(CodeGen *g, CacheOp op, LLVMValueRef p, LLVMValueRef v, const Type *t);
     /* cuda.cg.this_grid() and its sync() (the kernel needs a cooperative
@@ -138,6 +147,7 @@ struct Target {
 };
 
 extern const Target target_nvptx;
+extern const Target target_host;
 /* The cubin of PTX text, assembled by the toolkit's ptxas ($CUDA_HOME or
  * /usr/local/cuda), its messages passed on as diagnostics. */
 bool nvptx_assemble_cubin(const Code *ptx, const TargetConfig *cfg, Code *out, Diag *d);
@@ -152,6 +162,8 @@ LLVMValueRef cg_call(CodeGen *g, LLVMTypeRef ret, const char *name, LLVMValueRef
 /* An alloca in the function's entry block, where mem2reg finds it. */
 LLVMValueRef cg_entry_alloca(CodeGen *g, LLVMTypeRef t, const char *name);
 LLVMBasicBlockRef cg_new_block(CodeGen *g, const char *name);
+/* An error at the statement being built: what the target cannot do. */
+void cg_refuse(CodeGen *g, const char *what);
 
 static inline LLVMValueRef cg_i32(CodeGen *g, long long v) {
     return LLVMConstInt(LLVMInt32TypeInContext(g->ctx), (unsigned long long)v, true);

@@ -39,6 +39,8 @@ static void cg_error(CodeGen *g, Span at, const char *fmt, const char *what) {
     g->failed = true;
 }
 
+void cg_refuse(CodeGen *g, const char *what) { cg_error(g, g->at ? g->at->span : g->fn->def->span, "%s", what); }
+
 /* ---- types ---------------------------------------------------------------------- */
 
 static LLVMTypeRef i1(CodeGen *g) { return LLVMInt1TypeInContext(g->ctx); }
@@ -367,7 +369,9 @@ static void barrier(CodeGen *g, BarrierOp op, LLVMValueRef arg) { TARGET(g)->bar
 
 /* A global of the module in the target's memory `space`. */
 static LLVMValueRef add_global(CodeGen *g, MemorySpace space, LLVMTypeRef type, const char *name) {
-    return LLVMAddGlobalInAddressSpace(g->mod, type, name, TARGET(g)->address_space[space]);
+    LLVMValueRef gv = LLVMAddGlobalInAddressSpace(g->mod, type, name, TARGET(g)->address_space[space]);
+    if (space == MEM_SHARED && TARGET(g)->shared_is_thread_local) LLVMSetThreadLocal(gv, true);
+    return gv;
 }
 
 static LLVMValueRef generic(CodeGen *g, LLVMValueRef p) { return LLVMBuildAddrSpaceCast(g->b, p, cg_generic_pointer(g), ""); }
@@ -462,7 +466,9 @@ static LLVMValueRef alloc_array(CodeGen *g, Node *call, bool shared) {
     LLVMTypeRef elem = memory_type(g, t->dtype);
     LLVMTypeRef storage = LLVMArrayType2(elem, (uint64_t)count);
     LLVMValueRef data;
-    if (shared) {
+    if (shared && !count && TARGET(g)->dynamic_shared) {
+        data = TARGET(g)->dynamic_shared(g);
+    } else if (shared) {
         /* Every dynamic array of a module is the one extern symbol: they all
          * alias the launch's dynamic shared memory, as in Numba. */
         LLVMValueRef gv = count ? NULL : LLVMGetNamedGlobal(g->mod, "pykc_dynamic_shared");
@@ -2384,7 +2390,7 @@ static LLVMValueRef gen_launch(CodeGen *g, Node *call, FuncInfo *k) {
     if (!TARGET(g)->device_launch || k->cooperative) {
         cg_error(g, call->span, k->cooperative ? "kernel '%s' synchronizes its grid, which needs a cooperative launch, "
                  "and a kernel launches grids of the ordinary kind only" : "%s cannot launch kernels from kernels",
-                 k->cooperative ? k->def->name : TARGET(g)->name);
+                 k->cooperative ? k->def->name : arena_printf(g->arena, "the %s target", TARGET(g)->name));
         return NULL;
     }
     Node *cfg = call->func->rhs;
@@ -3025,6 +3031,7 @@ static void gen_return(CodeGen *g, Node *n) {
 /* A simple statement: compound ones are blocks of their own (ssa.c). */
 static void gen_statement(CodeGen *g, Node *n) {
     di_location(g, n);
+    g->at = n;
     switch (n->kind) {
     case ND_ASSIGN: {
         LLVMValueRef v = gen_expr(g, n->rhs);

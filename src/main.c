@@ -14,17 +14,22 @@
 static const char usage_text[] =
     "usage: pykc [options] FILE.pyk -o OUT\n"
     "\n"
-    "Compiles a Numba CUDA kernel module (.pyk) to PTX and a YAML launch manifest.\n"
+    "Compiles a Numba CUDA kernel module (.pyk) to PTX (or, with --target host, a\n"
+    "shared object for the CPU) and a YAML launch manifest.\n"
     "\n"
     "options:\n"
     "  -o FILE              output file: -o x.ptx writes x.ptx and its manifest x.yaml;\n"
     "                       with several --arch, x.sm_75.ptx, x.sm_90.ptx ... and x.yaml\n"
     "                       (no x.ptx); without -o, the code goes to stdout\n"
     "  -O0 -O1 -O2 -O3      optimisation level (default -O3)\n"
-    "  --target NAME        what to compile for: nvptx (CUDA GPUs, the default)\n"
-    "  --arch sm_XX         target architecture, repeatable (default sm_75); sm_90a,\n"
-    "                       sm_100f: that GPU, that family\n"
-    "  --emit KIND          ptx (default), llvm, cubin, manifest, header or c;\n"
+    "  --target NAME        what to compile for: nvptx (CUDA GPUs, the default) or\n"
+    "                       host (the CPU: a shared object that libpykrt's host\n"
+    "                       device runs, -o k.so)\n"
+    "  --arch ARCH          target architecture, repeatable: sm_XX for nvptx (default\n"
+    "                       sm_75; sm_90a, sm_100f: that GPU, that family), x86-64,\n"
+    "                       x86-64-v2 (the default), -v3 or -v4 for host\n"
+    "  --emit KIND          ptx (nvptx's default), cubin, so (host's default), obj\n"
+    "                       (host: an object, no manifest), llvm, manifest, header or c;\n"
     "                       --emit manifest -o k.yaml writes only the manifest, naming\n"
     "                       the k.ptx (or k.sm_XX.ptx) that --emit ptx -o k.ptx writes;\n"
     "                       --emit header -o k.h a C header of typed launchers;\n"
@@ -89,17 +94,25 @@ static bool is_option(const char *arg, const char *name) {
     return arg[n] == '\0' || arg[n] == '=' || (name[1] != '-' && strlen(name) == 2);
 }
 
-static bool parse_emit(const char *v, EmitKind *out) {
-    static const struct { const char *name; EmitKind kind; } kinds[] = {
+static const struct { const char *name; EmitKind kind; } emit_kinds[] = {
         {"ptx", EMIT_PTX}, {"llvm", EMIT_LLVM}, {"cubin", EMIT_CUBIN},
         {"manifest", EMIT_MANIFEST}, {"header", EMIT_HEADER}, {"c", EMIT_C},
-    };
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(v, kinds[i].name) == 0) {
-            *out = kinds[i].kind;
+        {"obj", EMIT_OBJECT}, {"so", EMIT_SHARED},
+};
+
+static bool parse_emit(const char *v, EmitKind *out) {
+    for (size_t i = 0; i < sizeof emit_kinds / sizeof emit_kinds[0]; i++)
+        if (strcmp(v, emit_kinds[i].name) == 0) {
+            *out = emit_kinds[i].kind;
             return true;
         }
     return false;
+}
+
+static const char *emit_name(EmitKind kind) {
+    for (size_t i = 0; i < sizeof emit_kinds / sizeof emit_kinds[0]; i++)
+        if (emit_kinds[i].kind == kind) return emit_kinds[i].name;
+    return "?";
 }
 
 static int parse_define(Options *o, const char *v) {
@@ -197,10 +210,11 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
         o->archs[o->arch_count++] = v;
     } else if (is_option(arg, "--target")) {
         if (!(v = VALUE("--target"))) return EXIT_USAGE + 1;
-        if (!(o->target = target_find(v))) return usage_error("unknown target '%s' (nvptx)", v), EXIT_USAGE + 1;
+        if (!(o->target = target_find(v))) return usage_error("unknown target '%s' (nvptx, host)", v), EXIT_USAGE + 1;
     } else if (is_option(arg, "--emit")) {
         if (!(v = VALUE("--emit"))) return EXIT_USAGE + 1;
         if (!parse_emit(v, &o->emit)) return usage_error("unknown --emit kind '%s'", v), EXIT_USAGE + 1;
+        o->emit_given = true;
     } else if (is_option(arg, "-D")) {
         if (!(v = VALUE("-D"))) return EXIT_USAGE + 1;
         if (parse_define(o, v)) return EXIT_USAGE + 1;
@@ -283,6 +297,8 @@ int options_parse(Options *o, int argc, char **argv) {
     }
     if (!o->input) return usage_error("%s", "no input file");
     if (!o->target) o->target = target_find(NULL);
+    if (!o->emit_given) o->emit = target_code_kind(o->target);
+    if (!target_emits(o->target, o->emit)) return usage_error("--emit %s is not code this target writes", emit_name(o->emit));
     if (o->arch_count == 0) o->archs[o->arch_count++] = target_default_arch(o->target);
     return check_archs(o);
 }
@@ -330,6 +346,7 @@ static const char *output_extension(EmitKind emit) {
     static const char *const ext[] = {
         [EMIT_PTX] = "ptx", [EMIT_LLVM] = "ll", [EMIT_CUBIN] = "cubin",
         [EMIT_MANIFEST] = "yaml", [EMIT_HEADER] = "h", [EMIT_C] = "c",
+        [EMIT_OBJECT] = "o", [EMIT_SHARED] = "so",
     };
     return ext[emit];
 }
@@ -343,7 +360,7 @@ static bool name_outputs(const Options *o, OutputNames *n) {
     memset(n, 0, sizeof *n);
     bool to_stdout = !o->output || !strcmp(o->output, "-");
     bool only = describes_only(o->emit);
-    const char *ext = output_extension(only ? EMIT_PTX : o->emit);
+    const char *ext = output_extension(only ? target_code_kind(o->target) : o->emit);
     char *stem_name = sibling(base_name(o->input), NULL, ext);
     const char *out = to_stdout ? "-" : o->output;
     const char *named = only ? (to_stdout ? stem_name : o->output) : out;
@@ -355,7 +372,7 @@ static bool name_outputs(const Options *o, OutputNames *n) {
     }
     if (o->emit == EMIT_MANIFEST) n->manifest = strdup(out);
     else if (o->emit == EMIT_HEADER || o->emit == EMIT_C) n->generated = strdup(out);
-    else if (o->emit != EMIT_LLVM && !to_stdout) n->manifest = sibling(out, NULL, "yaml");
+    else if (o->emit != EMIT_LLVM && o->emit != EMIT_OBJECT && !to_stdout) n->manifest = sibling(out, NULL, "yaml");
     free(stem_name);
     for (int i = 0; n->manifest && i < o->arch_count; i++)
         if (strcmp(n->manifest, "-") && !strcmp(n->manifest, n->described[i])) {
@@ -370,6 +387,11 @@ static void free_names(OutputNames *n) {
     for (int i = 0; i < PYKC_MAX_ARCHS; i++) free(n->code[i]), free(n->described[i]);
     free(n->manifest);
     free(n->generated);
+}
+
+/* What a manifest's target says its code is. */
+static const char *code_kind_name(EmitKind kind) {
+    return kind == EMIT_CUBIN ? "cubin" : kind == EMIT_SHARED ? "host" : "ptx";
 }
 
 /* A cubin's resources, as ptxas reported them, into the manifest's target. */
@@ -402,7 +424,7 @@ static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, in
         char digest[25];
         digest_fnv1a64(code.bytes, code.len, digest);
         *t = (ManifestTarget){.arch = cfg.arch, .ptx_version = arena_strdup(u->arena, code.version),
-                              .kind = o->emit == EMIT_CUBIN ? "cubin" : "ptx",
+                              .kind = code_kind_name(describes_only(o->emit) ? target_code_kind(o->target) : o->emit),
                               .file = arena_strdup(u->arena, base_name(names->described[arch])),
                               .digest = arena_strdup(u->arena, digest)};
         keep_resources(u, &code, t);

@@ -149,7 +149,7 @@ static void write_targets(Writer *w, const Manifest *m) {
         const ManifestTarget *t = &m->targets[i];
         begin_map(w, false);
         key_str(w, "arch", t->arch);
-        key_str(w, "ptx_version", t->ptx_version);
+        if (t->ptx_version[0]) key_str(w, "ptx_version", t->ptx_version);
         key_str(w, "kind", t->kind);
         key_str(w, "file", t->file);
         key_str(w, "digest", t->digest);

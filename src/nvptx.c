@@ -1367,6 +1367,8 @@ static void nvptx_describe(FILE *out, const char *libdevice) {
 const Target target_nvptx = {
     .name = "nvptx",
     .default_arch = "sm_75",
+    .code_kind = EMIT_PTX,
+    .emit_kinds = (1u << EMIT_PTX) | (1u << EMIT_CUBIN),
     .check_arch = nvptx_check_arch,
     .describe = nvptx_describe,
     .prepare = nvptx_prepare,

@@ -1255,7 +1255,7 @@ void infer_param_usage(Arena *a, const Node *def, ParamUsage *out);
 
 /* ---- target.c: the back half of the pipeline ------------------------- */
 
-typedef enum { EMIT_PTX, EMIT_LLVM, EMIT_CUBIN, EMIT_MANIFEST, EMIT_HEADER, EMIT_C } EmitKind;
+typedef enum { EMIT_PTX, EMIT_LLVM, EMIT_CUBIN, EMIT_MANIFEST, EMIT_HEADER, EMIT_C, EMIT_OBJECT, EMIT_SHARED } EmitKind;
 
 /* A target (backend.h): one per kind of machine, NVPTX the one there is. */
 typedef struct Target Target;
@@ -1296,6 +1296,10 @@ void code_free(Code *c);
 /* The target called `name` (nvptx), or NULL. */
 const Target *target_find(const char *name);
 const char *target_default_arch(const Target *t);
+/* What the target writes without --emit (PTX, a shared object), and
+ * whether it writes `kind` at all. */
+EmitKind target_code_kind(const Target *t);
+bool target_emits(const Target *t, EmitKind kind);
 /* Whether the target knows arch; a usage message on d if not. */
 bool target_check_arch(const Target *t, const char *arch, Diag *d);
 /* --version's lines after pykc's own: LLVM's version, the target and its
@@ -1509,6 +1513,7 @@ struct Options {
     const char *archs[PYKC_MAX_ARCHS];
     int arch_count;
     EmitKind emit;
+    bool emit_given;           /* --emit; else the target's code kind */
     bool debug_info, lineinfo, fastmath, werror;
     bool warn_ignored_options; /* -Wignored-options, -Wextra, -W */
     bool warn_fp64_promotion;  /* -Wfp64-promotion, -Wall */

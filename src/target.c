@@ -15,7 +15,7 @@
 
 /* The targets, the first the default. A new target is a file defining a
  * Target and a line here. */
-static const Target *const targets[] = {&target_nvptx};
+static const Target *const targets[] = {&target_nvptx, &target_host};
 
 const Target *target_find(const char *name) {
     if (!name) return targets[0];
@@ -25,6 +25,15 @@ const Target *target_find(const char *name) {
 }
 
 const char *target_default_arch(const Target *t) { return t->default_arch; }
+
+EmitKind target_code_kind(const Target *t) { return t->code_kind; }
+
+bool target_emits(const Target *t, EmitKind kind) {
+    switch (kind) {
+    case EMIT_PTX: case EMIT_CUBIN: case EMIT_OBJECT: case EMIT_SHARED: return (t->emit_kinds >> kind) & 1;
+    default: return true; /* the IR, and what describes the code */
+    }
+}
 
 bool target_check_arch(const Target *t, const char *arch, Diag *d) { return t->check_arch(arch, d); }
 

@@ -1,0 +1,910 @@
+/*
+ * host.c - the host target: the CPU, through LLVM's X86 back end, into a
+ * shared object that libpykrt's host device runs (runtime/host_abi.h).
+ *
+ * A launch runs each block on one CPU thread, its threads one after
+ * another. A kernel that never waits for another thread is an ordinary
+ * function, run for each thread in turn. One that does (a barrier, a warp
+ * operation, nanosleep) is compiled as an LLVM coroutine: the lowering
+ * below marks each place a thread waits with a call of pykc.host.suspend;
+ * after every function with such a call is inlined into its kernels,
+ * host_optimize turns each call into a suspension point, and LLVM's
+ * coroutine passes split the kernel at them, keeping in a frame what lives
+ * across. The scheduler of the host device resumes the threads of a block
+ * in rounds: one waiting at a barrier only when every thread of the block
+ * waits at one, one waiting for its warp in the next round, so that the
+ * lanes of a warp exchange values through the block's slots in lockstep.
+ *
+ * What a thread reads of itself (threadIdx, blockIdx, its lane) comes from
+ * its record, which the scheduler makes current in pykrt.host.thread, a
+ * thread-local variable, before it runs the thread. Shared memory is
+ * thread-local storage too: a CPU thread runs one block at a time.
+ *
+ * Math is the C library's (libm), as the CPU's compilers call it: its
+ * results are within glibc's documented ulp bounds of the exact ones, not
+ * bit for bit libdevice's.
+ */
+#include "backend.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HOST_TRIPLE "x86_64-pc-linux-gnu"
+
+/* What --arch names: the x86-64 microarchitecture levels. */
+static const char *const host_archs[] = {"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+
+/* runtime/host_abi.h: the thread's and the block's records. */
+enum {
+    THREAD_IDX = 0, THREAD_LINEAR = 12, THREAD_WAIT = 16, THREAD_BLOCK = 24,
+    BLOCK_IDX = 0, BLOCK_DIM = 12, GRID_DIM = 24, BLOCK_DYNAMIC_SHARED = 40, BLOCK_SLOTS = 48, BLOCK_LIVE = 56,
+    BLOCK_WARP_VOTE = 64, BLOCK_VOTES = 72, BLOCK_RESULTS = 84,
+};
+enum { AT_BARRIER = 1, AT_WARP = 2 };
+enum { VOTE_ALL, VOTE_ANY, VOTE_EQ, VOTE_BALLOT, VOTE_MATCH_ANY, VOTE_MATCH_ALL };
+#define HOST_ABI_VERSION 1
+
+/* The markers the lowering leaves for host_optimize. */
+#define SUSPEND_MARKER "pykc.host.suspend"
+#define EXIT_MARKER "pykc.host.exit"
+#define THREAD_VAR "pykrt.host.thread"
+#define HANDLE_VAR "pykrt.host.handle"
+#define KERNEL_ATTR "pykc-host-kernel"
+
+static bool host_check_arch(const char *arch, Diag *d) {
+    for (size_t i = 0; i < sizeof host_archs / sizeof host_archs[0]; i++)
+        if (strcmp(arch, host_archs[i]) == 0) return true;
+    diag_plain(d, DIAG_ERROR, "unknown host arch '%s' (x86-64, x86-64-v2, x86-64-v3, x86-64-v4)", arch);
+    return false;
+}
+
+static void on_llvm_fatal(const char *reason) { ice("LLVM: %s", reason); }
+
+static void init_llvm(void) {
+    static bool done;
+    if (done) return;
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInstallFatalErrorHandler(on_llvm_fatal);
+    done = true;
+}
+
+static LLVMCodeGenOptLevel codegen_level(int opt_level) {
+    return opt_level == 0 ? LLVMCodeGenLevelNone : opt_level == 1 ? LLVMCodeGenLevelLess : LLVMCodeGenLevelAggressive;
+}
+
+/* Position-independent: the module is a shared object. */
+static LLVMTargetMachineRef make_machine(const TargetConfig *cfg, Diag *d) {
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(HOST_TRIPLE, &target, &msg)) {
+        diag_plain(d, DIAG_ERROR, "LLVM has no X86 back end: %s", msg);
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, HOST_TRIPLE, cfg->arch, "", codegen_level(cfg->opt_level),
+                                                      LLVMRelocPIC, LLVMCodeModelDefault);
+    if (!tm) diag_plain(d, DIAG_ERROR, "LLVM cannot make a target machine for %s", cfg->arch);
+    return tm;
+}
+
+static bool host_prepare(IrModule *m, Diag *d) {
+    init_llvm();
+    if (!host_check_arch(m->cfg->arch, d) || !(m->machine = make_machine(m->cfg, d))) return false;
+    LLVMSetTarget(m->mod, HOST_TRIPLE);
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(m->machine);
+    LLVMSetModuleDataLayout(m->mod, layout);
+    LLVMDisposeTargetData(layout);
+    return true;
+}
+
+/* The C library is linked when the shared object is (host_emit). */
+static bool host_link(IrModule *m, Diag *d) { return true; }
+
+static long host_max_param_bytes(const TargetConfig *cfg) { return 32764; }
+
+static const char *host_no_bfloat16(const TargetConfig *cfg) { return NULL; }
+
+static void host_describe(FILE *out, const char *libdevice) {
+    fprintf(out, "triple: %s\n", HOST_TRIPLE);
+    fputs("math: the C library's libm\n", out);
+}
+
+/* ---- the records of the running thread ------------------------------------ */
+
+static LLVMTypeRef ptr_type(LLVMContextRef ctx) { return LLVMPointerTypeInContext(ctx, 0); }
+
+/* The module's thread-local pointer `name`, made on first use. */
+static LLVMValueRef thread_local_var(LLVMModuleRef mod, const char *name) {
+    LLVMValueRef gv = LLVMGetNamedGlobal(mod, name);
+    if (gv) return gv;
+    LLVMTypeRef p = ptr_type(LLVMGetModuleContext(mod));
+    gv = LLVMAddGlobal(mod, p, name);
+    LLVMSetInitializer(gv, LLVMConstNull(p));
+    LLVMSetLinkage(gv, LLVMInternalLinkage);
+    LLVMSetThreadLocal(gv, true);
+    return gv;
+}
+
+/* A load that stays the same while the thread lives: LLVM may keep it
+ * across stores to memory, and out of loops. */
+static LLVMValueRef invariant_load(CodeGen *g, LLVMTypeRef t, LLVMValueRef p) {
+    LLVMValueRef v = LLVMBuildLoad2(g->b, t, p, "");
+    unsigned kind = LLVMGetMDKindIDInContext(g->ctx, "invariant.load", 14);
+    LLVMSetMetadata(v, kind, LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, NULL, 0)));
+    return v;
+}
+
+static LLVMValueRef field_ptr(CodeGen *g, LLVMValueRef record, int offset) {
+    LLVMValueRef at = cg_i64(g, offset);
+    return LLVMBuildGEP2(g->b, LLVMInt8TypeInContext(g->ctx), record, &at, 1, "");
+}
+
+static LLVMValueRef thread_record(CodeGen *g) {
+    return invariant_load(g, ptr_type(g->ctx), thread_local_var(g->mod, THREAD_VAR));
+}
+
+static LLVMValueRef thread_field(CodeGen *g, int offset, LLVMTypeRef t) {
+    return invariant_load(g, t, field_ptr(g, thread_record(g), offset));
+}
+
+static LLVMValueRef block_record(CodeGen *g) { return thread_field(g, THREAD_BLOCK, ptr_type(g->ctx)); }
+
+static LLVMValueRef block_field(CodeGen *g, int offset, LLVMTypeRef t) {
+    return invariant_load(g, t, field_ptr(g, block_record(g), offset));
+}
+
+static LLVMTypeRef i32_type(CodeGen *g) { return LLVMInt32TypeInContext(g->ctx); }
+static LLVMTypeRef i64_type(CodeGen *g) { return LLVMInt64TypeInContext(g->ctx); }
+
+static LLVMValueRef host_special(CodeGen *g, SpecialValue v, int axis) {
+    static const int block_offsets[] = {[SV_BLOCK_IDX] = BLOCK_IDX, [SV_BLOCK_DIM] = BLOCK_DIM, [SV_GRID_DIM] = GRID_DIM};
+    switch (v) {
+    case SV_THREAD_IDX: return thread_field(g, THREAD_IDX + 4 * axis, i32_type(g));
+    case SV_LANE_ID: return LLVMBuildAnd(g->b, thread_field(g, THREAD_LINEAR, i32_type(g)), cg_i32(g, 31), "lane");
+    case SV_WARP_SIZE: return cg_i32(g, 32);
+    default: return block_field(g, block_offsets[v] + 4 * axis, i32_type(g));
+    }
+}
+
+/* ---- waiting for other threads --------------------------------------------- */
+
+/* The thread stops here until the scheduler resumes it (`why` says
+ * when): a marker, which host_optimize makes a suspension point. */
+static void suspend(CodeGen *g, int why) {
+    LLVMBuildStore(g->b, cg_i32(g, why), field_ptr(g, thread_record(g), THREAD_WAIT));
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->ctx), NULL, 0, false);
+    LLVMValueRef marker = LLVMGetNamedFunction(g->mod, SUSPEND_MARKER);
+    if (!marker) marker = LLVMAddFunction(g->mod, SUSPEND_MARKER, fty);
+    LLVMBuildCall2(g->b, fty, marker, NULL, 0, "");
+}
+
+/* nanosleep lets the block's other threads run: a thread that sleeps
+ * waits for one of them. A breakpoint is a debugger's, and the host's
+ * debuggers stop anywhere. */
+static void host_barrier(CodeGen *g, BarrierOp op, LLVMValueRef arg) {
+    switch (op) {
+    case SYNC_THREADS: suspend(g, AT_BARRIER); return;
+    case SYNC_WARP: case NANOSLEEP: suspend(g, AT_WARP); return;
+    case FENCE_DEVICE: case FENCE_BLOCK: case FENCE_SYSTEM:
+        LLVMBuildFence(g->b, LLVMAtomicOrderingSequentiallyConsistent, false, "");
+        return;
+    case BREAKPOINT: return;
+    }
+}
+
+/* syncthreads_count/and/or: each thread adds its predicate to the block's
+ * vote, and after the barrier reads what the scheduler moved out. */
+static LLVMValueRef host_block_vote(CodeGen *g, BlockVote op, LLVMValueRef pred) {
+    LLVMValueRef one = LLVMBuildZExt(g->b, LLVMBuildICmp(g->b, LLVMIntNE, pred, LLVMConstNull(LLVMTypeOf(pred)), ""),
+                                     i32_type(g), "");
+    LLVMValueRef acc = field_ptr(g, block_record(g), BLOCK_VOTES + 4 * (int)op);
+    LLVMValueRef old = LLVMBuildLoad2(g->b, i32_type(g), acc, "");
+    LLVMValueRef now = op == VOTE_COUNT ? LLVMBuildAdd(g->b, old, one, "")
+                       : op == VOTE_AND ? LLVMBuildAnd(g->b, old, one, "") : LLVMBuildOr(g->b, old, one, "");
+    LLVMBuildStore(g->b, now, acc);
+    suspend(g, AT_BARRIER);
+    return LLVMBuildLoad2(g->b, i32_type(g), field_ptr(g, block_record(g), BLOCK_RESULTS + 4 * (int)op), "");
+}
+
+/* ---- warps: exchanges through the block's slots ------------------------------ */
+
+static LLVMValueRef linear_id(CodeGen *g) { return thread_field(g, THREAD_LINEAR, i32_type(g)); }
+
+static LLVMValueRef warp_base(CodeGen *g) { return LLVMBuildAnd(g->b, linear_id(g), cg_i32(g, ~31), ""); }
+
+static LLVMValueRef slot_ptr(CodeGen *g, LLVMValueRef index) {
+    LLVMValueRef slots = block_field(g, BLOCK_SLOTS, ptr_type(g->ctx));
+    LLVMValueRef i = LLVMBuildZExt(g->b, index, i64_type(g), "");
+    return LLVMBuildGEP2(g->b, i64_type(g), slots, &i, 1, "slot");
+}
+
+/* A value of t as the 64 bits of a slot, and back. */
+static LLVMValueRef to_slot(CodeGen *g, LLVMValueRef v) {
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind)
+        v = LLVMBuildBitCast(g->b, v, LLVMIntTypeInContext(g->ctx, LLVMGetTypeKind(t) == LLVMDoubleTypeKind ? 64 : 32), "");
+    return LLVMBuildZExt(g->b, v, i64_type(g), "");
+}
+
+static LLVMValueRef from_slot(CodeGen *g, LLVMValueRef bits, LLVMTypeRef t) {
+    if (LLVMGetTypeKind(t) == LLVMIntegerTypeKind) return LLVMBuildTrunc(g->b, bits, t, "");
+    unsigned width = LLVMGetTypeKind(t) == LLVMDoubleTypeKind ? 64 : 32;
+    return LLVMBuildBitCast(g->b, LLVMBuildTrunc(g->b, bits, LLVMIntTypeInContext(g->ctx, width), ""), t, "");
+}
+
+/* The thread's value into its slot, until every lane of the warp has
+ * put its own. */
+static void publish(CodeGen *g, LLVMValueRef v) {
+    LLVMBuildStore(g->b, to_slot(g, v), slot_ptr(g, linear_id(g)));
+    suspend(g, AT_WARP);
+}
+
+/* After reading the warp's slots: no lane overwrites its slot before
+ * every lane has read. */
+static void consumed(CodeGen *g) { suspend(g, AT_WARP); }
+
+/* The lane shfl.sync reads (PTX's rules with numba's clamp: 0 for up, 31
+ * otherwise; only the offset's low 5 bits count), the thread's own where
+ * the source is outside the warp. */
+static LLVMValueRef source_lane(CodeGen *g, WarpOp op, LLVMValueRef lane, LLVMValueRef b) {
+    b = LLVMBuildAnd(g->b, b, cg_i32(g, 31), "");
+    switch (op) {
+    case WARP_SHFL_IDX: return b;
+    case WARP_SHFL_XOR: return LLVMBuildXor(g->b, lane, b, "");
+    case WARP_SHFL_UP: {
+        LLVMValueRef j = LLVMBuildSub(g->b, lane, b, "");
+        return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSLT, j, cg_i32(g, 0), ""), lane, j, "");
+    }
+    default: {
+        LLVMValueRef j = LLVMBuildAdd(g->b, lane, b, "");
+        return LLVMBuildSelect(g->b, LLVMBuildICmp(g->b, LLVMIntSGT, j, cg_i32(g, 31), ""), lane, j, "");
+    }
+    }
+}
+
+static LLVMValueRef warp_shuffle(CodeGen *g, WarpOp op, LLVMValueRef *args) {
+    LLVMValueRef v = args[1];
+    publish(g, v);
+    LLVMValueRef lane = host_special(g, SV_LANE_ID, 0);
+    LLVMValueRef from = LLVMBuildOr(g->b, warp_base(g), source_lane(g, op, lane, args[2]), "");
+    LLVMValueRef r = from_slot(g, LLVMBuildLoad2(g->b, i64_type(g), slot_ptr(g, from), ""), LLVMTypeOf(v));
+    consumed(g);
+    return r;
+}
+
+/* The lanes of the thread's warp that have not finished. */
+static LLVMValueRef live_lanes(CodeGen *g) {
+    LLVMValueRef live = block_field(g, BLOCK_LIVE, ptr_type(g->ctx));
+    LLVMValueRef warp = LLVMBuildZExt(g->b, LLVMBuildLShr(g->b, linear_id(g), cg_i32(g, 5), ""), i64_type(g), "");
+    return LLVMBuildLoad2(g->b, i32_type(g), LLVMBuildGEP2(g->b, i32_type(g), live, &warp, 1, ""), "");
+}
+
+/* The block's warp_vote over the warp's slots, once every lane has put
+ * its value. */
+static LLVMValueRef warp_vote(CodeGen *g, int vote, LLVMValueRef mask, LLVMValueRef v) {
+    publish(g, v);
+    LLVMTypeRef i32 = i32_type(g), p = ptr_type(g->ctx);
+    LLVMTypeRef params[] = {i32, p, i32, i32, i32};
+    LLVMTypeRef fty = LLVMFunctionType(i32, params, 5, false);
+    LLVMValueRef fn = block_field(g, BLOCK_WARP_VOTE, p);
+    LLVMValueRef args[] = {cg_i32(g, vote), slot_ptr(g, warp_base(g)), host_special(g, SV_LANE_ID, 0), mask,
+                           live_lanes(g)};
+    LLVMValueRef r = LLVMBuildCall2(g->b, fty, fn, args, 5, "vote");
+    consumed(g);
+    return r;
+}
+
+static LLVMValueRef host_warp(CodeGen *g, WarpOp op, LLVMValueRef *args, const Type *t) {
+    static const int votes[] = {[WARP_ALL] = VOTE_ALL, [WARP_ANY] = VOTE_ANY, [WARP_EQ] = VOTE_EQ,
+                                [WARP_BALLOT] = VOTE_BALLOT, [WARP_MATCH_ANY] = VOTE_MATCH_ANY,
+                                [WARP_MATCH_ALL] = VOTE_MATCH_ALL};
+    switch (op) {
+    case WARP_ACTIVEMASK: return live_lanes(g);
+    case WARP_LANEMASK_LT:
+        return LLVMBuildSub(g->b, LLVMBuildShl(g->b, cg_i32(g, 1), host_special(g, SV_LANE_ID, 0), ""), cg_i32(g, 1), "");
+    case WARP_ALL: case WARP_ANY: case WARP_EQ:
+        return LLVMBuildTrunc(g->b, warp_vote(g, votes[op], args[0], args[1]), LLVMInt1TypeInContext(g->ctx), "");
+    case WARP_BALLOT: case WARP_MATCH_ANY: return warp_vote(g, votes[op], args[0], args[1]);
+    case WARP_MATCH_ALL: {
+        LLVMValueRef m = warp_vote(g, VOTE_MATCH_ALL, args[0], args[1]);
+        LLVMTypeRef fields[] = {i32_type(g), LLVMInt1TypeInContext(g->ctx)};
+        LLVMValueRef r = LLVMGetUndef(LLVMStructTypeInContext(g->ctx, fields, 2, false));
+        r = LLVMBuildInsertValue(g->b, r, m, 0, "");
+        return LLVMBuildInsertValue(g->b, r, LLVMBuildICmp(g->b, LLVMIntNE, m, cg_i32(g, 0), ""), 1, "");
+    }
+    default: return warp_shuffle(g, op, args);
+    }
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+/* A CPU has one kind of load: the cache operators are the GPU's. */
+static LLVMValueRef host_cache_load(CodeGen *g, CacheOp op, LLVMValueRef p, const Type *t) {
+    return LLVMBuildLoad2(g->b, cg_type(g, t), p, "");
+}
+
+static void host_cache_store(CodeGen *g, CacheOp op, LLVMValueRef p, LLVMValueRef v, const Type *t) {
+    LLVMBuildStore(g->b, v, p);
+}
+
+static LLVMValueRef host_dynamic_shared(CodeGen *g) {
+    return block_field(g, BLOCK_DYNAMIC_SHARED, ptr_type(g->ctx));
+}
+
+static LLVMValueRef host_grid_group(CodeGen *g) {
+    cg_refuse(g, "the host target cannot synchronise a grid (cuda.cg.this_grid()): its blocks do not all run at once");
+    return cg_i64(g, 0);
+}
+
+static void host_grid_sync(CodeGen *g, LLVMValueRef group) {}
+
+/* ---- math: the C library ------------------------------------------------------ */
+
+/* libm's functions that Numba's math names and libdevice's share, by
+ * their float64 name (the float32 one adds f). */
+static const char *const libm_names[] = {
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh", "erf",
+    "erfc", "exp", "exp10", "exp2", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "frexp", "hypot",
+    "ilogb", "j0", "j1", "jn", "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p", "log2", "logb", "modf",
+    "nearbyint", "nextafter", "pow", "remainder", "remquo", "rint", "round", "scalbn", "sin", "sincos", "sinh", "sqrt",
+    "tan", "tanh", "tgamma", "trunc", "y0", "y1", "yn",
+};
+
+/* Whether `symbol` (sin, sinf) is libm's. */
+static bool in_libm(const char *symbol) {
+    size_t n = strlen(symbol);
+    for (size_t i = 0; i < sizeof libm_names / sizeof libm_names[0]; i++) {
+        size_t k = strlen(libm_names[i]);
+        if (strncmp(symbol, libm_names[i], k) == 0 && (n == k || (n == k + 1 && symbol[k] == 'f'))) return true;
+    }
+    return false;
+}
+
+/* libdevice's __nv_<symbol> as libm's: its fast_ forms are the same
+ * functions here. */
+static LLVMValueRef host_math_symbol(CodeGen *g, const char *symbol, LLVMTypeRef ret, LLVMValueRef *args, int n) {
+    const char *name = strncmp(symbol, "fast_", 5) == 0 ? symbol + 5 : symbol;
+    if (!in_libm(name)) {
+        cg_refuse(g, arena_printf(g->arena, "the host target has no libdevice function __nv_%s", symbol));
+        return LLVMGetUndef(ret);
+    }
+    return cg_call(g, ret, name, args, n);
+}
+
+static LLVMValueRef host_math(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n) {
+    LLVMTypeRef ft = cg_type(g, t);
+    if (!strcmp(name, "powi")) {
+        LLVMTypeRef types[] = {ft, LLVMTypeOf(args[1])};
+        return cg_intrinsic(g, "llvm.powi", types, 2, args, 2);
+    }
+    return host_math_symbol(g, t->bits == 32 ? arena_printf(g->arena, "%sf", name) : name, ft, args, n);
+}
+
+/* Exact division: what the GPU's approximate forms approximate. */
+static LLVMValueRef host_fast_fdiv(CodeGen *g, FastDiv kind, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildFDiv(g->b, a, b, "");
+}
+
+/* The half functions whose float32 form libm lacks; the others are the
+ * float32 function rounded, as the caller does. */
+static LLVMValueRef host_half_math(CodeGen *g, const char *name, LLVMValueRef x) {
+    bool rcp = !strcmp(name, "rcp"), rsqrt = !strcmp(name, "rsqrt");
+    if (!strcmp(name, "tanh_approx")) name = "tanh";
+    else if (!rcp && !rsqrt) return NULL;
+    LLVMTypeRef f = LLVMFloatTypeInContext(g->ctx);
+    LLVMValueRef wide = LLVMBuildFPExt(g->b, x, f, "");
+    LLVMValueRef r = rcp ? wide : cg_call(g, f, rsqrt ? "sqrtf" : "tanhf", &wide, 1);
+    if (rcp || rsqrt) r = LLVMBuildFDiv(g->b, LLVMConstReal(f, 1.0), r, "");
+    return LLVMBuildFPTrunc(g->b, r, LLVMTypeOf(x), "");
+}
+
+/* printf, its values promoted as C's variadic calls promote them. */
+static void host_print(CodeGen *g, LLVMValueRef format, LLVMValueRef *values, int n) {
+    LLVMValueRef *args = ARENA_ARRAY(g->arena, LLVMValueRef, n + 1);
+    args[0] = format;
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef v = values[i];
+        LLVMTypeKind k = LLVMGetTypeKind(LLVMTypeOf(v));
+        if (k == LLVMFloatTypeKind || k == LLVMHalfTypeKind) v = LLVMBuildFPExt(g->b, v, LLVMDoubleTypeInContext(g->ctx), "");
+        else if (k == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(LLVMTypeOf(v)) < 32) v = LLVMBuildSExt(g->b, v, i32_type(g), "");
+        args[i + 1] = v;
+    }
+    LLVMTypeRef p = ptr_type(g->ctx);
+    LLVMTypeRef fty = LLVMFunctionType(i32_type(g), &p, 1, true);
+    LLVMValueRef printf_fn = LLVMGetNamedFunction(g->mod, "printf");
+    if (!printf_fn) printf_fn = LLVMAddFunction(g->mod, "printf", fty);
+    LLVMBuildCall2(g->b, fty, printf_fn, args, (unsigned)n + 1, "");
+}
+
+/* The thread ends: host_optimize makes the marker a branch to its
+ * kernel's end, once the function is inlined there. */
+static void host_exit_thread(CodeGen *g) {
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->ctx), NULL, 0, false);
+    LLVMValueRef marker = LLVMGetNamedFunction(g->mod, EXIT_MARKER);
+    if (!marker) marker = LLVMAddFunction(g->mod, EXIT_MARKER, fty);
+    LLVMBuildCall2(g->b, fty, marker, NULL, 0, "");
+}
+
+static void add_string_attr(LLVMValueRef fn, const char *k, const char *v) {
+    LLVMContextRef ctx = LLVMGetModuleContext(LLVMGetGlobalParent(fn));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(ctx, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
+}
+
+/* Marked for host_optimize, which gives it its entry. */
+static void host_mark_kernel(CodeGen *g, const FuncInfo *f, LLVMValueRef fn) { add_string_attr(fn, KERNEL_ATTR, "1"); }
+
+/* fastmath's freedoms, which the CPU's instructions take; denormals are
+ * kept, as the CPU keeps them. */
+static void host_mark_fast_model(LLVMValueRef fn) {
+    static const char *const keys[] = {"unsafe-fp-math", "no-infs-fp-math", "no-nans-fp-math",
+                                       "no-signed-zeros-fp-math", "approx-func-fp-math"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) add_string_attr(fn, keys[i], "true");
+}
+
+/* ---- the pipeline: threads as coroutines ----------------------------------- */
+
+typedef struct Rewrite {
+    LLVMModuleRef mod;
+    LLVMContextRef ctx;
+    LLVMBuilderRef b;
+} Rewrite;
+
+static LLVMValueRef intrinsic(Rewrite *r, const char *name, LLVMTypeRef *overloads, int no, LLVMValueRef *args, int n) {
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    if (!id) ice("unknown intrinsic %s", name);
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(r->mod, id, overloads, (size_t)no);
+    return LLVMBuildCall2(r->b, LLVMIntrinsicGetType(r->ctx, id, overloads, (size_t)no), f, args, (unsigned)n, "");
+}
+
+static LLVMValueRef call_named(Rewrite *r, LLVMTypeRef ret, const char *name, LLVMTypeRef *params, int np,
+                               LLVMValueRef *args) {
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)np, false);
+    LLVMValueRef f = LLVMGetNamedFunction(r->mod, name);
+    if (!f) f = LLVMAddFunction(r->mod, name, fty);
+    return LLVMBuildCall2(r->b, fty, f, args, (unsigned)np, "");
+}
+
+static bool is_call_to(LLVMValueRef inst, LLVMValueRef fn) {
+    return fn && LLVMIsACallInst(inst) && LLVMGetCalledValue(inst) == fn;
+}
+
+/* The calls of fn, in module order. */
+static int calls_of(LLVMValueRef fn, LLVMValueRef caller, LLVMValueRef **out) {
+    int n = 0, cap = 0;
+    *out = NULL;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(caller); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            if (!is_call_to(i, fn)) continue;
+            if (n == cap && !(*out = realloc(*out, sizeof **out * (size_t)(cap = cap ? 2 * cap : 8))))
+                ice("out of memory");
+            (*out)[n++] = i;
+        }
+    return n;
+}
+
+static bool calls(LLVMValueRef caller, LLVMValueRef fn) {
+    LLVMValueRef *found;
+    int n = calls_of(fn, caller, &found);
+    free(found);
+    return n > 0;
+}
+
+static bool is_kernel(LLVMValueRef fn) {
+    return LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, KERNEL_ATTR, (unsigned)strlen(KERNEL_ATTR)) != NULL;
+}
+
+/* Whether fn waits or ends its thread, itself or through what it calls
+ * (the functions already known to, in `marked`). */
+static bool reaches_marker(LLVMValueRef fn, LLVMModuleRef mod) {
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+            if (!LLVMIsACallInst(i)) continue;
+            LLVMValueRef callee = LLVMGetCalledValue(i);
+            if (callee == LLVMGetNamedFunction(mod, SUSPEND_MARKER) || callee == LLVMGetNamedFunction(mod, EXIT_MARKER))
+                return true;
+            if (LLVMIsAFunction(callee) && LLVMGetStringAttributeAtIndex(callee, LLVMAttributeFunctionIndex,
+                                                                         "pykc-host-waits", 15))
+                return true;
+        }
+    return false;
+}
+
+/* Every device function that waits, or ends its thread, inlined into its
+ * callers: a coroutine suspends only in its own body. Marks spread up the
+ * call graph until none is added. */
+static void mark_waiting_functions(LLVMModuleRef mod) {
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+            if (LLVMIsDeclaration(f) || is_kernel(f) ||
+                LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "pykc-host-waits", 15) ||
+                !reaches_marker(f, mod))
+                continue;
+            add_string_attr(f, "pykc-host-waits", "1");
+            LLVMContextRef ctx = LLVMGetModuleContext(mod);
+            unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+            unsigned never = LLVMGetEnumAttributeKindForName("noinline", 8);
+            LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, never);
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, always, 0));
+            grew = true;
+        }
+    }
+}
+
+static bool run_passes(IrModule *m, const char *passes, Diag *d) {
+    LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(m->mod, passes, m->machine, opts);
+    LLVMDisposePassBuilderOptions(opts);
+    if (!err) return true;
+    char *msg = LLVMGetErrorMessage(err);
+    diag_plain(d, DIAG_ERROR, "LLVM's optimiser failed: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+    return false;
+}
+
+/* A function that still waits after inlining calls itself. */
+static bool check_inlined(LLVMModuleRef mod, Diag *d) {
+    LLVMValueRef markers[] = {LLVMGetNamedFunction(mod, SUSPEND_MARKER), LLVMGetNamedFunction(mod, EXIT_MARKER)};
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        if (LLVMIsDeclaration(f) || is_kernel(f) || !(calls(f, markers[0]) || calls(f, markers[1]))) continue;
+        size_t len;
+        diag_plain(d, DIAG_ERROR, "the host target cannot compile '%s': a recursive device function that waits for "
+                   "other threads (a barrier, a warp operation) or raises under debug=True", LLVMGetValueName2(f, &len));
+        return false;
+    }
+    return true;
+}
+
+/* The coroutine's parts that every suspension point branches to. */
+typedef struct Coroutine {
+    LLVMValueRef id, handle;
+    LLVMBasicBlockRef final_suspend, cleanup, suspended;
+} Coroutine;
+
+static LLVMValueRef token_none(Rewrite *r) { return LLVMConstNull(LLVMTokenTypeInContext(r->ctx)); }
+
+/* `switch (coro.suspend) {0: go on, 1: clean up, default: suspended}`. */
+static void suspension_point(Rewrite *r, Coroutine *c, bool final, LLVMBasicBlockRef resume) {
+    LLVMValueRef args[] = {token_none(r), LLVMConstInt(LLVMInt1TypeInContext(r->ctx), final, false)};
+    LLVMValueRef s = intrinsic(r, "llvm.coro.suspend", NULL, 0, args, 2);
+    LLVMValueRef sw = LLVMBuildSwitch(r->b, s, c->suspended, 2);
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(r->ctx);
+    LLVMAddCase(sw, LLVMConstInt(i8, 0, false), resume);
+    LLVMAddCase(sw, LLVMConstInt(i8, 1, false), c->cleanup);
+}
+
+/* The frame (malloc'd), its handle into pykrt.host.handle for the entry,
+ * at the start of the kernel. */
+static void begin_coroutine(Rewrite *r, LLVMValueRef fn, Coroutine *c) {
+    LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(fn);
+    LLVMPositionBuilderBefore(r->b, LLVMGetFirstInstruction(entry));
+    LLVMTypeRef p = ptr_type(r->ctx), i64 = LLVMInt64TypeInContext(r->ctx);
+    LLVMValueRef id_args[] = {LLVMConstInt(LLVMInt32TypeInContext(r->ctx), 16, false), LLVMConstNull(p),
+                              LLVMConstNull(p), LLVMConstNull(p)};
+    c->id = intrinsic(r, "llvm.coro.id", NULL, 0, id_args, 4);
+    LLVMValueRef size = intrinsic(r, "llvm.coro.size", &i64, 1, NULL, 0);
+    LLVMValueRef mem = call_named(r, p, "malloc", &i64, 1, &size);
+    LLVMValueRef begin_args[] = {c->id, mem};
+    c->handle = intrinsic(r, "llvm.coro.begin", NULL, 0, begin_args, 2);
+    LLVMBuildStore(r->b, c->handle, thread_local_var(r->mod, HANDLE_VAR));
+}
+
+/* Where a thread ends (c->final_suspend, which its returns and exits
+ * branch to): the final suspension;
+ * the frame freed; the coroutine's end, which returns to the scheduler. */
+static void end_blocks(Rewrite *r, LLVMValueRef fn, Coroutine *c) {
+    c->cleanup = LLVMAppendBasicBlockInContext(r->ctx, fn, "thread.free");
+    c->suspended = LLVMAppendBasicBlockInContext(r->ctx, fn, "thread.suspended");
+    LLVMBasicBlockRef never = LLVMAppendBasicBlockInContext(r->ctx, fn, "thread.over");
+    LLVMPositionBuilderAtEnd(r->b, c->final_suspend);
+    suspension_point(r, c, true, never);
+    LLVMPositionBuilderAtEnd(r->b, never);
+    LLVMBuildUnreachable(r->b);
+    LLVMPositionBuilderAtEnd(r->b, c->cleanup);
+    LLVMValueRef free_args[] = {c->id, c->handle};
+    LLVMValueRef mem = intrinsic(r, "llvm.coro.free", NULL, 0, free_args, 2);
+    LLVMTypeRef p = ptr_type(r->ctx);
+    call_named(r, LLVMVoidTypeInContext(r->ctx), "free", &p, 1, &mem);
+    LLVMBuildBr(r->b, c->suspended);
+    LLVMPositionBuilderAtEnd(r->b, c->suspended);
+    LLVMValueRef end_args[] = {c->handle, LLVMConstInt(LLVMInt1TypeInContext(r->ctx), 0, false), token_none(r)};
+    intrinsic(r, "llvm.coro.end", NULL, 0, end_args, 3);
+    LLVMBuildRetVoid(r->b);
+}
+
+/* A phi of `to` that came from `from` comes from `by` instead (the C
+ * API sets no incoming block: the phi is rebuilt). */
+static void move_incoming(Rewrite *r, LLVMBasicBlockRef to, LLVMBasicBlockRef from, LLVMBasicBlockRef by) {
+    for (LLVMValueRef phi = LLVMGetFirstInstruction(to); phi && LLVMIsAPHINode(phi);) {
+        LLVMValueRef next = LLVMGetNextInstruction(phi);
+        unsigned n = LLVMCountIncoming(phi);
+        LLVMPositionBuilderBefore(r->b, phi);
+        LLVMValueRef fresh = LLVMBuildPhi(r->b, LLVMTypeOf(phi), "");
+        for (unsigned i = 0; i < n; i++) {
+            LLVMValueRef v = LLVMGetIncomingValue(phi, i);
+            LLVMBasicBlockRef bb = LLVMGetIncomingBlock(phi, i);
+            if (bb == from) bb = by;
+            LLVMAddIncoming(fresh, &v, &bb, 1);
+        }
+        LLVMReplaceAllUsesWith(phi, fresh);
+        LLVMInstructionEraseFromParent(phi);
+        phi = next;
+    }
+}
+
+/* The instructions after `inst` into a new block, which its block's
+ * successors now come from. */
+static LLVMBasicBlockRef split_after(Rewrite *r, LLVMValueRef inst) {
+    LLVMBasicBlockRef from = LLVMGetInstructionParent(inst);
+    LLVMBasicBlockRef rest = LLVMInsertBasicBlockInContext(r->ctx, LLVMGetNextBasicBlock(from), "resumed");
+    LLVMPositionBuilderAtEnd(r->b, rest);
+    for (LLVMValueRef i = LLVMGetNextInstruction(inst); i;) {
+        LLVMValueRef next = LLVMGetNextInstruction(i);
+        LLVMInstructionRemoveFromParent(i);
+        LLVMInsertIntoBuilder(r->b, i);
+        i = next;
+    }
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(rest);
+    for (unsigned i = 0, n = term ? LLVMGetNumSuccessors(term) : 0; i < n; i++)
+        move_incoming(r, LLVMGetSuccessor(term, i), from, rest);
+    return rest;
+}
+
+/* Each suspend marker becomes a suspension point that resumes with what
+ * followed it. */
+static void lower_suspends(Rewrite *r, LLVMValueRef fn, Coroutine *c) {
+    LLVMValueRef *found;
+    int n = calls_of(LLVMGetNamedFunction(r->mod, SUSPEND_MARKER), fn, &found);
+    for (int i = 0; i < n; i++) {
+        LLVMBasicBlockRef resume = split_after(r, found[i]);
+        LLVMPositionBuilderBefore(r->b, found[i]);
+        suspension_point(r, c, false, resume);
+        LLVMInstructionEraseFromParent(found[i]);
+    }
+    free(found);
+}
+
+/* Each `ret void`, and each exit marker with the unreachable after it,
+ * becomes a branch to `to` (or a return, where to is NULL). */
+static void lower_ends(Rewrite *r, LLVMValueRef fn, LLVMBasicBlockRef to) {
+    LLVMValueRef *exits;
+    int n = calls_of(LLVMGetNamedFunction(r->mod, EXIT_MARKER), fn, &exits);
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef next = LLVMGetNextInstruction(exits[i]);
+        if (next && LLVMIsAUnreachableInst(next)) LLVMInstructionEraseFromParent(next);
+        LLVMPositionBuilderBefore(r->b, exits[i]);
+        if (to) LLVMBuildBr(r->b, to);
+        else LLVMBuildRetVoid(r->b);
+        LLVMInstructionEraseFromParent(exits[i]);
+    }
+    free(exits);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && to; bb = LLVMGetNextBasicBlock(bb)) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+        if (!term || !LLVMIsAReturnInst(term) || bb == to) continue;
+        LLVMPositionBuilderBefore(r->b, term);
+        LLVMBuildBr(r->b, to);
+        LLVMInstructionEraseFromParent(term);
+    }
+}
+
+static void make_coroutine(Rewrite *r, LLVMValueRef fn) {
+    Coroutine c;
+    begin_coroutine(r, fn, &c);
+    c.final_suspend = LLVMAppendBasicBlockInContext(r->ctx, fn, "thread.end");
+    lower_ends(r, fn, c.final_suspend);
+    end_blocks(r, fn, &c);
+    lower_suspends(r, fn, &c);
+    unsigned kind = LLVMGetEnumAttributeKindForName("presplitcoroutine", 17);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(r->ctx, kind, 0));
+}
+
+/* The coroutine's handle once it has run to its first suspension: NULL
+ * (the frame freed) where the thread finished. */
+static LLVMValueRef started_handle(Rewrite *r, LLVMValueRef entry) {
+    LLVMValueRef h = LLVMBuildLoad2(r->b, ptr_type(r->ctx), thread_local_var(r->mod, HANDLE_VAR), "handle");
+    LLVMValueRef done = intrinsic(r, "llvm.coro.done", NULL, 0, &h, 1);
+    LLVMBasicBlockRef finished = LLVMAppendBasicBlockInContext(r->ctx, entry, "finished");
+    LLVMBasicBlockRef waiting = LLVMAppendBasicBlockInContext(r->ctx, entry, "waiting");
+    LLVMBuildCondBr(r->b, done, finished, waiting);
+    LLVMPositionBuilderAtEnd(r->b, finished);
+    intrinsic(r, "llvm.coro.destroy", NULL, 0, &h, 1);
+    LLVMBuildRet(r->b, LLVMConstNull(ptr_type(r->ctx)));
+    LLVMPositionBuilderAtEnd(r->b, waiting);
+    return h;
+}
+
+/* `void *NAME(void **params)`: the launch's parameters, as
+ * cuLaunchKernel takes them, into the kernel's (now NAME.thread). */
+static void add_entry(Rewrite *r, LLVMValueRef kernel, bool coroutine) {
+    size_t len;
+    char *name = strdup(LLVMGetValueName2(kernel, &len));
+    char *thread_name = malloc(len + 8);
+    if (!name || !thread_name) ice("out of memory");
+    snprintf(thread_name, len + 8, "%s.thread", name);
+    LLVMSetValueName2(kernel, thread_name, strlen(thread_name));
+    LLVMSetLinkage(kernel, LLVMInternalLinkage);
+    LLVMTypeRef p = ptr_type(r->ctx);
+    LLVMValueRef entry = LLVMAddFunction(r->mod, name, LLVMFunctionType(p, &p, 1, false));
+    LLVMPositionBuilderAtEnd(r->b, LLVMAppendBasicBlockInContext(r->ctx, entry, "entry"));
+    unsigned n = LLVMCountParams(kernel);
+    LLVMValueRef *args = calloc(n ? n : 1, sizeof *args);
+    if (!args) ice("out of memory");
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(r->ctx);
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef at = LLVMConstInt(i64, i, false);
+        LLVMValueRef slot = LLVMBuildLoad2(r->b, p, LLVMBuildGEP2(r->b, p, LLVMGetParam(entry, 0), &at, 1, ""), "");
+        args[i] = LLVMBuildLoad2(r->b, LLVMTypeOf(LLVMGetParam(kernel, i)), slot, "");
+    }
+    LLVMBuildCall2(r->b, LLVMGlobalGetValueType(kernel), kernel, args, n, "");
+    LLVMBuildRet(r->b, coroutine ? started_handle(r, entry) : LLVMConstNull(p));
+    free(args);
+    free(thread_name);
+    free(name);
+}
+
+/* What the host device calls (runtime/host_abi.h): the ABI's version,
+ * pykrt_host_enter, pykrt_host_resume and pykrt_host_destroy. */
+static void add_interface(Rewrite *r) {
+    LLVMTypeRef p = ptr_type(r->ctx), i32 = LLVMInt32TypeInContext(r->ctx), v = LLVMVoidTypeInContext(r->ctx);
+    LLVMValueRef abi = LLVMAddGlobal(r->mod, i32, "pykrt_host_abi");
+    LLVMSetInitializer(abi, LLVMConstInt(i32, HOST_ABI_VERSION, false));
+    LLVMSetGlobalConstant(abi, true);
+
+    LLVMValueRef enter = LLVMAddFunction(r->mod, "pykrt_host_enter", LLVMFunctionType(v, &p, 1, false));
+    LLVMPositionBuilderAtEnd(r->b, LLVMAppendBasicBlockInContext(r->ctx, enter, "entry"));
+    LLVMBuildStore(r->b, LLVMGetParam(enter, 0), thread_local_var(r->mod, THREAD_VAR));
+    LLVMBuildRetVoid(r->b);
+
+    LLVMValueRef resume = LLVMAddFunction(r->mod, "pykrt_host_resume", LLVMFunctionType(i32, &p, 1, false));
+    LLVMPositionBuilderAtEnd(r->b, LLVMAppendBasicBlockInContext(r->ctx, resume, "entry"));
+    LLVMValueRef h = LLVMGetParam(resume, 0);
+    intrinsic(r, "llvm.coro.resume", NULL, 0, &h, 1);
+    LLVMValueRef done = intrinsic(r, "llvm.coro.done", NULL, 0, &h, 1);
+    LLVMBasicBlockRef finished = LLVMAppendBasicBlockInContext(r->ctx, resume, "finished");
+    LLVMBasicBlockRef waiting = LLVMAppendBasicBlockInContext(r->ctx, resume, "waiting");
+    LLVMBuildCondBr(r->b, done, finished, waiting);
+    LLVMPositionBuilderAtEnd(r->b, finished);
+    intrinsic(r, "llvm.coro.destroy", NULL, 0, &h, 1);
+    LLVMBuildRet(r->b, LLVMConstInt(i32, 1, false));
+    LLVMPositionBuilderAtEnd(r->b, waiting);
+    LLVMBuildRet(r->b, LLVMConstInt(i32, 0, false));
+
+    LLVMValueRef destroy = LLVMAddFunction(r->mod, "pykrt_host_destroy", LLVMFunctionType(v, &p, 1, false));
+    LLVMPositionBuilderAtEnd(r->b, LLVMAppendBasicBlockInContext(r->ctx, destroy, "entry"));
+    h = LLVMGetParam(destroy, 0);
+    intrinsic(r, "llvm.coro.destroy", NULL, 0, &h, 1);
+    LLVMBuildRetVoid(r->b);
+}
+
+/* Each kernel an entry: a coroutine where it waits, else a function that
+ * runs the thread to its end. */
+static void add_entries(Rewrite *r) {
+    LLVMValueRef suspend_fn = LLVMGetNamedFunction(r->mod, SUSPEND_MARKER);
+    LLVMValueRef *kernels = NULL;
+    int n = 0;
+    for (LLVMValueRef f = LLVMGetFirstFunction(r->mod); f; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f) && is_kernel(f)) {
+            if (!(kernels = realloc(kernels, sizeof *kernels * (size_t)(n + 1)))) ice("out of memory");
+            kernels[n++] = f;
+        }
+    for (int i = 0; i < n; i++) {
+        bool waits = calls(kernels[i], suspend_fn);
+        if (waits) make_coroutine(r, kernels[i]);
+        else lower_ends(r, kernels[i], NULL);
+        add_entry(r, kernels[i], waits);
+    }
+    free(kernels);
+}
+
+static const char *pipeline(int opt_level) {
+    static const char *const levels[] = {"default<O0>", "default<O1>", "default<O2>", "default<O3>"};
+    return levels[opt_level];
+}
+
+static bool host_optimize(IrModule *m, Diag *d) {
+    mark_waiting_functions(m->mod);
+    if (!run_passes(m, "always-inline", d) || !check_inlined(m->mod, d)) return false;
+    Rewrite r = {m->mod, m->ctx, LLVMCreateBuilderInContext(m->ctx)};
+    add_entries(&r);
+    add_interface(&r);
+    LLVMDisposeBuilder(r.b);
+    return run_passes(m, pipeline(m->cfg->opt_level), d);
+}
+
+/* ---- the shared object ------------------------------------------------------ */
+
+static bool emit_object(IrModule *m, Code *out, Diag *d) {
+    LLVMMemoryBufferRef buf = NULL;
+    char *msg = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(m->machine, m->mod, LLVMObjectFile, &msg, &buf)) {
+        diag_plain(d, DIAG_ERROR, "LLVM could not emit the object: %s", msg ? msg : "unknown error");
+        LLVMDisposeMessage(msg);
+        return false;
+    }
+    out->len = LLVMGetBufferSize(buf);
+    out->bytes = malloc(out->len + 1);
+    if (!out->bytes) ice("out of memory copying the object");
+    memcpy(out->bytes, LLVMGetBufferStart(buf), out->len);
+    LLVMDisposeMemoryBuffer(buf);
+    out->version[0] = '\0';
+    return true;
+}
+
+/* The object linked into a shared object by the system's C compiler
+ * driver: no start files (their bytes differ between systems), libm,
+ * libc, and libgcc for what LLVM leaves to it (powi, half conversions). */
+static bool link_shared(const Code *object, Code *out, Diag *d) {
+    char obj_path[4096], so_path[4096];
+    if (!program_write_temp("pykc-XXXXXX.o", 2, object->bytes, object->len, obj_path, sizeof obj_path, d)) return false;
+    int fd = program_temp("pykc-XXXXXX.so", 3, so_path, sizeof so_path, d);
+    bool ok = fd >= 0 && close(fd) == 0;
+    char *argv[] = {"cc", "-shared", "-nostdlib", "-o", so_path, obj_path, "-lm", "-lc", "-lgcc", NULL};
+    char *output = NULL;
+    int why = 0, status = ok ? program_run(argv, &output, &why) : -1;
+    if (ok && status < 0) diag_plain(d, DIAG_ERROR, "cannot run 'cc' to link the host module: %s", strerror(why));
+    else if (ok && status != 0) diag_plain(d, DIAG_ERROR, "linking the host module failed:\n%s", output ? output : "");
+    ok = ok && status == 0;
+    if (ok && !(out->bytes = program_read_file(so_path, &out->len))) {
+        diag_plain(d, DIAG_ERROR, "cannot read what the linker wrote: %s", strerror(errno));
+        ok = false;
+    }
+    free(output);
+    unlink(obj_path);
+    if (fd >= 0) unlink(so_path);
+    return ok;
+}
+
+static bool host_emit(IrModule *m, EmitKind kind, Code *out, Diag *d) {
+    if (kind == EMIT_OBJECT) return emit_object(m, out, d);
+    Code object = {0};
+    bool ok = emit_object(m, &object, d) && link_shared(&object, out, d);
+    code_free(&object);
+    return ok;
+}
+
+const Target target_host = {
+    .name = "host",
+    .default_arch = "x86-64-v2",
+    .code_kind = EMIT_SHARED,
+    .emit_kinds = (1u << EMIT_OBJECT) | (1u << EMIT_SHARED),
+    .check_arch = host_check_arch,
+    .describe = host_describe,
+    .prepare = host_prepare,
+    .link = host_link,
+    .optimize = host_optimize,
+    .emit = host_emit,
+    .max_param_bytes = host_max_param_bytes,
+    .no_bfloat16 = host_no_bfloat16,
+    .address_space = {[MEM_GLOBAL] = 0, [MEM_SHARED] = 0, [MEM_CONST] = 0},
+    .shared_is_thread_local = true,
+    .special = host_special,
+    .barrier = host_barrier,
+    .block_vote = host_block_vote,
+    .warp = host_warp,
+    .cache_load = host_cache_load,
+    .cache_store = host_cache_store,
+    .dynamic_shared = host_dynamic_shared,
+    .grid_group = host_grid_group,
+    .grid_sync = host_grid_sync,
+    .math = host_math,
+    .math_symbol = host_math_symbol,
+    .fast_fdiv = host_fast_fdiv,
+    .half_math = host_half_math,
+    .print = host_print,
+    .exit_thread = host_exit_thread,
+    .device_launch = NULL,
+    .mark_kernel = host_mark_kernel,
+    .mark_fast_model = host_mark_fast_model,
+};
