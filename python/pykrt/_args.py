@@ -31,10 +31,63 @@ def _fits_typestr(typestr):
     return (name, size) if name else None
 
 
+# Records made from array-interface descrs, kept alive by their descr.
+_RECORDS = {}
+
+
+def _field_size(typestr, shape):
+    if isinstance(typestr, list):
+        size = _record(typestr)[0].size
+    else:
+        size = int(typestr[2:])
+    for n in shape:
+        size *= n
+    return size
+
+
+def _record(descr):
+    """(pykrt_record, what keeps its parts alive) for an array interface's
+    descr: [(name, typestr or descr[, shape])...], padding named ''. The
+    offsets are where NumPy puts the fields, one after another."""
+    key = repr(descr)
+    if key in _RECORDS:
+        return _RECORDS[key]
+    fields, keep, offset = [], [], 0
+    for entry in descr:
+        name, typ = entry[0], entry[1]
+        shape = tuple(entry[2]) if len(entry) > 2 else ()
+        if isinstance(name, tuple):  # (title, name)
+            name = name[1]
+        if name:
+            f = _lib.Field(name=name.encode(), offset=offset, ndim=len(shape))
+            for i, n in enumerate(shape):
+                f.shape[i] = n
+            if isinstance(typ, list):
+                sub = _record(typ)
+                f.dtype, f.record = _lib.DTYPE["record"], ctypes.pointer(sub[0])
+                keep.append(sub)
+            else:
+                found = _fits_typestr(typ)
+                if not found:
+                    raise TypeError("pykrt: record field %r of dtype %r is not supported" % (name, typ))
+                f.dtype = _lib.DTYPE[found[0]]
+            fields.append(f)
+        offset += _field_size(typ, shape)
+    array = (_lib.Field * max(len(fields), 1))(*fields)
+    rec = _lib.Record(size=offset, align=1, nfields=len(fields), fields=array)
+    _RECORDS[key] = (rec, array, keep)
+    return _RECORDS[key]
+
+
 def _dtype_of(iface):
     typestr = iface["typestr"]
     if typestr[1] == "V" and [tuple(d[:2]) for d in iface.get("descr", [])] == _XOROSHIRO_DESCR:
         return "xoroshiro128p", 16, _lib.lib.pykrt_xoroshiro128p_record()
+    if typestr[1] == "V" and iface.get("descr") and iface["descr"] != [("", typestr)]:
+        rec = _record(iface["descr"])[0]
+        if rec.size != int(typestr[2:]):
+            raise TypeError("pykrt: record dtype %r: its fields cover %d bytes" % (typestr, rec.size))
+        return "record", rec.size, ctypes.cast(ctypes.pointer(rec), ctypes.c_void_p)
     found = _fits_typestr(typestr)
     if not found:
         raise TypeError("pykrt: arrays of dtype %r (%s) are not supported" % (typestr, iface.get("descr")))

@@ -24,6 +24,19 @@ devptr = ctypes.c_uint64
 status = ctypes.c_int
 
 
+class Record(ctypes.Structure):
+    pass
+
+
+class Field(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int), ("offset", ctypes.c_size_t),
+                ("ndim", ctypes.c_int), ("shape", ctypes.c_int64 * MAX_NDIM), ("record", ctypes.POINTER(Record))]
+
+
+Record._fields_ = [("size", ctypes.c_size_t), ("align", ctypes.c_size_t), ("nfields", ctypes.c_size_t),
+                   ("fields", ctypes.POINTER(Field))]
+
+
 class Array(ctypes.Structure):
     _fields_ = [("data", devptr), ("dtype", ctypes.c_int), ("ndim", ctypes.c_int),
                 ("shape", ctypes.c_int64 * MAX_NDIM), ("strides", ctypes.c_int64 * MAX_NDIM),

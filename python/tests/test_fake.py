@@ -195,8 +195,10 @@ class Kinds(unittest.TestCase):
         transposed.__cuda_array_interface__.update(shape=(3, 4), strides=(4, 12))
         with self.assertRaisesRegex(pykrt.Error, r"pykrt_launch\(arrays\): argument 0 \(a\).*contiguous"):
             self.mod.arrays[1, 1](transposed, f, any3, np.zeros(2, np.complex128), np.zeros(2, np.complex128))
-        with self.assertRaisesRegex(TypeError, r"dtype '\|V8' .* not supported"):
-            self.mod.arrays[1, 1](np.zeros((3, 4), np.float32), f, any3, pts, np.zeros(2, np.complex128))
+        self.mod.arrays[1, 1](np.zeros((3, 4), np.float32), f, any3, pts, np.zeros(2, np.complex128))
+        swapped = np.zeros(2, dtype=[("y", np.int32), ("x", np.float32)])
+        with self.assertRaisesRegex(pykrt.Error, r"argument 3 \(pts\): expected records \{x: float32 at 0"):
+            self.mod.arrays[1, 1](np.zeros((3, 4), np.float32), f, any3, swapped, np.zeros(2, np.complex128))
 
     def test_specialisations_dispatched_by_the_arguments(self):
         a32, a64 = np.ones(4, np.float32), np.ones(8)[::2]
@@ -210,6 +212,37 @@ class Kinds(unittest.TestCase):
             self.mod.scale[1, 4](np.ones(4, np.int32), 3)
         self.assertEqual(cm.exception.status, "PYKRT_ERROR_NOT_FOUND")
         self.assertEqual(len(self.mod.scale.signatures), 2)
+
+
+class Records(unittest.TestCase):
+    """Structured dtypes become pykrt_record layouts, field by field where
+    NumPy puts them."""
+
+    def layout(self, dtype):
+        from pykrt import _args
+        name, size, ptr = _args._dtype_of(np.zeros(2, dtype).__array_interface__)
+        rec = _args._record(np.zeros(2, dtype).__array_interface__["descr"])[0]
+        fields = [(rec.fields[i].name.decode(), pykrt._lib.DTYPES[rec.fields[i].dtype], rec.fields[i].offset,
+                   tuple(rec.fields[i].shape[:rec.fields[i].ndim])) for i in range(rec.nfields)]
+        return name, size, fields, rec
+
+    def test_aligned_record_with_array_and_nested_fields(self):
+        d = np.dtype([("x", "f4"), ("y", "i8"), ("v", "f4", (3,)), ("p", [("a", "u1"), ("b", "f8")])], align=True)
+        name, size, fields, rec = self.layout(d)
+        self.assertEqual((name, size), ("record", d.itemsize))
+        self.assertEqual(fields, [("x", "float32", 0, ()), ("y", "int64", 8, ()), ("v", "float32", 16, (3,)),
+                                  ("p", "record", 32, ())])
+        nested = rec.fields[3].record.contents
+        self.assertEqual((nested.size, nested.fields[1].name, nested.fields[1].offset), (16, b"b", 8))
+
+    def test_packed_record(self):
+        name, size, fields, _ = self.layout(np.dtype([("a", "u1"), ("b", "f8"), ("c", "?")]))
+        self.assertEqual((size, fields), (10, [("a", "uint8", 0, ()), ("b", "float64", 1, ()), ("c", "bool", 9, ())]))
+
+    def test_unsupported_field_refused(self):
+        from pykrt import _args
+        with self.assertRaisesRegex(TypeError, "record field 's' of dtype"):
+            _args._dtype_of(np.zeros(2, [("s", "U4")]).__array_interface__)
 
 
 class Process(unittest.TestCase):
