@@ -2851,7 +2851,10 @@ static void di_function(CodeGen *g, FuncInfo *f) {
     LLVMSetSubprogram(g->llfn, g->di_scope);
 }
 
+/* The statement (or loop header, return, raise) being built: its line in
+ * the debug information, and where a target's refusal points. */
 static void di_location(CodeGen *g, const Node *n) {
+    g->at = n;
     if (!g->di_scope) return;
     int line, col;
     diag_line_col(g->diag, n->span.file, n->span.begin, &line, &col);
@@ -3031,7 +3034,6 @@ static void gen_return(CodeGen *g, Node *n) {
 /* A simple statement: compound ones are blocks of their own (ssa.c). */
 static void gen_statement(CodeGen *g, Node *n) {
     di_location(g, n);
-    g->at = n;
     switch (n->kind) {
     case ND_ASSIGN: {
         LLVMValueRef v = gen_expr(g, n->rhs);

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Compiles every tests/conformance/AREA/MODULE.pyk with pykc into a bundle:
 
-    python3 tests/conformance/build.py OUT [--pykc build/pykc]
+    python3 tests/conformance/build.py OUT [--pykc build/pykc] [--target host]
 
-OUT/AREA/MODULE.ptx and MODULE.yaml, or MODULE.error with pykc's messages
+OUT/AREA/MODULE.ptx (MODULE.so for --target host) and MODULE.yaml, or MODULE.error with pykc's messages
 when it refuses the module. A module that pykc refuses is compiled again one
 kernel at a time (the other kernels blanked out, line numbers kept):
 OUT/AREA/MODULE.KERNEL.ptx/.yaml, or MODULE.KERNEL.error, so that a refused
@@ -44,19 +44,31 @@ def kernels_of(source):
     return out
 
 
-def options_of(source):
+def options_of(source, keep_arch=True):
+    """A module's `# pykc-options:`; a GPU's --arch left out for the host."""
     for line in source.splitlines():
         if line.startswith("# pykc-options:"):
-            return shlex.split(line[len("# pykc-options:"):])
+            opts = shlex.split(line[len("# pykc-options:"):])
+            return opts if keep_arch else drop_arch(opts)
     return []
 
 
-def compile_one(pykc, src, out_base, opts):
-    """pykc src -o out_base.ptx; True on success, else writes out_base.error."""
-    for ext in (".ptx", ".yaml", ".error"):
-        if os.path.exists(out_base + ext):
-            os.remove(out_base + ext)
-    p = subprocess.run([pykc] + opts + [src, "-o", out_base + ".ptx"], capture_output=True, text=True)
+def drop_arch(opts):
+    out = []
+    for o in opts:
+        if out and out[-1] == "--arch":
+            out.pop()
+        elif not o.startswith("--arch="):
+            out.append(o)
+    return out
+
+
+def compile_one(pykc, src, out_base, opts, ext=".ptx"):
+    """pykc src -o out_base.EXT; True on success, else writes out_base.error."""
+    for old in (ext, ".yaml", ".error"):
+        if os.path.exists(out_base + old):
+            os.remove(out_base + old)
+    p = subprocess.run([pykc] + opts + [src, "-o", out_base + ext], capture_output=True, text=True)
     if p.returncode == 0:
         return True
     with open(out_base + ".error", "w") as f:
@@ -81,8 +93,10 @@ def modules_of(area):
     return sorted(fn[:-4] for fn in os.listdir(os.path.join(HERE, area)) if fn.endswith(".pyk"))
 
 
-def build(out, pykc, quiet=False, arch=None):
-    """Returns {(area, module, kernel or None): error line} of what pykc refused."""
+def build(out, pykc, quiet=False, arch=None, target=None):
+    """Returns {(area, module, kernel or None): error line} of what pykc
+    refused. target: None for the GPU, "host" for the CPU (.so files)."""
+    ext = ".so" if target == "host" else ".ptx"
     refused = {}
     nmod = 0
     for area in sorted_areas():
@@ -95,11 +109,12 @@ def build(out, pykc, quiet=False, arch=None):
             src = os.path.join(adir, module + ".pyk")
             with open(src) as f:
                 text = f.read()
-            opts = (["--arch", arch] if arch else []) + options_of(text)
+            opts = (["--target", target] if target else []) + (["--arch", arch] if arch else []) + \
+                options_of(text, keep_arch=target != "host")
             nmod += 1
             base = os.path.join(odir, module)
             # the source is compiled where it is: its messages name the file in the tree
-            if compile_one(pykc, src, base, opts):
+            if compile_one(pykc, src, base, opts, ext):
                 continue
             refused[(area, module, None)] = first_error(base + ".error")
             lines = text.splitlines(keepends=True)
@@ -113,7 +128,7 @@ def build(out, pykc, quiet=False, arch=None):
                 one = os.path.join(odir, f"{module}.{name}.pyk")
                 with open(one, "w") as f:
                     f.writelines(keep)
-                ok = compile_one(pykc, one, os.path.join(odir, f"{module}.{name}"), opts)
+                ok = compile_one(pykc, one, os.path.join(odir, f"{module}.{name}"), opts, ext)
                 os.remove(one)
                 if not ok:
                     # the copy keeps the source's lines: name the source
@@ -137,11 +152,14 @@ def main():
     ap.add_argument("--arch", default="sm_90",
                     help="the GPU's arch (default sm_90): numba-cuda compiles for the device it runs on, and some "
                          "lowerings depend on it (tanh.approx.f16 from sm_75's PTX 7.0 on)")
+    ap.add_argument("--target", choices=("nvptx", "host"), default="nvptx",
+                    help="host: the CPU's shared objects, for libpykrt's host device (the --arch is the host's default)")
     args = ap.parse_args()
     if not os.access(args.pykc, os.X_OK):
         print(f"build.py: no compiler at {args.pykc} (run make)", file=sys.stderr)
         return 2
-    refused, nmod = build(args.out, args.pykc, arch=args.arch)
+    host = args.target == "host"
+    refused, nmod = build(args.out, args.pykc, arch=None if host else args.arch, target="host" if host else None)
     nk = sum(1 for k in refused if k[2] is not None)
     nm = sum(1 for k in refused if k[2] is None)
     print(f"build.py: {nmod} modules in {args.out}; {nm} refused whole, {nk} kernels refused alone")

@@ -4,6 +4,7 @@ same .pyk under numba-cuda and through pykc's PTX, outputs compared.
 
     python3 tests/conformance/run.py BUNDLE [-k PATTERN] [-j N] [-v]     (on a GPU)
     python3 tests/conformance/run.py BUNDLE --dry-run                    (no GPU)
+    python3 tests/conformance/run.py HOST_BUNDLE --host REFS             (no GPU)
     python3 tests/conformance/run.py --numba-compile [-k PATTERN]        (no GPU)
     python3 tests/conformance/run.py --simulate [-k PATTERN]             (no GPU)
     python3 tests/conformance/run.py --list
@@ -37,6 +38,14 @@ manifest and that the packing matches the PTX's parameter list;
 types (compile_ptx: typing and NVVM, no GPU); --simulate runs every case
 (sim=True) in numba-cuda's simulator (the cases are well-formed: the
 arguments fit, no index is out of bounds).
+
+On the GPU, --save-references DIR also writes numba-cuda's outputs of each
+case (DIR/NAME.npz); tools/pack_references.py packs them into
+tests/conformance/references.npz. --host REFS runs a bundle built with
+`build.py --target host` on libpykrt's host device (the CPU) and compares
+each case with those outputs, by the same rules: pykc's kernels checked
+against the GPU's results without a GPU. A kernel that the host target
+refuses by design (host-refusals.txt) is skipped; any other refusal fails.
 """
 import argparse
 import importlib.machinery
@@ -85,6 +94,7 @@ class Bundle:
         self.manifests = {}
         self.modules = {}
         self.cp = None
+        self.host = None
 
     def find(self, c, args=None):
         """(manifest path, manifest, kernel entry) of c's kernel: the
@@ -185,6 +195,19 @@ def launch_pykc(bundle, c, args):
     return out
 
 
+def launch_pykc_host(bundle, c, args):
+    """On the host device: the arrays are passed where they are."""
+    import host_launch
+    path, _, kernel = bundle.find(c, [a.view if isinstance(a, View) else a for a in args])
+    if bundle.host is None:
+        bundle.host = host_launch.Modules()
+    grid = c.grid if isinstance(c.grid, tuple) else (c.grid,)
+    block = c.block if isinstance(c.block, tuple) else (c.block,)
+    bundle.host.launch(path, kernel["name"], grid, block, c.shared,
+                       [a.view if isinstance(a, View) else a for a in args])
+    return {i: host_base(a).copy(order="K") for i, a in enumerate(args) if isinstance(a, (np.ndarray, View))}
+
+
 # ---------------------------------------------------------------------------
 # numba-cuda's side
 
@@ -259,6 +282,8 @@ def run_case(bundle, c, mode, verbose):
         return compile_case(c, args)
     if mode == "sim":
         return simulate_case(c, args)
+    if mode == "host":
+        return host_case(bundle, c, args, verbose)
     if c.numba_fails:
         return reference_case(bundle, c, args, verbose)
     try:
@@ -267,6 +292,8 @@ def run_case(bundle, c, mode, verbose):
         if verbose:
             traceback.print_exc()
         return "FAIL", f"numba-cuda failed (a bad case): {type(e).__name__}: {first_line(e)}"
+    if SAVE_REFERENCES:
+        save_reference(c, want)
     try:
         got = launch_pykc(bundle, c, [copy_arg(a) for a in args])
     except Refused as e:
@@ -278,6 +305,56 @@ def run_case(bundle, c, mode, verbose):
         return "FAIL", "; ".join(problems)
     tols = sorted({str(c.tol_for(i)) for i in want if want[i].dtype.kind in "fc"})
     return "PASS", ("floats: " + "/".join(tols)) if tols else "exact"
+
+
+SAVE_REFERENCES = None   # --save-references DIR
+HOST_REFERENCES = None   # --host REFS: {case name: {arg index: array}}
+
+
+def reference_file(c):
+    return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in c.name) + ".npz"
+
+
+def save_reference(c, outputs):
+    np.savez(os.path.join(SAVE_REFERENCES, reference_file(c)), **{str(i): a for i, a in outputs.items()})
+
+
+def load_host_references(path):
+    global HOST_REFERENCES
+    with np.load(path) as z:
+        refs = {}
+        for key in z.files:
+            name, _, i = key.rpartition("/")
+            refs.setdefault(name, {})[int(i)] = z[key]
+    HOST_REFERENCES = refs
+
+
+def host_refused_by_design(msg):
+    with open(os.path.join(HERE, "host-refusals.txt")) as f:
+        reasons = [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
+    return any(r in msg for r in reasons)
+
+
+def host_case(bundle, c, args, verbose):
+    """pykc's kernel on the host device against numba-cuda's outputs on
+    the GPU (or, where numba-cuda cannot run it, the NumPy reference)."""
+    try:
+        got = launch_pykc_host(bundle, c, [copy_arg(a) for a in args])
+    except Refused as e:
+        if host_refused_by_design(str(e)):
+            return "SKIP", f"the host target refuses it: {str(e).split('error: ')[-1]}"
+        return "FAIL", str(e)
+    if c.numba_fails:
+        want, against = reference_outputs(c, args), "the NumPy reference"
+    elif c.name in HOST_REFERENCES:
+        want, against = HOST_REFERENCES[c.name], "numba-cuda on the GPU"
+    else:
+        return "FAIL", "no GPU reference for this case: run.py --save-references on the GPU, then " \
+                       "tools/pack_references.py"
+    problems = differences(c, got, want, against=against, mine="pykc on the host")
+    if problems:
+        return "FAIL", "; ".join(problems)
+    return "PASS", f"as {against}"
 
 
 def differences(c, got, want, against="numba-cuda", mine="pykc"):
@@ -441,7 +518,7 @@ def worker(args, mode):
 
 
 def final_status(c, status, msg, mode):
-    if c.xfail and mode == "gpu":
+    if c.xfail and mode in ("gpu", "host"):
         if status == "FAIL":
             return "XFAIL", f"known difference: {c.xfail} ({msg})"
         return "XPASS", f"passes: take off its xfail ({c.xfail})"
@@ -562,13 +639,27 @@ def main():
     ap.add_argument("--numba-compile", action="store_true",
                     help="no GPU: numba-cuda compiles every kernel for its case's argument types")
     ap.add_argument("--simulate", action="store_true", help="no GPU: every case in numba-cuda's simulator")
+    ap.add_argument("--save-references", metavar="DIR", default=None,
+                    help="on the GPU: numba-cuda's outputs of each case into DIR/NAME.npz")
+    ap.add_argument("--host", metavar="REFS", default=None,
+                    help="no GPU: a --target host bundle on libpykrt's host device, against the GPU's outputs "
+                         "(tests/conformance/references.npz)")
     ap.add_argument("--list", action="store_true", help="list the cases")
     ap.add_argument("-q", "--quiet", action="store_true", help="print only the cases that do not pass")
     ap.add_argument("-v", "--verbose", action="store_true", help="tracebacks")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--cases", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    mode = "dry" if args.dry_run else "compile" if args.numba_compile else "sim" if args.simulate else "gpu"
+    mode = "dry" if args.dry_run else "compile" if args.numba_compile else "sim" if args.simulate else \
+        "host" if args.host else "gpu"
+    global SAVE_REFERENCES
+    SAVE_REFERENCES = args.save_references
+    if SAVE_REFERENCES:
+        os.makedirs(SAVE_REFERENCES, exist_ok=True)
+    if mode == "host":
+        import host_launch
+        host_launch.use_host_device()
+        load_host_references(args.host)
     if args.list:
         cases = harness.load_cases()
         for idx in selected(cases, args):
@@ -577,7 +668,7 @@ def main():
         return 0
     if mode == "sim":
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
-    if mode in ("gpu", "dry") and not args.bundle:
+    if mode in ("gpu", "dry", "host") and not args.bundle:
         ap.error("give the bundle directory (tests/conformance/build.py; make check-numba writes build/conformance)")
     if args.bundle and not os.path.isdir(args.bundle):
         ap.error(f"{args.bundle}: no such directory")

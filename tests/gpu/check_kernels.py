@@ -4,6 +4,7 @@ against a reference computed here with NumPy, and against the same .pyk file
 run by numba-cuda.
 
     python3 check_kernels.py DIR [-k PATTERN] [--no-numba] [--list] [-v]
+    python3 check_kernels.py --host DIR [-k PATTERN]       (no GPU: the CPU)
     NUMBA_ENABLE_CUDASIM=1 python3 check_kernels.py --simulate [-k PATTERN]
 
 DIR is what tests/gpu/build-gpu-bundle.sh wrote: for each module NAME, the
@@ -32,6 +33,11 @@ and XPASS (counted as a failure, so the mark gets removed) once they pass.
 The cases run in a worker process; a kernel that crashes it or leaves the
 CUDA context unusable (an illegal address) fails alone and a fresh worker
 goes on with the next case. The last line is `N passed, N failed`.
+
+--host runs a bundle built with `PYKCFLAGS='--target host' PYKC_EXT=so
+build-gpu-bundle.sh DIR` on libpykrt's host device (the CPU, through the
+pykrt package) and checks it against the NumPy references alone: the
+kernels' semantics without a GPU.
 
 Without a GPU: --dry-run checks that every module compiled and that every
 case's arguments fit pykc's manifest (and packs them); --simulate runs the
@@ -1995,8 +2001,10 @@ def compare(got, want, tol):
 class Bundle:
     """The compiled modules of DIR, loaded on demand."""
 
-    def __init__(self, directory, use_numba=True, simulate=False, dry=False):
+    def __init__(self, directory, use_numba=True, simulate=False, dry=False, host=False):
         self.dir = directory
+        self.host = host
+        self.host_modules = None
         self.use_numba = use_numba and not dry
         self.simulate = simulate
         self.dry = dry
@@ -2201,7 +2209,21 @@ def dry_run(bundle, c, run):
     return f"{len(packed)} PTX parameters packed"
 
 
+def launch_pykc_host(bundle, c, run):
+    """On the host device: the arrays are passed where they are."""
+    import host_launch
+    if bundle.host_modules is None:
+        bundle.host_modules = host_launch.Modules()
+    bundle.manifest(c.module)
+    pairs = [to_host_view(a) for a in run.args]
+    bundle.host_modules.launch(os.path.join(bundle.dir, c.module + ".yaml"), c.kernel, run.grid, run.block,
+                               run.shared, [p[0] for p in pairs])
+    return {i: pairs[i][1] for i in run.expect}
+
+
 def launch_pykc(bundle, c, run):
+    if bundle.host:
+        return launch_pykc_host(bundle, c, run)
     cp = bundle.cupy()
     kernel, fn = bundle.function(c.module, c.kernel)
     pairs = [to_device(cp, a) for a in run.args]
@@ -2302,14 +2324,17 @@ def numba_available():
 
 
 def worker(args):
-    use_numba = not args.no_numba and not args.dry_run
+    use_numba = not args.no_numba and not args.dry_run and not args.host
+    if args.host:
+        import host_launch
+        host_launch.use_host_device()
     if use_numba:
         why = numba_available()
         if why:
             print(f"note: numba-cuda cannot be imported ({why}): results are checked against the "
                   f"NumPy references only", flush=True)
             use_numba = False
-    bundle = Bundle(args.dir, use_numba=use_numba, simulate=args.simulate, dry=args.dry_run)
+    bundle = Bundle(args.dir, use_numba=use_numba, simulate=args.simulate, dry=args.dry_run, host=args.host)
     idxs = selected(args)
     for idx in idxs:
         if idx < args.start:
@@ -2399,6 +2424,8 @@ def main():
                          "(NUMBA_ENABLE_CUDASIM=1); checks the test kernels and references themselves")
     ap.add_argument("--dry-run", action="store_true",
                     help="no GPU: check every case's arguments against pykc's manifests and pack them")
+    ap.add_argument("--host", action="store_true",
+                    help="no GPU: a --target host bundle on libpykrt's host device, against the NumPy references")
     ap.add_argument("--list", action="store_true", help="list the cases")
     ap.add_argument("-v", "--verbose", action="store_true", help="tracebacks and details of expected failures")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -2415,7 +2442,7 @@ def main():
             args.dir = os.path.join(HERE, "kernels")
     elif args.dir is None:
         ap.error("give the directory of compiled modules (tests/gpu/build-gpu-bundle.sh writes .gpu/kernels)")
-    if not args.simulate and not args.dry_run and not args.worker:
+    if not args.simulate and not args.dry_run and not args.worker and not args.host:
         if not os.path.isdir(args.dir):
             ap.error(f"{args.dir}: no such directory (run tests/gpu/build-gpu-bundle.sh first)")
         if importlib.util.find_spec("cupy") is None:

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Packs the conformance cases' GPU outputs into one file:
+
+    python3 tools/pack_references.py DIR [OUT]
+
+DIR is what `tests/conformance/run.py BUNDLE --save-references DIR` wrote on
+the GPU (one NAME.npz a case: numba-cuda's outputs, by argument index); OUT
+(default tests/conformance/references.npz) holds them all, keyed
+"CASE NAME/INDEX", compressed, in the order of the cases' names, for
+`run.py --host`.
+"""
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "conformance"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        return 2
+    src = sys.argv[1]
+    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "tests", "conformance", "references.npz")
+    import harness
+    import run
+    arrays, missing = {}, []
+    for c in sorted(harness.load_cases(), key=lambda c: c.name):
+        path = os.path.join(src, run.reference_file(c))
+        if not os.path.exists(path):
+            missing.append(c.name)
+            continue
+        with np.load(path) as z:
+            for i in sorted(z.files, key=int):
+                arrays[f"{c.name}/{i}"] = z[i]
+    np.savez_compressed(out, **arrays)
+    print(f"pack_references.py: {len(arrays)} arrays of {len({k.rpartition('/')[0] for k in arrays})} cases "
+          f"into {out} ({os.path.getsize(out)} bytes); {len(missing)} cases without outputs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
