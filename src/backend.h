@@ -148,6 +148,11 @@ struct Target {
 
 extern const Target target_nvptx;
 extern const Target target_host;
+/* hostmath.c: the host target's math lowering (Target.math, math_symbol,
+ * half_math). */
+LLVMValueRef host_math(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n);
+LLVMValueRef host_math_symbol(CodeGen *g, const char *symbol, LLVMTypeRef ret, LLVMValueRef *args, int n);
+LLVMValueRef host_half_math(CodeGen *g, const char *name, LLVMValueRef x);
 /* The cubin of PTX text, assembled by the toolkit's ptxas ($CUDA_HOME or
  * /usr/local/cuda), its messages passed on as diagnostics. */
 bool nvptx_assemble_cubin(const Code *ptx, const TargetConfig *cfg, Code *out, Diag *d);

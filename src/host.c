@@ -349,64 +349,9 @@ static LLVMValueRef host_grid_group(CodeGen *g) {
 
 static void host_grid_sync(CodeGen *g, LLVMValueRef group) {}
 
-/* ---- math: the C library ------------------------------------------------------ */
-
-/* libm's functions that Numba's math names and libdevice's share, by
- * their float64 name (the float32 one adds f). */
-static const char *const libm_names[] = {
-    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh", "erf",
-    "erfc", "exp", "exp10", "exp2", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "frexp", "hypot",
-    "ilogb", "j0", "j1", "jn", "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p", "log2", "logb", "modf",
-    "nearbyint", "nextafter", "pow", "remainder", "remquo", "rint", "round", "scalbn", "sin", "sincos", "sinh", "sqrt",
-    "tan", "tanh", "tgamma", "trunc", "y0", "y1", "yn",
-};
-
-/* Whether `symbol` (sin, sinf) is libm's. */
-static bool in_libm(const char *symbol) {
-    size_t n = strlen(symbol);
-    for (size_t i = 0; i < sizeof libm_names / sizeof libm_names[0]; i++) {
-        size_t k = strlen(libm_names[i]);
-        if (strncmp(symbol, libm_names[i], k) == 0 && (n == k || (n == k + 1 && symbol[k] == 'f'))) return true;
-    }
-    return false;
-}
-
-/* libdevice's __nv_<symbol> as libm's: its fast_ forms are the same
- * functions here. */
-static LLVMValueRef host_math_symbol(CodeGen *g, const char *symbol, LLVMTypeRef ret, LLVMValueRef *args, int n) {
-    const char *name = strncmp(symbol, "fast_", 5) == 0 ? symbol + 5 : symbol;
-    if (!in_libm(name)) {
-        cg_refuse(g, arena_printf(g->arena, "the host target has no libdevice function __nv_%s", symbol));
-        return LLVMGetUndef(ret);
-    }
-    return cg_call(g, ret, name, args, n);
-}
-
-static LLVMValueRef host_math(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n) {
-    LLVMTypeRef ft = cg_type(g, t);
-    if (!strcmp(name, "powi")) {
-        LLVMTypeRef types[] = {ft, LLVMTypeOf(args[1])};
-        return cg_intrinsic(g, "llvm.powi", types, 2, args, 2);
-    }
-    return host_math_symbol(g, t->bits == 32 ? arena_printf(g->arena, "%sf", name) : name, ft, args, n);
-}
-
 /* Exact division: what the GPU's approximate forms approximate. */
 static LLVMValueRef host_fast_fdiv(CodeGen *g, FastDiv kind, LLVMValueRef a, LLVMValueRef b) {
     return LLVMBuildFDiv(g->b, a, b, "");
-}
-
-/* The half functions whose float32 form libm lacks; the others are the
- * float32 function rounded, as the caller does. */
-static LLVMValueRef host_half_math(CodeGen *g, const char *name, LLVMValueRef x) {
-    bool rcp = !strcmp(name, "rcp"), rsqrt = !strcmp(name, "rsqrt");
-    if (!strcmp(name, "tanh_approx")) name = "tanh";
-    else if (!rcp && !rsqrt) return NULL;
-    LLVMTypeRef f = LLVMFloatTypeInContext(g->ctx);
-    LLVMValueRef wide = LLVMBuildFPExt(g->b, x, f, "");
-    LLVMValueRef r = rcp ? wide : cg_call(g, f, rsqrt ? "sqrtf" : "tanhf", &wide, 1);
-    if (rcp || rsqrt) r = LLVMBuildFDiv(g->b, LLVMConstReal(f, 1.0), r, "");
-    return LLVMBuildFPTrunc(g->b, r, LLVMTypeOf(x), "");
 }
 
 /* printf, its values promoted as C's variadic calls promote them. */

@@ -1,0 +1,322 @@
+/*
+ * hostmath.c - the host target's math: Numba's math functions and
+ * libdevice's (numba.cuda.libdevice) on the CPU.
+ *
+ * What libm has is libm's (glibc: within its documented ulp bounds of the
+ * exact result, where libdevice states its own). What libdevice adds to C's
+ * library is built here as the PTX it compiles to computes it: integer
+ * intrinsics (popc, mulhi, byte_perm ...), conversions with their
+ * rounding and saturation (cvt.rni.s32.f32 ...), bit casts, and the
+ * round-to-nearest forms of arithmetic. Its directed roundings (_rd, _ru,
+ * _rz arithmetic), sinpi/cospi and the inverse error and normal functions
+ * are refused at the call, naming the function.
+ */
+#include "backend.h"
+
+#include <string.h>
+
+static LLVMTypeRef int_type(CodeGen *g, unsigned bits) { return LLVMIntTypeInContext(g->ctx, bits); }
+
+static LLVMValueRef intrinsic1(CodeGen *g, const char *name, LLVMValueRef x) {
+    LLVMTypeRef t = LLVMTypeOf(x);
+    return cg_intrinsic(g, name, &t, 1, &x, 1);
+}
+
+/* The result as the signature's type: i32 counts of i64 inputs. */
+static LLVMValueRef as_ret(CodeGen *g, LLVMValueRef v, LLVMTypeRef ret) {
+    unsigned have = LLVMGetIntTypeWidth(LLVMTypeOf(v)), want = LLVMGetIntTypeWidth(ret);
+    return have == want ? v : have > want ? LLVMBuildTrunc(g->b, v, ret, "") : LLVMBuildZExt(g->b, v, ret, "");
+}
+
+typedef LLVMValueRef (*OwnLowering)(CodeGen *g, LLVMValueRef *args, LLVMTypeRef ret, int arg);
+
+/* ---- integers -------------------------------------------------------------- */
+
+/* popc, clz, brev: LLVM's intrinsic (arg: its name's index below). */
+static LLVMValueRef bit_count(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int which) {
+    static const char *const names[] = {"llvm.ctpop", "llvm.ctlz", "llvm.bitreverse"};
+    LLVMTypeRef t = LLVMTypeOf(a[0]);
+    if (which == 1) {
+        LLVMValueRef args[] = {a[0], LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 0, false)};
+        return as_ret(g, cg_intrinsic(g, names[1], &t, 1, args, 2), ret);
+    }
+    return as_ret(g, intrinsic1(g, names[which], a[0]), ret);
+}
+
+/* ffs: the 1-based index of the lowest set bit, 0 for 0. */
+static LLVMValueRef find_first_set(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
+    LLVMTypeRef t = LLVMTypeOf(a[0]);
+    LLVMValueRef args[] = {a[0], LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 0, false)};
+    LLVMValueRef tz = cg_intrinsic(g, "llvm.cttz", &t, 1, args, 2);
+    LLVMValueRef one = LLVMBuildAdd(g->b, tz, LLVMConstInt(t, 1, false), "");
+    LLVMValueRef zero = LLVMBuildICmp(g->b, LLVMIntEQ, a[0], LLVMConstNull(t), "");
+    return as_ret(g, LLVMBuildSelect(g->b, zero, LLVMConstNull(t), one, ""), ret);
+}
+
+/* The high half of the double-width product (arg 1: unsigned). */
+static LLVMValueRef mul_high(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int is_unsigned) {
+    unsigned bits = LLVMGetIntTypeWidth(ret);
+    LLVMTypeRef wide = int_type(g, 2 * bits);
+    LLVMValueRef x = is_unsigned ? LLVMBuildZExt(g->b, a[0], wide, "") : LLVMBuildSExt(g->b, a[0], wide, "");
+    LLVMValueRef y = is_unsigned ? LLVMBuildZExt(g->b, a[1], wide, "") : LLVMBuildSExt(g->b, a[1], wide, "");
+    LLVMValueRef p = LLVMBuildMul(g->b, x, y, "");
+    return LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, p, LLVMConstInt(wide, bits, false), ""), ret, "");
+}
+
+/* hadd, rhadd (arg bit 0: rounded up) and their unsigned forms (bit 1):
+ * (a + b [+ 1]) >> 1 without overflow. */
+static LLVMValueRef halving_add(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int how) {
+    bool is_unsigned = how & 2;
+    LLVMTypeRef wide = int_type(g, 64);
+    LLVMValueRef x = is_unsigned ? LLVMBuildZExt(g->b, a[0], wide, "") : LLVMBuildSExt(g->b, a[0], wide, "");
+    LLVMValueRef y = is_unsigned ? LLVMBuildZExt(g->b, a[1], wide, "") : LLVMBuildSExt(g->b, a[1], wide, "");
+    LLVMValueRef s = LLVMBuildAdd(g->b, LLVMBuildAdd(g->b, x, y, ""), LLVMConstInt(wide, how & 1, false), "");
+    return LLVMBuildTrunc(g->b, LLVMBuildAShr(g->b, s, LLVMConstInt(wide, 1, false), ""), ret, "");
+}
+
+/* sad, usad: |a - b| + c. */
+static LLVMValueRef abs_diff_add(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int is_unsigned) {
+    LLVMValueRef lt = LLVMBuildICmp(g->b, is_unsigned ? LLVMIntULT : LLVMIntSLT, a[0], a[1], "");
+    LLVMValueRef d = LLVMBuildSelect(g->b, lt, LLVMBuildSub(g->b, a[1], a[0], ""), LLVMBuildSub(g->b, a[0], a[1], ""), "");
+    return LLVMBuildAdd(g->b, d, a[2], "");
+}
+
+/* mul24, umul24: the low 32 bits of the product of the low 24 bits. */
+static LLVMValueRef mul24(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int is_unsigned) {
+    LLVMValueRef s = LLVMConstInt(ret, 8, false), x = LLVMBuildShl(g->b, a[0], s, ""), y = LLVMBuildShl(g->b, a[1], s, "");
+    x = is_unsigned ? LLVMBuildLShr(g->b, x, s, "") : LLVMBuildAShr(g->b, x, s, "");
+    y = is_unsigned ? LLVMBuildLShr(g->b, y, s, "") : LLVMBuildAShr(g->b, y, s, "");
+    return LLVMBuildMul(g->b, x, y, "");
+}
+
+/* min, max and kin: LLVM's smin, smax, umin, umax, abs (by name). */
+static LLVMValueRef int_intrinsic(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int which) {
+    static const char *const names[] = {"llvm.smin", "llvm.smax", "llvm.umin", "llvm.umax"};
+    LLVMTypeRef t = LLVMTypeOf(a[0]);
+    if (which == 4) {
+        LLVMValueRef args[] = {a[0], LLVMConstInt(LLVMInt1TypeInContext(g->ctx), 0, false)};
+        return cg_intrinsic(g, "llvm.abs", &t, 1, args, 2);
+    }
+    return cg_intrinsic(g, names[which], &t, 1, a, 2);
+}
+
+/* byte_perm(x, y, s): PTX's prmt, default mode: byte i of the result is
+ * byte s[4i+2:4i] of y:x, or that byte's sign everywhere if s[4i+3]. */
+static LLVMValueRef byte_perm(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
+    LLVMTypeRef i64 = int_type(g, 64);
+    LLVMValueRef both = LLVMBuildOr(g->b, LLVMBuildZExt(g->b, a[0], i64, ""),
+                                    LLVMBuildShl(g->b, LLVMBuildZExt(g->b, a[1], i64, ""), LLVMConstInt(i64, 32, false), ""), "");
+    LLVMValueRef r = LLVMConstNull(ret), sel = a[2];
+    for (int i = 0; i < 4; i++) {
+        LLVMValueRef nib = LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, sel, LLVMConstInt(ret, 4 * i, false), ""),
+                                        LLVMConstInt(ret, 15, false), "");
+        LLVMValueRef at = LLVMBuildMul(g->b, LLVMBuildZExt(g->b, LLVMBuildAnd(g->b, nib, LLVMConstInt(ret, 7, false), ""),
+                                                           i64, ""), LLVMConstInt(i64, 8, false), "");
+        LLVMValueRef b = LLVMBuildTrunc(g->b, LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, both, at, ""), LLVMConstInt(i64, 255, false), ""), ret, "");
+        LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, b, LLVMConstInt(ret, 128, false), ""),
+                                         LLVMConstNull(ret), "");
+        LLVMValueRef sign = LLVMBuildSelect(g->b, neg, LLVMConstInt(ret, 255, false), LLVMConstNull(ret), "");
+        LLVMValueRef rep = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, nib, LLVMConstInt(ret, 8, false), ""),
+                                         LLVMConstNull(ret), "");
+        b = LLVMBuildSelect(g->b, rep, sign, b, "");
+        r = LLVMBuildOr(g->b, r, LLVMBuildShl(g->b, b, LLVMConstInt(ret, 8 * i, false), ""), "");
+    }
+    return r;
+}
+
+/* ---- bits, tests and conversions ---------------------------------------------- */
+
+static LLVMValueRef bit_cast(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
+    return LLVMBuildBitCast(g->b, a[0], ret, "");
+}
+
+/* double2hiint, double2loint (arg: the half). */
+static LLVMValueRef double_half(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int high) {
+    LLVMTypeRef i64 = int_type(g, 64);
+    LLVMValueRef bits = LLVMBuildBitCast(g->b, a[0], i64, "");
+    if (high) bits = LLVMBuildLShr(g->b, bits, LLVMConstInt(i64, 32, false), "");
+    return LLVMBuildTrunc(g->b, bits, ret, "");
+}
+
+static LLVMValueRef hilo_to_double(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
+    LLVMTypeRef i64 = int_type(g, 64);
+    LLVMValueRef hi = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, a[0], i64, ""), LLVMConstInt(i64, 32, false), "");
+    return LLVMBuildBitCast(g->b, LLVMBuildOr(g->b, hi, LLVMBuildZExt(g->b, a[1], i64, ""), ""), ret, "");
+}
+
+/* isnan, isinf, isfinite (arg 0, 1, 2), signbit (3): 1 or 0. */
+static LLVMValueRef float_test(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int which) {
+    LLVMTypeRef t = LLVMTypeOf(a[0]);
+    LLVMValueRef inf = LLVMConstReal(t, __builtin_inf()), r;
+    if (which == 0) r = LLVMBuildFCmp(g->b, LLVMRealUNO, a[0], a[0], "");
+    else if (which == 1) r = LLVMBuildFCmp(g->b, LLVMRealOEQ, intrinsic1(g, "llvm.fabs", a[0]), inf, "");
+    else if (which == 2) r = LLVMBuildFCmp(g->b, LLVMRealOLT, intrinsic1(g, "llvm.fabs", a[0]), inf, "");
+    else {
+        LLVMTypeRef bits = int_type(g, LLVMGetTypeKind(t) == LLVMDoubleTypeKind ? 64 : 32);
+        r = LLVMBuildICmp(g->b, LLVMIntSLT, LLVMBuildBitCast(g->b, a[0], bits, ""), LLVMConstNull(bits), "");
+    }
+    return LLVMBuildZExt(g->b, r, ret, "");
+}
+
+/* float to integer, as cvt.{rni,rmi,rpi,rzi} with .sat: rounded (arg:
+ * 0 nearest even, 1 down, 2 up, 3 toward zero; +4 unsigned), NaN to 0,
+ * out of range to the nearest end. */
+static LLVMValueRef float_to_int(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int how) {
+    static const char *const rounding[] = {"llvm.rint", "llvm.floor", "llvm.ceil", NULL};
+    LLVMValueRef x = rounding[how & 3] ? intrinsic1(g, rounding[how & 3], a[0]) : a[0];
+    LLVMTypeRef types[] = {ret, LLVMTypeOf(x)};
+    return cg_intrinsic(g, how & 4 ? "llvm.fptoui.sat" : "llvm.fptosi.sat", types, 2, &x, 1);
+}
+
+/* Round-to-nearest conversions between numbers (arg 1: from unsigned). */
+static LLVMValueRef convert_nearest(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int from_unsigned) {
+    LLVMTypeKind from = LLVMGetTypeKind(LLVMTypeOf(a[0]));
+    if (from == LLVMIntegerTypeKind)
+        return from_unsigned ? LLVMBuildUIToFP(g->b, a[0], ret, "") : LLVMBuildSIToFP(g->b, a[0], ret, "");
+    return LLVMBuildFPCast(g->b, a[0], ret, "");
+}
+
+/* float2half_rn and half2float: through LLVM's half, as int16 bits. */
+static LLVMValueRef half_bits(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int to_half) {
+    LLVMTypeRef half = LLVMHalfTypeInContext(g->ctx);
+    if (to_half) return LLVMBuildBitCast(g->b, LLVMBuildFPTrunc(g->b, a[0], half, ""), ret, "");
+    return LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, a[0], half, ""), ret, "");
+}
+
+/* ---- floating point ------------------------------------------------------------- */
+
+/* The _rn arithmetic, never fused (arg: add, sub, mul, div, fma, sqrt,
+ * reciprocal, reciprocal square root). */
+static LLVMValueRef nearest_arith(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int op) {
+    LLVMValueRef one = LLVMConstReal(ret, 1.0);
+    switch (op) {
+    case 0: return LLVMBuildFAdd(g->b, a[0], a[1], "");
+    case 1: return LLVMBuildFSub(g->b, a[0], a[1], "");
+    case 2: return LLVMBuildFMul(g->b, a[0], a[1], "");
+    case 3: return LLVMBuildFDiv(g->b, a[0], a[1], "");
+    case 4: { LLVMTypeRef t = ret; return cg_intrinsic(g, "llvm.fma", &t, 1, a, 3); }
+    case 5: return intrinsic1(g, "llvm.sqrt", a[0]);
+    case 6: return LLVMBuildFDiv(g->b, one, a[0], "");
+    default: return LLVMBuildFDiv(g->b, one, intrinsic1(g, "llvm.sqrt", a[0]), "");
+    }
+}
+
+/* rcbrt: 1 / cbrt(x). */
+static LLVMValueRef reciprocal_cbrt(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
+    const char *name = LLVMGetTypeKind(ret) == LLVMFloatTypeKind ? "cbrtf" : "cbrt";
+    return LLVMBuildFDiv(g->b, LLVMConstReal(ret, 1.0), cg_call(g, ret, name, a, 1), "");
+}
+
+/* saturatef: clamped to [0, 1], NaN to 0. */
+static LLVMValueRef saturate(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
+    LLVMTypeRef t = ret;
+    LLVMValueRef lo[] = {a[0], LLVMConstReal(t, 0.0)};
+    LLVMValueRef x = cg_intrinsic(g, "llvm.maxnum", &t, 1, lo, 2);
+    LLVMValueRef hi[] = {x, LLVMConstReal(t, 1.0)};
+    return cg_intrinsic(g, "llvm.minnum", &t, 1, hi, 2);
+}
+
+static LLVMValueRef power_int(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
+    LLVMTypeRef types[] = {ret, LLVMTypeOf(a[1])};
+    return cg_intrinsic(g, "llvm.powi", types, 2, a, 2);
+}
+
+/* libdevice's functions that libm lacks, by libdevice's name. */
+static const struct {
+    const char *name;
+    OwnLowering lower;
+    int arg;
+} own_functions[] = {
+    {"popc", bit_count, 0}, {"popcll", bit_count, 0}, {"clz", bit_count, 1}, {"clzll", bit_count, 1},
+    {"brev", bit_count, 2}, {"brevll", bit_count, 2}, {"ffs", find_first_set, 0}, {"ffsll", find_first_set, 0},
+    {"mulhi", mul_high, 0}, {"umulhi", mul_high, 1}, {"mul64hi", mul_high, 0}, {"umul64hi", mul_high, 1},
+    {"hadd", halving_add, 0}, {"rhadd", halving_add, 1}, {"uhadd", halving_add, 2}, {"urhadd", halving_add, 3},
+    {"sad", abs_diff_add, 0}, {"usad", abs_diff_add, 1}, {"mul24", mul24, 0}, {"umul24", mul24, 1},
+    {"min", int_intrinsic, 0}, {"llmin", int_intrinsic, 0}, {"max", int_intrinsic, 1}, {"llmax", int_intrinsic, 1},
+    {"umin", int_intrinsic, 2}, {"ullmin", int_intrinsic, 2}, {"umax", int_intrinsic, 3}, {"ullmax", int_intrinsic, 3},
+    {"abs", int_intrinsic, 4}, {"llabs", int_intrinsic, 4}, {"byte_perm", byte_perm, 0},
+    {"float_as_int", bit_cast, 0}, {"int_as_float", bit_cast, 0}, {"double_as_longlong", bit_cast, 0},
+    {"longlong_as_double", bit_cast, 0}, {"double2hiint", double_half, 1}, {"double2loint", double_half, 0},
+    {"hiloint2double", hilo_to_double, 0},
+    {"isnanf", float_test, 0}, {"isnand", float_test, 0}, {"isinff", float_test, 1}, {"isinfd", float_test, 1},
+    {"finitef", float_test, 2}, {"isfinited", float_test, 2}, {"signbitf", float_test, 3}, {"signbitd", float_test, 3},
+    {"float2int_rn", float_to_int, 0}, {"float2int_rd", float_to_int, 1}, {"float2int_ru", float_to_int, 2},
+    {"float2int_rz", float_to_int, 3}, {"float2uint_rn", float_to_int, 4}, {"float2uint_rd", float_to_int, 5},
+    {"float2uint_ru", float_to_int, 6}, {"float2uint_rz", float_to_int, 7}, {"float2ll_rn", float_to_int, 0},
+    {"float2ll_rd", float_to_int, 1}, {"float2ll_ru", float_to_int, 2}, {"float2ll_rz", float_to_int, 3},
+    {"float2ull_rn", float_to_int, 4}, {"float2ull_rd", float_to_int, 5}, {"float2ull_ru", float_to_int, 6},
+    {"float2ull_rz", float_to_int, 7}, {"double2int_rn", float_to_int, 0}, {"double2int_rd", float_to_int, 1},
+    {"double2int_ru", float_to_int, 2}, {"double2int_rz", float_to_int, 3}, {"double2uint_rn", float_to_int, 4},
+    {"double2uint_rd", float_to_int, 5}, {"double2uint_ru", float_to_int, 6}, {"double2uint_rz", float_to_int, 7},
+    {"double2ll_rn", float_to_int, 0}, {"double2ll_rd", float_to_int, 1}, {"double2ll_ru", float_to_int, 2},
+    {"double2ll_rz", float_to_int, 3}, {"double2ull_rn", float_to_int, 4}, {"double2ull_rd", float_to_int, 5},
+    {"double2ull_ru", float_to_int, 6}, {"double2ull_rz", float_to_int, 7},
+    {"double2float_rn", convert_nearest, 0}, {"int2float_rn", convert_nearest, 0}, {"int2double_rn", convert_nearest, 0},
+    {"ll2float_rn", convert_nearest, 0}, {"ll2double_rn", convert_nearest, 0}, {"uint2float_rn", convert_nearest, 1},
+    {"uint2double_rn", convert_nearest, 1}, {"ull2float_rn", convert_nearest, 1}, {"ull2double_rn", convert_nearest, 1},
+    {"float2half_rn", half_bits, 1}, {"half2float", half_bits, 0},
+    {"fadd_rn", nearest_arith, 0}, {"dadd_rn", nearest_arith, 0}, {"fsub_rn", nearest_arith, 1},
+    {"fmul_rn", nearest_arith, 2}, {"dmul_rn", nearest_arith, 2}, {"fdiv_rn", nearest_arith, 3},
+    {"ddiv_rn", nearest_arith, 3}, {"fdividef", nearest_arith, 3}, {"fmaf_rn", nearest_arith, 4},
+    {"fma_rn", nearest_arith, 4}, {"fsqrt_rn", nearest_arith, 5}, {"dsqrt_rn", nearest_arith, 5},
+    {"frcp_rn", nearest_arith, 6}, {"drcp_rn", nearest_arith, 6}, {"frsqrt_rn", nearest_arith, 7},
+    {"rsqrt", nearest_arith, 7}, {"rsqrtf", nearest_arith, 7},
+    {"rcbrt", reciprocal_cbrt, 0}, {"rcbrtf", reciprocal_cbrt, 0}, {"saturatef", saturate, 0},
+    {"powi", power_int, 0}, {"powif", power_int, 0},
+};
+
+/* libm's functions that Numba's math names and libdevice's share, by
+ * their float64 name (the float32 one adds f). */
+static const char *const libm_names[] = {
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh", "erf",
+    "erfc", "exp", "exp10", "exp2", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "frexp", "hypot",
+    "ilogb", "j0", "j1", "jn", "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p", "log2", "logb", "modf",
+    "nearbyint", "nextafter", "pow", "remainder", "remquo", "rint", "round", "scalbn", "sin", "sincos", "sinh", "sqrt",
+    "tan", "tanh", "tgamma", "trunc", "y0", "y1", "yn",
+};
+
+/* Whether `symbol` (sin, sinf) is libm's. */
+static bool in_libm(const char *symbol) {
+    size_t n = strlen(symbol);
+    for (size_t i = 0; i < sizeof libm_names / sizeof libm_names[0]; i++) {
+        size_t k = strlen(libm_names[i]);
+        if (strncmp(symbol, libm_names[i], k) == 0 && (n == k || (n == k + 1 && symbol[k] == 'f'))) return true;
+    }
+    return false;
+}
+
+/* libdevice's __nv_<symbol>: libm's function of that name (its fast_
+ * forms are the same functions here), or one of own_functions. */
+LLVMValueRef host_math_symbol(CodeGen *g, const char *symbol, LLVMTypeRef ret, LLVMValueRef *args, int n) {
+    const char *name = strncmp(symbol, "fast_", 5) == 0 ? symbol + 5 : symbol;
+    for (size_t i = 0; i < sizeof own_functions / sizeof own_functions[0]; i++)
+        if (!strcmp(own_functions[i].name, name)) return own_functions[i].lower(g, args, ret, own_functions[i].arg);
+    if (!in_libm(name)) {
+        cg_refuse(g, arena_printf(g->arena, "the host target has no libdevice function __nv_%s", symbol));
+        return LLVMGetUndef(ret);
+    }
+    return cg_call(g, ret, name, args, n);
+}
+
+LLVMValueRef host_math(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n) {
+    LLVMTypeRef ft = cg_type(g, t);
+    if (!strcmp(name, "powi")) {
+        LLVMTypeRef types[] = {ft, LLVMTypeOf(args[1])};
+        return cg_intrinsic(g, "llvm.powi", types, 2, args, 2);
+    }
+    return host_math_symbol(g, t->bits == 32 ? arena_printf(g->arena, "%sf", name) : name, ft, args, n);
+}
+
+/* The half functions whose float32 form libm lacks; the others are the
+ * float32 function rounded, as the caller does. */
+LLVMValueRef host_half_math(CodeGen *g, const char *name, LLVMValueRef x) {
+    bool rcp = !strcmp(name, "rcp"), rsqrt = !strcmp(name, "rsqrt");
+    if (!strcmp(name, "tanh_approx")) name = "tanh";
+    else if (!rcp && !rsqrt) return NULL;
+    LLVMTypeRef f = LLVMFloatTypeInContext(g->ctx);
+    LLVMValueRef wide = LLVMBuildFPExt(g->b, x, f, "");
+    LLVMValueRef r = rcp ? wide : cg_call(g, f, rsqrt ? "sqrtf" : "tanhf", &wide, 1);
+    if (rcp || rsqrt) r = LLVMBuildFDiv(g->b, LLVMConstReal(f, 1.0), r, "");
+    return LLVMBuildFPTrunc(g->b, r, LLVMTypeOf(x), "");
+}
+
