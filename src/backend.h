@@ -148,6 +148,15 @@ struct Target {
 
 extern const Target target_nvptx;
 extern const Target target_host;
+/* contract.c: Numba's rule for fusing a*b+c. Before the pipeline, p + p
+ * of a product that fuses becomes fma(a, b, p); after it, contract_limit
+ * takes the contract flag off products that do not fuse in every use, and
+ * contract_fuse (for a target that does not fuse by itself) makes each
+ * remaining fusion an llvm.fma. */
+void contract_doubled(LLVMModuleRef m);
+void contract_limit(LLVMModuleRef m);
+void contract_fuse(LLVMModuleRef m);
+
 /* hostmath.c: the host target's math lowering (Target.math, math_symbol,
  * half_math). */
 LLVMValueRef host_math(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n);

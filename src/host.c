@@ -310,7 +310,12 @@ static LLVMValueRef host_warp(CodeGen *g, WarpOp op, LLVMValueRef *args, const T
                                 [WARP_BALLOT] = VOTE_BALLOT, [WARP_MATCH_ANY] = VOTE_MATCH_ANY,
                                 [WARP_MATCH_ALL] = VOTE_MATCH_ALL};
     switch (op) {
-    case WARP_ACTIVEMASK: return live_lanes(g);
+    case WARP_ACTIVEMASK: { /* the warp's lanes meet first, as converged lanes run together */
+        suspend(g, AT_WARP);
+        LLVMValueRef live = live_lanes(g);
+        consumed(g);
+        return live;
+    }
     case WARP_LANEMASK_LT:
         return LLVMBuildSub(g->b, LLVMBuildShl(g->b, cg_i32(g, 1), host_special(g, SV_LANE_ID, 0), ""), cg_i32(g, 1), "");
     case WARP_ALL: case WARP_ANY: case WARP_EQ:
@@ -753,6 +758,35 @@ static void add_entries(Rewrite *r) {
     free(kernels);
 }
 
+/* Whether the module rounds float32 to bfloat16 (fptrunc), which LLVM's
+ * X86 back end leaves to the library's __truncsfbf2. */
+static bool truncates_to_bfloat(LLVMModuleRef mod) {
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+                if (LLVMIsAFPTruncInst(i) && LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMBFloatTypeKind) return true;
+    return false;
+}
+
+/* __truncsfbf2 as cvt.rn.bf16.f32 rounds: to nearest even, NaN to the
+ * canonical 0x7fff (libgcc before GCC 13 has none, and compiler-rt's keeps
+ * the NaN's payload). Hidden: each module has its own. */
+static void add_truncsfbf2(Rewrite *r) {
+    LLVMTypeRef f32 = LLVMFloatTypeInContext(r->ctx), bf16 = LLVMBFloatTypeInContext(r->ctx);
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(r->ctx), i16 = LLVMInt16TypeInContext(r->ctx);
+    LLVMValueRef fn = LLVMAddFunction(r->mod, "__truncsfbf2", LLVMFunctionType(bf16, &f32, 1, false));
+    LLVMSetVisibility(fn, LLVMHiddenVisibility);
+    LLVMPositionBuilderAtEnd(r->b, LLVMAppendBasicBlockInContext(r->ctx, fn, "entry"));
+    LLVMValueRef x = LLVMGetParam(fn, 0);
+    LLVMValueRef u = LLVMBuildBitCast(r->b, x, i32, "");
+    LLVMValueRef odd = LLVMBuildAnd(r->b, LLVMBuildLShr(r->b, u, LLVMConstInt(i32, 16, false), ""), LLVMConstInt(i32, 1, false), "");
+    LLVMValueRef up = LLVMBuildAdd(r->b, LLVMBuildAdd(r->b, u, LLVMConstInt(i32, 0x7fff, false), ""), odd, "");
+    LLVMValueRef bits = LLVMBuildTrunc(r->b, LLVMBuildLShr(r->b, up, LLVMConstInt(i32, 16, false), ""), i16, "");
+    LLVMValueRef nan = LLVMBuildFCmp(r->b, LLVMRealUNO, x, x, "");
+    bits = LLVMBuildSelect(r->b, nan, LLVMConstInt(i16, 0x7fff, false), bits, "");
+    LLVMBuildRet(r->b, LLVMBuildBitCast(r->b, bits, bf16, ""));
+}
+
 static const char *pipeline(int opt_level) {
     static const char *const levels[] = {"default<O0>", "default<O1>", "default<O2>", "default<O3>"};
     return levels[opt_level];
@@ -765,7 +799,16 @@ static bool host_optimize(IrModule *m, Diag *d) {
     add_entries(&r);
     add_interface(&r);
     LLVMDisposeBuilder(r.b);
-    return run_passes(m, pipeline(m->cfg->opt_level), d);
+    contract_doubled(m->mod);
+    if (!run_passes(m, pipeline(m->cfg->opt_level), d)) return false;
+    contract_limit(m->mod);
+    contract_fuse(m->mod);
+    if (truncates_to_bfloat(m->mod)) {
+        Rewrite lib = {m->mod, m->ctx, LLVMCreateBuilderInContext(m->ctx)};
+        add_truncsfbf2(&lib);
+        LLVMDisposeBuilder(lib.b);
+    }
+    return true;
 }
 
 /* ---- the shared object ------------------------------------------------------ */

@@ -671,87 +671,15 @@ static const char *pipeline(int opt_level) {
 
 static bool nvptx_link(IrModule *m, Diag *d) { return link_libdevice(m->mod, m->cfg, d); }
 
-/* ---- contraction ------------------------------------------------------ */
-
-/* Numba's a*b+c: NVVM fuses a product into fma.rn where every use of it is
- * an addition (p + p included), else leaves mul.f64 and add.f64, which the
- * driver's PTX compiler fuses by the same rule: a product with a use that
- * is not an addition, or five uses or more, stays a product everywhere.
- * LLVM's NVPTX back end fuses, at every -O level, each fmul into the fadd
- * or fsub using it where both carry the contract flag (and writes mul.rn
- * and add.rn, which nothing fuses after it). So the flag goes where Numba's
- * rule would fuse, and nowhere else. */
-
-static bool is_contractible(LLVMValueRef inst, LLVMOpcode want) {
-    return LLVMIsAInstruction(inst) && LLVMGetInstructionOpcode(inst) == want && LLVMCanValueUseFastMathFlags(inst) &&
-           (LLVMGetFastMathFlags(inst) & LLVMFastMathAllowContract);
-}
-
-static bool fuses_everywhere(LLVMValueRef mul) {
-    int n = 0;
-    for (LLVMUseRef u = LLVMGetFirstUse(mul); u; u = LLVMGetNextUse(u)) {
-        LLVMValueRef user = LLVMGetUser(u);
-        if ((!is_contractible(user, LLVMFAdd) && !is_contractible(user, LLVMFSub)) || ++n >= 5) return false;
-    }
-    return true;
-}
-
-/* p + p of a product p = a * b that fuses: fma(a, b, p), as NVVM writes it,
- * before LLVM's instcombine makes it p * 2.0, which nothing fuses. */
-static void fuse_doubled_product(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef add) {
-    static const char fma[] = "llvm.fma";
-    LLVMValueRef p = LLVMGetOperand(add, 0);
-    if (LLVMGetOperand(add, 1) != p || !is_contractible(p, LLVMFMul) || !fuses_everywhere(p)) return;
-    LLVMTypeRef t = LLVMTypeOf(p);
-    LLVMValueRef decl = LLVMGetIntrinsicDeclaration(m, LLVMLookupIntrinsicID(fma, sizeof fma - 1), &t, 1);
-    LLVMValueRef args[] = {LLVMGetOperand(p, 0), LLVMGetOperand(p, 1), p};
-    LLVMPositionBuilderBefore(b, add);
-    LLVMReplaceAllUsesWith(add, LLVMBuildCall2(b, LLVMGlobalGetValueType(decl), decl, args, 3, ""));
-    LLVMInstructionEraseFromParent(add);
-}
-
-/* The product again, with mul's flags but contract (LLVM's C API can only
- * add flags). */
-static void uncontract(LLVMBuilderRef b, LLVMValueRef mul) {
-    LLVMPositionBuilderBefore(b, mul);
-    LLVMValueRef plain = LLVMBuildFMul(b, LLVMGetOperand(mul, 0), LLVMGetOperand(mul, 1), "");
-    LLVMSetFastMathFlags(plain, LLVMGetFastMathFlags(mul) & ~LLVMFastMathAllowContract);
-    LLVMReplaceAllUsesWith(mul, plain);
-    LLVMInstructionEraseFromParent(mul);
-}
-
-/* Calls f on each instruction of m, which f may replace (the walk goes on
- * after it). */
-typedef void (*InstFn)(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef inst);
-
-static void each_instruction(LLVMModuleRef m, InstFn f) {
-    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
-    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-            for (LLVMValueRef inst = LLVMGetFirstInstruction(bb), next; inst; inst = next) {
-                next = LLVMGetNextInstruction(inst);
-                f(m, b, inst);
-            }
-    LLVMDisposeBuilder(b);
-}
-
-static void fuse_if_doubled(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef inst) {
-    if (is_contractible(inst, LLVMFAdd)) fuse_doubled_product(m, b, inst);
-}
-
-static void limit_contraction(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef inst) {
-    if (is_contractible(inst, LLVMFMul) && !fuses_everywhere(inst)) uncontract(b, inst);
-}
-
 static bool nvptx_optimize(IrModule *m, Diag *d) {
     /* With the target machine the pass builder also runs NVPTX's own
      * callbacks (NVVMReflect and friends) at the pipeline's start. */
-    each_instruction(m->mod, fuse_if_doubled);
+    contract_doubled(m->mod);
     LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
     LLVMErrorRef err = LLVMRunPasses(m->mod, pipeline(m->cfg->opt_level), m->machine, opts);
     LLVMDisposePassBuilderOptions(opts);
     if (!err) {
-        each_instruction(m->mod, limit_contraction);
+        contract_limit(m->mod);
         return true;
     }
     char *msg = LLVMGetErrorMessage(err);
