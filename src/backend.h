@@ -81,7 +81,10 @@ struct Target {
     unsigned emit_kinds;          /* bit 1 << kind for each kind of code it
                                      writes (EMIT_PTX, EMIT_SHARED ...) */
     /* ---- the pipeline */
-    /* Checks an --arch value: false, with a usage message, if unknown. */
+    /* Whether arch names a machine of this target (sm_90, x86-64-v2). */
+    bool (*knows_arch)(const char *arch);
+    /* Checks an --arch value: false, with a usage message, if unknown or
+     * beyond what this build can compile. */
     bool (*check_arch)(const char *arch, Diag *d);
     /* --version: a line each for what it would use (libdevice: the path
      * --libdevice gives, or NULL to search). */

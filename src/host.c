@@ -59,9 +59,14 @@ enum { VOTE_ALL, VOTE_ANY, VOTE_EQ, VOTE_BALLOT, VOTE_MATCH_ANY, VOTE_MATCH_ALL 
 #define HANDLE_VAR "pykrt.host.handle"
 #define KERNEL_ATTR "pykc-host-kernel"
 
-static bool host_check_arch(const char *arch, Diag *d) {
+static bool host_knows_arch(const char *arch) {
     for (size_t i = 0; i < sizeof host_archs / sizeof host_archs[0]; i++)
         if (strcmp(arch, host_archs[i]) == 0) return true;
+    return false;
+}
+
+static bool host_check_arch(const char *arch, Diag *d) {
+    if (host_knows_arch(arch)) return true;
     diag_plain(d, DIAG_ERROR, "unknown host arch '%s' (x86-64, x86-64-v2, x86-64-v3, x86-64-v4)", arch);
     return false;
 }
@@ -867,6 +872,7 @@ const Target target_host = {
     .default_arch = "x86-64-v2",
     .code_kind = EMIT_SHARED,
     .emit_kinds = (1u << EMIT_OBJECT) | (1u << EMIT_SHARED),
+    .knows_arch = host_knows_arch,
     .check_arch = host_check_arch,
     .describe = host_describe,
     .prepare = host_prepare,

@@ -27,7 +27,9 @@ static const char usage_text[] =
     "                       device runs, -o k.so)\n"
     "  --arch ARCH          target architecture, repeatable: sm_XX for nvptx (default\n"
     "                       sm_75; sm_90a, sm_100f: that GPU, that family), x86-64,\n"
-    "                       x86-64-v2 (the default), -v3 or -v4 for host\n"
+    "                       x86-64-v2 (the default), -v3 or -v4 for host; without\n"
+    "                       --target each arch names its target: --arch sm_75 --arch\n"
+    "                       x86-64-v2 compiles for both, one manifest\n"
     "  --emit KIND          ptx (nvptx's default), cubin, so (host's default), obj\n"
     "                       (host: an object, no manifest), llvm, manifest, header or c;\n"
     "                       --emit manifest -o k.yaml writes only the manifest, naming\n"
@@ -211,6 +213,7 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "--target")) {
         if (!(v = VALUE("--target"))) return EXIT_USAGE + 1;
         if (!(o->target = target_find(v))) return usage_error("unknown target '%s' (nvptx, host)", v), EXIT_USAGE + 1;
+        o->target_given = true;
     } else if (is_option(arg, "--emit")) {
         if (!(v = VALUE("--emit"))) return EXIT_USAGE + 1;
         if (!parse_emit(v, &o->emit)) return usage_error("unknown --emit kind '%s'", v), EXIT_USAGE + 1;
@@ -251,12 +254,33 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     return 1;
 }
 
-/* Each --arch, as the target knows it. */
+static bool is_code_kind(EmitKind k) { return k == EMIT_PTX || k == EMIT_CUBIN || k == EMIT_OBJECT || k == EMIT_SHARED; }
+
+/* The target of --arch number i: --target's, else the one whose machine
+ * the arch names. */
+static const Target *arch_target(const Options *o, int i) {
+    return o->target_given ? o->target : target_of_arch(o->target, o->archs[i]);
+}
+
+/* What arch i writes: --emit's kind, or its target's own code where
+ * --emit names another target's (--emit cubin --arch x86-64-v2: a .so). */
+static EmitKind arch_emit(const Options *o, int i) {
+    const Target *t = arch_target(o, i);
+    return is_code_kind(o->emit) && !target_emits(t, o->emit) ? target_code_kind(t) : o->emit;
+}
+
+/* Each --arch, as its target knows it, and --emit as one of them writes it. */
 static int check_archs(const Options *o) {
     Diag d;
     diag_init(&d, stderr);
     bool ok = true;
-    for (int i = 0; i < o->arch_count && ok; i++) ok = target_check_arch(o->target, o->archs[i], &d);
+    for (int i = 0; i < o->arch_count && ok; i++) ok = target_check_arch(arch_target(o, i), o->archs[i], &d);
+    bool writes = !is_code_kind(o->emit);
+    for (int i = 0; i < o->arch_count; i++) writes = writes || target_emits(arch_target(o, i), o->emit);
+    if (ok && !writes) {
+        diag_free(&d);
+        return usage_error("--emit %s is not code that the target of any --arch here writes", emit_name(o->emit));
+    }
     diag_free(&d);
     if (ok) return 0;
     fputs("(run 'pykc --help' for usage)\n", stderr);
@@ -298,7 +322,6 @@ int options_parse(Options *o, int argc, char **argv) {
     if (!o->input) return usage_error("%s", "no input file");
     if (!o->target) o->target = target_find(NULL);
     if (!o->emit_given) o->emit = target_code_kind(o->target);
-    if (!target_emits(o->target, o->emit)) return usage_error("--emit %s is not code this target writes", emit_name(o->emit));
     if (o->arch_count == 0) o->archs[o->arch_count++] = target_default_arch(o->target);
     return check_archs(o);
 }
@@ -360,12 +383,13 @@ static bool name_outputs(const Options *o, OutputNames *n) {
     memset(n, 0, sizeof *n);
     bool to_stdout = !o->output || !strcmp(o->output, "-");
     bool only = describes_only(o->emit);
-    const char *ext = output_extension(only ? target_code_kind(o->target) : o->emit);
-    char *stem_name = sibling(base_name(o->input), NULL, ext);
+    char *stem_name = sibling(base_name(o->input), NULL, output_extension(only ? target_code_kind(arch_target(o, 0))
+                                                                                : arch_emit(o, 0)));
     const char *out = to_stdout ? "-" : o->output;
     const char *named = only ? (to_stdout ? stem_name : o->output) : out;
     for (int i = 0; i < o->arch_count; i++) {
         const char *arch = o->arch_count > 1 ? o->archs[i] : NULL;
+        const char *ext = output_extension(only ? target_code_kind(arch_target(o, i)) : arch_emit(o, i));
         n->described[i] = !strcmp(named, "-") ? strdup("-") : arch || only ? sibling(named, arch, ext) : strdup(named);
         if (!n->described[i]) ice("out of memory");
         if (!only) n->code[i] = strdup(n->described[i]);
@@ -410,21 +434,22 @@ static void keep_resources(Unit *u, const Code *code, ManifestTarget *t) {
 static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, int arch, Outputs *outs,
                          ManifestTarget *t, Code *keep) {
     DebugLevel debug = cg_debug_level(u);
-    TargetConfig cfg = {.target = o->target, .arch = o->archs[arch], .opt_level = o->opt_level,
+    TargetConfig cfg = {.target = arch_target(o, arch), .arch = o->archs[arch], .opt_level = o->opt_level,
                         .debug_info = debug >= DEBUG_LINES, .lineinfo = debug != DEBUG_NONE, .libdevice = o->libdevice,
                         .relocatable = u->extern_count > 0 || u->launches};
     Code code = {0};
     IrModule *ir = cg_module(u, &cfg);                           /* build the IR */
     bool ok = ir && target_link(ir, u->diag);                    /* link libdevice */
     ok = ok && target_optimize(ir, u->diag);                     /* optimise */
-    ok = ok && target_emit(ir, o->emit, &code, u->diag);         /* emit PTX, a cubin or IR */
+    ok = ok && target_emit(ir, arch_emit(o, arch), &code, u->diag); /* emit PTX, a cubin, a .so or IR */
     ir_module_free(ir);
     if (ok && names->code[arch]) ok = output_add(outs, names->code[arch], code.bytes, code.len);
     if (ok) {
         char digest[25];
         digest_fnv1a64(code.bytes, code.len, digest);
         *t = (ManifestTarget){.arch = cfg.arch, .ptx_version = arena_strdup(u->arena, code.version),
-                              .kind = code_kind_name(describes_only(o->emit) ? target_code_kind(o->target) : o->emit),
+                              .kind = code_kind_name(describes_only(o->emit) ? target_code_kind(cfg.target)
+                                                                             : arch_emit(o, arch)),
                               .file = arena_strdup(u->arena, base_name(names->described[arch])),
                               .digest = arena_strdup(u->arena, digest)};
         keep_resources(u, &code, t);

@@ -77,6 +77,8 @@ static const ArchInfo *arch_info(const char *arch) {
     return NULL;
 }
 
+static bool nvptx_knows_arch(const char *arch) { return arch_info(arch) != NULL; }
+
 static bool nvptx_check_arch(const char *arch, Diag *d) {
     const ArchInfo *a = arch_info(arch);
     if (!a) {
@@ -1297,6 +1299,7 @@ const Target target_nvptx = {
     .default_arch = "sm_75",
     .code_kind = EMIT_PTX,
     .emit_kinds = (1u << EMIT_PTX) | (1u << EMIT_CUBIN),
+    .knows_arch = nvptx_knows_arch,
     .check_arch = nvptx_check_arch,
     .describe = nvptx_describe,
     .prepare = nvptx_prepare,

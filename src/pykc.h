@@ -1299,6 +1299,10 @@ const char *target_default_arch(const Target *t);
 /* What the target writes without --emit (PTX, a shared object), and
  * whether it writes `kind` at all. */
 EmitKind target_code_kind(const Target *t);
+/* The target whose machine arch is: `preferred` (--target's) if it knows
+ * it, else the one that does (sm_90 is nvptx's, x86-64-v2 host's); else
+ * `preferred`, whose check_arch then says why not. */
+const Target *target_of_arch(const Target *preferred, const char *arch);
 bool target_emits(const Target *t, EmitKind kind);
 /* Whether the target knows arch; a usage message on d if not. */
 bool target_check_arch(const Target *t, const char *arch, Diag *d);
@@ -1514,6 +1518,8 @@ struct Options {
     int arch_count;
     EmitKind emit;
     bool emit_given;           /* --emit; else the target's code kind */
+    bool target_given;         /* --target: every --arch is its; else each
+                                  --arch's machine names its target */
     bool debug_info, lineinfo, fastmath, werror;
     bool warn_ignored_options; /* -Wignored-options, -Wextra, -W */
     bool warn_fp64_promotion;  /* -Wfp64-promotion, -Wall */

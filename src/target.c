@@ -26,6 +26,13 @@ const Target *target_find(const char *name) {
 
 const char *target_default_arch(const Target *t) { return t->default_arch; }
 
+const Target *target_of_arch(const Target *preferred, const char *arch) {
+    if (preferred->knows_arch(arch)) return preferred;
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        if (targets[i]->knows_arch(arch)) return targets[i];
+    return preferred;
+}
+
 EmitKind target_code_kind(const Target *t) { return t->code_kind; }
 
 bool target_emits(const Target *t, EmitKind kind) {
