@@ -36,7 +36,7 @@ COMPILER_OBJS := $(COMPILER_SRCS:src/%.c=$(BUILD)/obj/%.o)
 PYKC := $(BUILD)/pykc
 PYKC_VERSION := $(shell sed -n 's/^\#define PYKC_VERSION "\(.*\)"/\1/p' src/pykc.h)
 
-.PHONY: all deps test clean help demo fuzz install install-docs check-gpu bench check-numba check-numba-here test-conformance
+.PHONY: all deps test clean help demo fuzz install install-docs check-gpu bench bench-host check-numba check-numba-here test-conformance
 all: $(PYKC)
 
 include mk/llvm.mk
@@ -100,6 +100,13 @@ bench: all $(RT_GPU)/bench_launch
 	ARCH=$(BENCH_ARCH) PYKC=$(PYKC) BENCH_LAUNCH=$(RT_GPU)/bench_launch sh bench/bundle.sh $(BENCH_DIR)
 	ARCH=$(BENCH_ARCH) PYKC=$(PYKC) sh bench/run-time-bundle.sh $(BENCH_DIR)/anchors
 	@echo "bench: on the GPU machine, from the repository root, with $(BENCH_DIR) carried: sh bench/run-gpu.sh $(BENCH_DIR)"
+
+## bench-host: the suite on the CPU, pykc's host target against numba-cuda's simulator (needs NumPy and numba-cuda)
+BENCH_HOST_DIR := $(BUILD)/bench-host
+bench-host: all runtime
+	@mkdir -p $(BENCH_HOST_DIR)
+	@for f in bench/suite/*.pyk; do $(PYKC) --target host $$f -o $(BENCH_HOST_DIR)/$$(basename $$f .pyk).so || exit 1; done
+	PYKRT_LIBRARY=$(abspath $(RT_SO)) python3 bench/host_bench.py $(BENCH_HOST_DIR)
 
 ## install: pykc, libpykrt, pykrt.h, pykrt.pc, the CMake package (lib/cmake/pykc), the man pages and the docs under PREFIX (default /usr/local)
 install: all install-runtime install-docs
