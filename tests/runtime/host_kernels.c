@@ -32,6 +32,9 @@ EXPORT uint32_t pykrt_host_abi = TEST_ABI;
 enum { HE_ENTER = 1, HE_ALIGN = 2, HE_RELEASE = 4, HE_BLOCK = 8 };
 EXPORT uint32_t host_errors;
 EXPORT float coeffs[4] = {1, 2, 3, 4};
+/* The exception record of debug=True kernels (docs/manifest.md). */
+EXPORT int32_t pykc_exception;
+EXPORT int32_t pykc_exception_thread[6];
 
 static _Thread_local pykrt_host_thread *current;
 
@@ -268,4 +271,25 @@ static int count_step(frame *f)
 EXPORT void *count(void **params)
 {
     return start(count_step, params);
+}
+
+/* ---- raises(a: int64[:]), debug=True: a thread whose a[g] is negative
+ * raises exception 1; the first to do so records itself ---- */
+
+static int raises_step(frame *f)
+{
+    const pykrt_host_thread *t = f->t;
+    int32_t none = 0;
+    if (ARRAY(f, 0, int64_t)[global(t)] < 0 &&
+        __atomic_compare_exchange_n(&pykc_exception, &none, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        for (int i = 0; i < 3; i++) {
+            pykc_exception_thread[i] = (int32_t)t->thread_idx[i];
+            pykc_exception_thread[3 + i] = (int32_t)t->block->block_idx[i];
+        }
+    return 1;
+}
+
+EXPORT void *raises(void **params)
+{
+    return start(raises_step, params);
 }

@@ -35,7 +35,8 @@ static const char *modules; /* the directory of hostmod*.so */
     "{type: u64, size: 8, align: 8, param: " #p ", part: \"strides[0]\"}"
 #define ARRAY_PARTS(p) "[" ARRAY_ITEMS(p) "]"
 
-#define ARRAY_PARAM(name, dtype) "{name: " name ", kind: array, dtype: " dtype ", ndim: 1, layout: C, access: readwrite}"
+#define ARRAY_PARAM(name, dtype)                                                                                   \
+    "{name: " name ", kind: array, dtype: " dtype ", ndim: 1, layout: C, access: readwrite}"
 
 static const char kernels_yaml[] =
     "kernels:\n"
@@ -55,9 +56,13 @@ static const char kernels_yaml[] =
     "    ptx_params: [{type: u32, size: 4, align: 4, param: 0, part: value}]\n"
     "  - {name: count, entry: count, params: [" ARRAY_PARAM("counter", "int64") "], ptx_params: " ARRAY_PARTS(0)
     "}\n"
+    "  - {name: raises, entry: raises, debug: true, params: [" ARRAY_PARAM("a", "int64") "], ptx_params: "
+    ARRAY_PARTS(0) "}\n"
     "constants:\n"
     "  - {name: host_errors, dtype: uint32, shape: [1], size: 4}\n"
-    "  - {name: coeffs, dtype: float32, shape: [4], size: 16}\n";
+    "  - {name: coeffs, dtype: float32, shape: [4], size: 16}\n"
+    "exceptions:\n"
+    "  - {code: 1, type: ValueError, message: negative, function: raises, file: host.pyk, line: 3}\n";
 
 #if defined(__aarch64__)
 #define BASE_ARCH "aarch64"
@@ -215,7 +220,7 @@ static void test_module_describe(void)
     ASSERT_STR(BASE_ARCH, info.arch);
     ASSERT_STR("hostmod.so", info.file);
     ASSERT(!info.cubin);
-    ASSERT_EQ(5, info.nkernels);
+    ASSERT_EQ(6, info.nkernels);
     pykrt_kernel *k;
     pykrt_kernel_info ki;
     ASSERT_OK(pykrt_kernel_get(m, "barrier", &k));
@@ -461,6 +466,29 @@ static void test_constants(void)
     ASSERT_OK(pykrt_module_unload(m));
 }
 
+/* A debug=True kernel's exception record works as on a GPU: cleared
+ * before the launch, read after it. */
+static void test_exception(void)
+{
+    pykrt_module *m;
+    ASSERT_OK(load(&m));
+    int64_t a[16] = {0};
+    pykrt_array da;
+    ASSERT_OK(device_array(PYKRT_INT64, 16, a, &da));
+    pykrt_launch_config cfg = {{2, 1, 1}, {8, 1, 1}, 0, NULL};
+    ASSERT_OK(launch2(m, "raises", cfg, &da, NULL));
+    a[10] = -1;
+    ASSERT_OK(pykrt_memcpy_htod(t_ctx, da.data, a, sizeof a));
+    ASSERT_ERR(PYKRT_ERROR_KERNEL_EXCEPTION, launch2(m, "raises", cfg, &da, NULL),
+               "pykrt_launch(raises): ValueError: In function 'raises', file host.pyk, line 3, tid=[0, 0, 2] "
+               "ctaid=[0, 0, 1]: negative");
+    a[10] = 0;
+    ASSERT_OK(pykrt_memcpy_htod(t_ctx, da.data, a, sizeof a));
+    ASSERT_OK(launch2(m, "raises", cfg, &da, NULL));
+    ASSERT_OK(pykrt_array_free(t_ctx, &da));
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
 static void test_occupancy(void)
 {
     pykrt_module *m;
@@ -640,11 +668,26 @@ static void test_warp_vote(void)
 }
 
 static const t_case host_tests[] = {
-    T(test_device),           T(test_memory),         T(test_module_describe), T(test_ids),
-    T(test_barrier),          T(test_barrier_full_block), T(test_warp),        T(test_many_blocks),
-    T(test_threads_launch),   T(test_events_and_streams), T(test_constants),  T(test_occupancy),
-    T(test_large_shared),     T(test_load_file),      T(test_target_choice),   T(test_bad_images),
-    T(test_missing_entry),    T(test_not_supported),  T(test_warp_vote),
+    T(test_device),
+    T(test_memory),
+    T(test_module_describe),
+    T(test_ids),
+    T(test_barrier),
+    T(test_barrier_full_block),
+    T(test_warp),
+    T(test_many_blocks),
+    T(test_threads_launch),
+    T(test_events_and_streams),
+    T(test_constants),
+    T(test_exception),
+    T(test_occupancy),
+    T(test_large_shared),
+    T(test_load_file),
+    T(test_target_choice),
+    T(test_bad_images),
+    T(test_missing_entry),
+    T(test_not_supported),
+    T(test_warp_vote),
 };
 
 /* ---- the ways of choosing the host ---- */
