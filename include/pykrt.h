@@ -8,7 +8,8 @@
  *
  * The driver (libcuda.so.1) is opened at run time, so a program linked with
  * libpykrt starts on a machine without a GPU and gets PYKRT_ERROR_NO_DRIVER or
- * PYKRT_ERROR_NO_DEVICE from its first call.
+ * PYKRT_ERROR_NO_DEVICE from its first call. The same program runs on the CPU,
+ * the host device, with the modules of `pykc --target host` (see pykrt_init).
  *
  * Conventions:
  *  - Every function that can fail returns a pykrt_status and writes results
@@ -179,7 +180,8 @@ PYKRT_API pykrt_status pykrt_context_device(const pykrt_context *ctx, pykrt_devi
 /* Waits for all work of the context (cuCtxSynchronize). */
 PYKRT_API pykrt_status pykrt_context_synchronize(pykrt_context *ctx);
 
-/* The CUcontext, for code that calls the driver itself. */
+/* The CUcontext, for code that calls the driver itself (on the host device,
+ * a handle that is no CUDA object; the same for streams and kernels). */
 PYKRT_API pykrt_status pykrt_context_handle(const pykrt_context *ctx, void **cucontext);
 
 /* ------------------------------------------------------------------ */

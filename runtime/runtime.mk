@@ -105,29 +105,35 @@ $(RT_TDIR)/runtime_tests: $(RT_TEST_SRCS) $(RT_TEST_HDRS) $(RT_OBJS)
 	$(CC) $(RT_TEST_CFLAGS) $(RT_TEST_SRCS) $(RT_OBJS) $(RT_YAML_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
 # The host device's tests: the runtime's objects (pk_host_warp_vote is
-# tested directly) and hand-written modules of its interface, in
-# RT_TDIR/host: hostmod.so and the variants that a load must refuse.
+# tested directly) and hand-written modules of its interface, in DIR/host:
+# hostmod.so and the variants that a load must refuse (rt_hostmods DIR).
 RT_HOST_TEST_SRCS := tests/runtime/test_host.c tests/runtime/rt_fail.c tests/runtime/rt_util.c
-RT_HOSTMODS := $(addprefix $(RT_TDIR)/host/,hostmod.so hostmod_abi2.so hostmod_noresume.so hostmod_noabi.so \
-  garbage.so truncated.so)
+rt_hostmods = $(addprefix $(1)/host/,hostmod.so hostmod_abi2.so hostmod_noresume.so hostmod_noabi.so garbage.so \
+  truncated.so)
+RT_HOSTMODS := $(call rt_hostmods,$(RT_TDIR))
 
 $(RT_TDIR)/host_tests: $(RT_HOST_TEST_SRCS) $(RT_TEST_HDRS) $(RT_OBJS) $(RT_HOSTMODS)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_TEST_CFLAGS) $(RT_HOST_TEST_SRCS) $(RT_OBJS) $(RT_YAML_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
 
-$(RT_TDIR)/host/hostmod_abi2.so: HOSTMOD_FLAGS := -DTEST_ABI=2
-$(RT_TDIR)/host/hostmod_noresume.so: HOSTMOD_FLAGS := -DOMIT_RESUME
-$(RT_TDIR)/host/hostmod_noabi.so: HOSTMOD_FLAGS := -DTEST_ABI=1 -Dpykrt_host_abi=not_the_abi_symbol
+HOSTMOD_CFLAGS = $(CFLAGS_BASE) $(CFLAGS) $(LDFLAGS_BASE)
+%/host/hostmod_abi2.so: HOSTMOD_FLAGS := -DTEST_ABI=2
+%/host/hostmod_noresume.so: HOSTMOD_FLAGS := -DOMIT_RESUME
+%/host/hostmod_noabi.so: HOSTMOD_FLAGS := -Dpykrt_host_abi=not_the_abi_symbol
 
-$(filter $(RT_TDIR)/host/hostmod%,$(RT_HOSTMODS)): tests/runtime/host_kernels.c runtime/host_abi.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Iruntime -shared -fPIC $(HOSTMOD_FLAGS) $< $(LDFLAGS_BASE) -o $@
+# One pattern rule a module (a rule of several patterns makes them all at once).
+define rt_hostmod_rule
+%/host/$(1): tests/runtime/host_kernels.c runtime/host_abi.h
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(HOSTMOD_CFLAGS) -Iruntime -shared -fPIC $$(HOSTMOD_FLAGS) $$< -o $$@
+endef
+$(foreach m,hostmod.so hostmod_abi2.so hostmod_noresume.so hostmod_noabi.so,$(eval $(call rt_hostmod_rule,$(m))))
 
-$(RT_TDIR)/host/garbage.so:
+%/host/garbage.so:
 	@mkdir -p $(dir $@)
 	printf 'not a shared object\n' > $@
 
-$(RT_TDIR)/host/truncated.so: $(RT_TDIR)/host/hostmod.so
+%/host/truncated.so: %/host/hostmod.so
 	head -c 300 $< > $@
 
 $(RT_TDIR)/nodriver: tests/runtime/nodriver.c tests/runtime/rt_fail.c tests/runtime/rt_test.h $(RT_A)
@@ -176,8 +182,12 @@ $(RT_TSAN)/libcuda.so.1: tests/runtime/fake_cuda.c tests/runtime/fake_cuda.h run
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_TSAN_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -fsanitize=thread -pthread -o $@
 
-# The host device's tests too: its worker pool is thread code.
-$(RT_TSAN)/host_tests: $(RT_HOST_TEST_SRCS) $(RT_TEST_HDRS) $(RT_SRCS) $(RT_HOSTMODS)
+# The host device's tests too (its worker pool is thread code), with
+# modules of their own: a TSan process loads no SAN=1 module.
+RT_TSAN_HOSTMODS := $(call rt_hostmods,$(RT_TSAN))
+$(RT_TSAN_HOSTMODS): HOSTMOD_CFLAGS = $(RT_TSAN_CFLAGS)
+
+$(RT_TSAN)/host_tests: $(RT_HOST_TEST_SRCS) $(RT_TEST_HDRS) $(RT_SRCS) $(RT_TSAN_HOSTMODS)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_TSAN_CFLAGS) $(RT_HOST_TEST_SRCS) $(RT_SRCS) $(RT_YAML_A) -fsanitize=thread $(RT_LIBS) -o $@
 

@@ -76,14 +76,21 @@ counted nolaunch env PYKRT_LIBCUDA="$t/fake-nolaunch/libcuda.so.1" "$t/nodriver"
 # (RT_TDIR/host): chosen by $PYKRT_DEVICE=host (with the CPUs' count of
 # workers, one, and several), and by PYKRT_DEVICE_HOST where no driver or
 # no device is; a wrong $PYKRT_DEVICE or $PYKRT_HOST_THREADS is reported.
+# Under SAN=1, LeakSanitizer's scan of dynamic TLS (gcc 12's) crashes on
+# what a worker kept of an unloaded module's TLS: TLS is left out of its
+# roots there, which can only report more leaks, never hide one.
 h=$t/host
-counted "host device" env PYKRT_DEVICE=host "$t/host_tests" env "$h" "$fixtures" "$t/c"
-counted "host device, 1 worker" env PYKRT_DEVICE=host PYKRT_HOST_THREADS=1 "$t/host_tests" env "$h" "$fixtures" "$t/c"
-counted "host device, 5 workers" env PYKRT_DEVICE=host PYKRT_HOST_THREADS=5 "$t/host_tests" env "$h" "$fixtures" "$t/c"
-counted "host device after no driver" env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/host_tests" fallback "$h" \
+lsan=
+[ -n "$san" ] && lsan=LSAN_OPTIONS=use_tls=0
+counted "host device" env $lsan PYKRT_DEVICE=host "$t/host_tests" env "$h" "$fixtures" "$t/c"
+counted "host device, 1 worker" env $lsan PYKRT_DEVICE=host PYKRT_HOST_THREADS=1 "$t/host_tests" env "$h" \
     "$fixtures" "$t/c"
-counted "host device after no device" env FAKE_CUDA_DEVICES=0 PYKRT_LIBCUDA="$fake" "$t/host_tests" fallback "$h" \
+counted "host device, 5 workers" env $lsan PYKRT_DEVICE=host PYKRT_HOST_THREADS=5 "$t/host_tests" env "$h" \
     "$fixtures" "$t/c"
+counted "host device after no driver" env $lsan PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/host_tests" fallback \
+    "$h" "$fixtures" "$t/c"
+counted "host device after no device" env $lsan FAKE_CUDA_DEVICES=0 PYKRT_LIBCUDA="$fake" "$t/host_tests" fallback \
+    "$h" "$fixtures" "$t/c"
 counted "a wrong PYKRT_DEVICE" env PYKRT_DEVICE=gpu "$t/host_tests" badenv "$h" "$fixtures" "$t/c"
 counted "a wrong PYKRT_HOST_THREADS" env PYKRT_DEVICE=host PYKRT_HOST_THREADS=0 "$t/host_tests" badthreads "$h" \
     "$fixtures" "$t/c"
@@ -238,7 +245,7 @@ else
         TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/runtime_tests" "$fixtures" "$t/c" \
         test_threads test_threads_and_messages test_context_destroy_in_use
     counted "host device under ThreadSanitizer" env PYKRT_DEVICE=host PYKRT_HOST_THREADS=4 \
-        TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/host_tests" env "$h" "$fixtures" "$t/c"
+        TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/host_tests" env "$tsan/host" "$fixtures" "$t/c"
 fi
 
 echo "$passed $failed $skipped" > "$t/counts"
