@@ -8,7 +8,8 @@
  *
  * The driver (libcuda.so.1) is opened at run time, so a program linked with
  * libpykrt starts on a machine without a GPU and gets PYKRT_ERROR_NO_DRIVER or
- * PYKRT_ERROR_NO_DEVICE from its first call.
+ * PYKRT_ERROR_NO_DEVICE from its first call. The same program runs on the CPU,
+ * the host device, with the modules of `pykc --target host` (see pykrt_init).
  *
  * Conventions:
  *  - Every function that can fail returns a pykrt_status and writes results
@@ -88,7 +89,9 @@ typedef enum pykrt_status {
     PYKRT_ERROR_BAD_LAUNCH,       /* arguments or launch shape do not fit the kernel */
     PYKRT_ERROR_INVALID_HANDLE,   /* a handle used after it was destroyed */
     PYKRT_ERROR_IN_USE,           /* a context destroyed while objects made through it live */
-    PYKRT_ERROR_KERNEL_EXCEPTION  /* a debug=True kernel raised: the message says what, where, which thread */
+    PYKRT_ERROR_KERNEL_EXCEPTION, /* a debug=True kernel raised: the message says what, where, which thread */
+    PYKRT_ERROR_NOT_SUPPORTED     /* the device cannot do that: graphs, linked code or cooperative kernels on
+                                     the host device; the host device where the CUDA driver is in use */
 } pykrt_status;
 
 /* The message of the last failed pykrt call on this thread ("" if none).
@@ -105,13 +108,29 @@ PYKRT_API const char *pykrt_status_name(pykrt_status status);
 
 /* Opens the driver and calls cuInit, once per process. Every other function
  * does this itself; call it to ask early whether a driver and a GPU exist.
- * The library opened is libcuda.so.1, or the path in $PYKRT_LIBCUDA. */
+ * The library opened is libcuda.so.1, or the path in $PYKRT_LIBCUDA.
+ *
+ * The host device. With $PYKRT_DEVICE=host the process runs on the host
+ * CPU instead, with the kernels of `pykc --target host` modules: the CUDA
+ * driver is never opened, and the host is the one device, ordinal 0, of
+ * every call below. Passing PYKRT_DEVICE_HOST as the ordinal of
+ * pykrt_device_query or pykrt_context_create chooses it too, also after
+ * the driver failed to load (PYKRT_ERROR_NO_DRIVER, PYKRT_ERROR_NO_DEVICE),
+ * so a program can fall back to the CPU. A process runs on either: once the
+ * CUDA driver is loaded, PYKRT_DEVICE_HOST is PYKRT_ERROR_NOT_SUPPORTED;
+ * once the host is chosen, pykrt_init succeeds and the driver is never
+ * opened. docs/runtime.md, "The host device", says what the host device
+ * does and lacks. */
 PYKRT_API pykrt_status pykrt_init(void);
 
-/* The driver's CUDA version, e.g. 13000 for 13.0 (cuDriverGetVersion). */
+/* The ordinal that chooses the host device (see pykrt_init). */
+#define PYKRT_DEVICE_HOST (-2)
+
+/* The driver's CUDA version, e.g. 13000 for 13.0 (cuDriverGetVersion); 0
+ * on the host device. */
 PYKRT_API pykrt_status pykrt_driver_version(int *version);
 
-/* The number of CUDA devices. */
+/* The number of CUDA devices (1, the host, on the host device). */
 PYKRT_API pykrt_status pykrt_device_count(int *count);
 
 typedef struct pykrt_device_info {
@@ -132,9 +151,11 @@ typedef struct pykrt_device_info {
     size_t total_constant_memory;
     size_t total_memory;
     bool cooperative_launch;
+    bool host; /* the host device: the CPU runs the kernels (cc 0.0, sm_count its worker threads) */
 } pykrt_device_info;
 
-/* Name, compute capability and limits of device `ordinal`. */
+/* Name, compute capability and limits of device `ordinal` (or
+ * PYKRT_DEVICE_HOST). */
 PYKRT_API pykrt_status pykrt_device_query(int ordinal, pykrt_device_info *out);
 
 /* ------------------------------------------------------------------ */
@@ -144,7 +165,8 @@ PYKRT_API pykrt_status pykrt_device_query(int ordinal, pykrt_device_info *out);
 typedef struct pykrt_context pykrt_context;
 
 /* Retains the primary context of device `ordinal` (the one the CUDA runtime
- * and Numba use too) and makes it current on the calling thread. */
+ * and Numba use too) and makes it current on the calling thread.
+ * PYKRT_DEVICE_HOST: the host device's context (see pykrt_init). */
 PYKRT_API pykrt_status pykrt_context_create(int ordinal, pykrt_context **out);
 
 /* Releases the primary context and frees `ctx`. Refused, with
@@ -158,7 +180,8 @@ PYKRT_API pykrt_status pykrt_context_device(const pykrt_context *ctx, pykrt_devi
 /* Waits for all work of the context (cuCtxSynchronize). */
 PYKRT_API pykrt_status pykrt_context_synchronize(pykrt_context *ctx);
 
-/* The CUcontext, for code that calls the driver itself. */
+/* The CUcontext, for code that calls the driver itself (on the host device,
+ * a handle that is no CUDA object; the same for streams and kernels). */
 PYKRT_API pykrt_status pykrt_context_handle(const pykrt_context *ctx, void **cucontext);
 
 /* ------------------------------------------------------------------ */

@@ -2,14 +2,21 @@
  * driver.c - opens the CUDA driver; devices and contexts.
  *
  * libcuda.so.1 (or $PYKRT_LIBCUDA) is opened once per process, under
- * pthread_once, with dlopen(RTLD_NOW | RTLD_LOCAL): a program linked with
+ * a lock, with dlopen(RTLD_NOW | RTLD_LOCAL): a program linked with
  * libpykrt therefore starts where no driver is installed, and every pykrt
  * call then returns PYKRT_ERROR_NO_DRIVER with a plain message. Each entry
  * point of PK_DRIVER_API (cuda_abi.h) is looked up by its versioned symbol
- * into pk_drv. pk_drv and the load result are written only inside the once
- * routine, so after pthread_once every thread reads them without a lock.
- * The library is never closed: the function pointers live as long as the
- * process.
+ * into pk_drv. The library is never closed: the function pointers live
+ * as long as the process.
+ *
+ * $PYKRT_DEVICE=host, read by the same first call, fills pk_drv with the
+ * host device's entry points instead (host.c) and the driver is never
+ * opened; pk_host_select (PYKRT_DEVICE_HOST) does the same later, as long
+ * as the CUDA driver has not loaded: a process runs on one or the other,
+ * since a pykrt object holds the handles of the table it was made with.
+ * The choice is made once under a lock; its status is published with
+ * release order after pk_drv is filled, so a thread that reads success
+ * reads the table it goes with.
  *
  * Contexts are the device's primary context (cuDevicePrimaryCtxRetain), the
  * one the CUDA runtime and Numba share, with the device's properties
@@ -28,9 +35,11 @@
 
 pk_driver pk_drv;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static pykrt_status load_status;
-static char load_message[1024];
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool decided;               /* load() ran */
+static _Atomic pykrt_status load_status;  /* written under load_lock */
+static atomic_bool on_host;
+static char load_message[1024];           /* written before `decided` */
 
 typedef struct entry {
     const char *symbol;
@@ -80,7 +89,7 @@ static void init_failed(CUresult res)
              no_device ? "no CUDA device" : "CUDA driver unusable", name ? name : "?", desc ? desc : "?");
 }
 
-static void load(void)
+static void load_cuda(void)
 {
     const char *path = driver_path();
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -101,12 +110,72 @@ static void load(void)
         init_failed(res);
 }
 
+/* The host device's table into pk_drv (load_lock held); false, with the
+ * reason in why, where $PYKRT_HOST_THREADS is wrong. */
+static bool install_host(char *why, size_t size)
+{
+    if (!pk_host_install(&pk_drv, why, size))
+        return false;
+    atomic_store(&on_host, true);
+    atomic_store_explicit(&load_status, PYKRT_SUCCESS, memory_order_release);
+    return true;
+}
+
+/* The first call's choice: $PYKRT_DEVICE, then the driver. getenv, not
+ * secure_getenv: it names no file to open. */
+static void load(void)
+{
+    const char *device = getenv("PYKRT_DEVICE");
+    if (!device || !*device || strcmp(device, "cuda") == 0) {
+        load_cuda();
+    } else if (strcmp(device, "host") != 0) {
+        load_status = PYKRT_ERROR_INVALID_ARGUMENT;
+        snprintf(load_message, sizeof load_message, "PYKRT_DEVICE is '%.40s': it takes host (the CPU) or cuda (the "
+                 "default)", device);
+    } else if (!install_host(load_message, sizeof load_message)) {
+        load_status = PYKRT_ERROR_INVALID_ARGUMENT;
+    }
+}
+
 pykrt_status pk_driver_load(void)
 {
-    pthread_once(&load_once, load);
-    if (PK_UNLIKELY(load_status != PYKRT_SUCCESS))
-        return pk_fail(load_status, "%s", load_message);
+    if (PK_UNLIKELY(!atomic_load_explicit(&decided, memory_order_acquire))) {
+        pthread_mutex_lock(&load_lock);
+        if (!atomic_load(&decided)) {
+            load();
+            atomic_store_explicit(&decided, true, memory_order_release);
+        }
+        pthread_mutex_unlock(&load_lock);
+    }
+    pykrt_status st = atomic_load_explicit(&load_status, memory_order_acquire);
+    if (PK_UNLIKELY(st != PYKRT_SUCCESS))
+        return pk_fail(st, "%s", load_message);
     return PYKRT_SUCCESS;
+}
+
+pykrt_status pk_host_select(const char *what)
+{
+    pthread_mutex_lock(&load_lock);
+    pykrt_status st = PYKRT_SUCCESS;
+    char why[256];
+    if (atomic_load(&on_host)) {
+        /* chosen already */
+    } else if (atomic_load(&decided) && atomic_load(&load_status) == PYKRT_SUCCESS) {
+        st = pk_fail(PYKRT_ERROR_NOT_SUPPORTED, "%s: this process runs on the CUDA driver already, and a process "
+                     "runs either on it or on the host device: set PYKRT_DEVICE=host to run on the host from the "
+                     "start", what);
+    } else if (install_host(why, sizeof why)) {
+        atomic_store_explicit(&decided, true, memory_order_release);
+    } else {
+        st = pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "%s: %s", what, why);
+    }
+    pthread_mutex_unlock(&load_lock);
+    return st;
+}
+
+bool pk_on_host(void)
+{
+    return atomic_load(&on_host);
 }
 
 static pykrt_status status_of(CUresult res)
@@ -257,14 +326,25 @@ static pykrt_status query(int ordinal, CUdevice *dev, pykrt_device_info *info, c
             return pk_cuda_fail(res, "cuDeviceGetAttribute", "%s(%d)", what, ordinal);
         store_attr(info, i, value);
     }
+    info->host = pk_on_host();
     return PYKRT_SUCCESS;
+}
+
+/* The driver for `*ordinal`: PYKRT_DEVICE_HOST chooses the host device,
+ * ordinal 0 of its driver. */
+static pykrt_status open_device(int *ordinal, const char *what)
+{
+    if (*ordinal != PYKRT_DEVICE_HOST)
+        return pk_driver_load();
+    *ordinal = 0;
+    return pk_host_select(what);
 }
 
 pykrt_status pykrt_device_query(int ordinal, pykrt_device_info *out)
 {
     if (!out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_device_query: out is NULL");
-    pykrt_status st = pk_driver_load();
+    pykrt_status st = open_device(&ordinal, "pykrt_device_query(PYKRT_DEVICE_HOST)");
     if (st != PYKRT_SUCCESS)
         return st;
     CUdevice dev;
@@ -278,7 +358,7 @@ pykrt_status pykrt_context_create(int ordinal, pykrt_context **out)
     if (!out)
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_context_create: out is NULL");
     *out = NULL;
-    pykrt_status st = pk_driver_load();
+    pykrt_status st = open_device(&ordinal, "pykrt_context_create(PYKRT_DEVICE_HOST)");
     if (st != PYKRT_SUCCESS)
         return st;
     pykrt_context *ctx = pk_obj_new(PK_CONTEXT);

@@ -56,7 +56,7 @@ const char *pykrt_status_name(pykrt_status status)
         "PYKRT_ERROR_IO",       "PYKRT_ERROR_MANIFEST",         "PYKRT_ERROR_STALE",
         "PYKRT_ERROR_NO_TARGET", "PYKRT_ERROR_MODULE_LOAD",     "PYKRT_ERROR_NOT_FOUND",
         "PYKRT_ERROR_BAD_LAUNCH", "PYKRT_ERROR_INVALID_HANDLE", "PYKRT_ERROR_IN_USE",
-        "PYKRT_ERROR_KERNEL_EXCEPTION",
+        "PYKRT_ERROR_KERNEL_EXCEPTION", "PYKRT_ERROR_NOT_SUPPORTED",
     };
     if ((unsigned)status >= sizeof names / sizeof names[0])
         return "PYKRT_ERROR_UNKNOWN_STATUS";

@@ -7,7 +7,7 @@
  *
  * The graph entry points are optional in the driver table (drivers before
  * CUDA 11.4 lack cuGraphInstantiateWithFlags): each call checks that the
- * ones it needs were found.
+ * ones it needs were found. The host device has none.
  */
 #include "runtime.h"
 
@@ -17,6 +17,9 @@ static pykrt_status need_graphs(const char *what)
     pykrt_status st = pk_driver_load();
     if (st != PYKRT_SUCCESS)
         return st;
+    if (pk_on_host())
+        return pk_fail(PYKRT_ERROR_NOT_SUPPORTED, "%s: the host device has no graphs (its launches run when they "
+                                                  "are made, so a graph would save nothing)", what);
     if (!pk_drv.cuStreamBeginCapture || !pk_drv.cuStreamEndCapture || !pk_drv.cuStreamIsCapturing ||
         !pk_drv.cuGraphInstantiate || !pk_drv.cuGraphLaunch || !pk_drv.cuGraphExecDestroy || !pk_drv.cuGraphDestroy)
         return pk_fail(PYKRT_ERROR_NO_DRIVER, "%s: the driver lacks CUDA graphs (cuStreamBeginCapture_v2, "

@@ -43,6 +43,11 @@ enum {
                                   scheduler's next round */
 };
 
+/* A round resumes a warp's lanes one after another. So a thread that has
+ * read the slots (or `live`) of an exchange suspends AT_WARP once more
+ * before it writes a slot again or finishes: else the lanes resumed first
+ * would change what the later ones of the same exchange read. */
+
 /* The votes warp_vote computes over a warp's slots. */
 enum {
     PYKRT_HOST_VOTE_ALL = 0,       /* 1 if every lane of mask has a nonzero slot */
@@ -50,7 +55,7 @@ enum {
     PYKRT_HOST_VOTE_EQ = 2,        /* 1 if all of them are zero or all nonzero */
     PYKRT_HOST_VOTE_BALLOT = 3,    /* the lanes of mask with a nonzero slot */
     PYKRT_HOST_VOTE_MATCH_ANY = 4, /* the lanes of mask whose slot equals lane's */
-    PYKRT_HOST_VOTE_MATCH_ALL = 5, /* mask if all its lanes' slots are equal, else 0 */
+    PYKRT_HOST_VOTE_MATCH_ALL = 5, /* mask (its live lanes) if all their slots are equal, else 0 */
 };
 
 typedef struct pykrt_host_block {

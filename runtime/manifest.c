@@ -368,9 +368,17 @@ bool pk_parse_digest(const char *s, uint64_t *out)
     return true;
 }
 
+/* A host target's arch names a CPU (x86-64-v2, aarch64): which ones run
+ * here is the loader's business (module.c), the form is checked here. */
+static bool host_arch(const char *s)
+{
+    size_t n = strlen(s);
+    return n >= 1 && n <= 40 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
 static pykrt_status read_target(reader *r, yaml_node_t *map, const char *where, pk_target *t)
 {
-    static const char *const kinds[] = {"ptx", "cubin", NULL};
+    static const char *const kinds[] = {"ptx", "cubin", "host", NULL};
     const char *digest;
     int kind = 0;
     yaml_node_t *n;
@@ -382,9 +390,11 @@ static pykrt_status read_target(reader *r, yaml_node_t *map, const char *where, 
         (st = get_string(r, map, "digest", true, where, &digest)) != PYKRT_SUCCESS)
         return st;
     t->cubin = kind == 1;
-    if (!parse_arch(t->arch, &t->sm, &t->variant)) {
+    t->host = kind == 2;
+    if (t->host ? !host_arch(t->arch) : !parse_arch(t->arch, &t->sm, &t->variant)) {
         field(r, map, "arch", true, where, &n);
-        return bad(r, n, where, "arch '%.40s' is not of the form sm_75", t->arch);
+        return bad(r, n, where, t->host ? "arch '%.40s' is not a CPU's name, such as x86-64-v2"
+                                        : "arch '%.40s' is not of the form sm_75", t->arch);
     }
     if (!pk_parse_digest(digest, &t->digest)) {
         field(r, map, "digest", true, where, &n);

@@ -48,39 +48,73 @@ static const pykrt_image *find_image(const pk_target *t, const pykrt_image *imag
     return NULL;
 }
 
-/* The highest arch that runs on the device; a cubin before PTX of the same
- * arch (no JIT). With `images`, only targets given an image count. */
+/* How well target t suits the device: -1 if it does not run there, else
+ * more for a better one. A GPU takes the highest arch, and a cubin before
+ * PTX of the same arch (no JIT); the host device the CPU's highest level
+ * among its host targets. Neither runs the other's. */
+static int suits(const pk_target *t, const pykrt_device_info *dev)
+{
+    if (t->host != dev->host)
+        return -1;
+    if (t->host)
+        return pk_host_arch_rank(t->arch);
+    return runs_on(t, dev) ? t->sm * 2 + t->cubin : -1;
+}
+
+/* The target that suits the device best, the first of equals. With
+ * `images`, only targets given an image count. */
 static const pk_target *choose(const pk_manifest *mf, const pykrt_device_info *dev, const pykrt_image *images,
                                size_t nimages)
 {
     const pk_target *best = NULL;
+    int best_score = -1;
     for (size_t i = 0; i < mf->ntargets; i++) {
         const pk_target *t = &mf->targets[i];
-        if (!runs_on(t, dev) || (images && !find_image(t, images, nimages)))
-            continue;
-        if (!best || t->sm > best->sm || (t->sm == best->sm && t->cubin && !best->cubin))
+        int score = suits(t, dev);
+        if (score > best_score && (!images || find_image(t, images, nimages))) {
             best = t;
+            best_score = score;
+        }
     }
     return best;
 }
 
+static const char *target_kind(const pk_target *t)
+{
+    return t->host ? "host" : t->cubin ? "cubin" : "ptx";
+}
+
 static pykrt_status no_target(const pk_manifest *mf, const pykrt_device_info *dev, const char *name, bool images)
 {
-    pk_fail(PYKRT_ERROR_NO_TARGET, "pykrt_module_load(%s): no target%s runs on %s (sm_%d%d); the manifest has", name,
-            images ? " among the images given" : "", dev->name, dev->cc_major, dev->cc_minor);
-    for (size_t i = 0; i < mf->ntargets; i++)
-        pk_append("%s %s (%s)", i ? "," : "", mf->targets[i].arch, mf->targets[i].cubin ? "cubin" : "ptx");
+    const char *among = images ? " among the images given" : "";
+    if (dev->host)
+        pk_fail(PYKRT_ERROR_NO_TARGET, "pykrt_module_load(%s): no target%s runs on the %s; the manifest has", name,
+                among, dev->name);
+    else
+        pk_fail(PYKRT_ERROR_NO_TARGET, "pykrt_module_load(%s): no target%s runs on %s (sm_%d%d); the manifest has",
+                name, among, dev->name, dev->cc_major, dev->cc_minor);
+    bool host_targets = false;
+    for (size_t i = 0; i < mf->ntargets; i++) {
+        pk_append("%s %s (%s)", i ? "," : "", mf->targets[i].arch, target_kind(&mf->targets[i]));
+        host_targets |= mf->targets[i].host;
+    }
+    if (dev->host && !host_targets)
+        pk_append(": compile it with pykc --target host to run on the CPU");
     return PYKRT_ERROR_NO_TARGET;
 }
 
 /* ---- the driver's side ---- */
 
-static pykrt_status jit(pykrt_module *m, const void *image)
+/* Loads the image with an error log where there is room for one. A host
+ * target's size goes first, as pykrt's own option (opts[0]), which only
+ * the host device reads: a GPU's driver is never given it. */
+static pykrt_status jit(pykrt_module *m, const void *image, size_t size)
 {
     char *log = calloc(PK_JIT_LOG_BYTES, 1);
-    CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[2] = {log, (void *)(uintptr_t)PK_JIT_LOG_BYTES};
-    CUresult res = pk_drv.cuModuleLoadDataEx(&m->cu, image, log ? 2 : 0, opts, values);
+    CUjit_option opts[3] = {PK_JIT_HOST_IMAGE_BYTES, CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[3] = {(void *)(uintptr_t)size, log, (void *)(uintptr_t)PK_JIT_LOG_BYTES};
+    unsigned skip = m->target->host ? 0 : 1, nopts = (log ? 3 : 1) - skip;
+    CUresult res = pk_drv.cuModuleLoadDataEx(&m->cu, image, nopts, opts + skip, values + skip);
     if (res == CUDA_SUCCESS) {
         free(log);
         return PYKRT_SUCCESS;
@@ -283,7 +317,10 @@ static pykrt_status finish(pykrt_module *m, const char *image, size_t size, cons
 {
     if (pk_fnv1a64(image, size) != m->target->digest)
         return pk_fail(PYKRT_ERROR_STALE, "%s does not match %s: recompile", image_name, m->name);
-    pykrt_status st = pk_needs_link(m->mf) ? pk_link_module(m, image, size, src) : jit(m, image);
+    if (m->target->host && pk_needs_link(m->mf))
+        return pk_fail(PYKRT_ERROR_NOT_SUPPORTED, "pykrt_module_load(%s): the module links other code (link, "
+                       "device_runtime), which the host device cannot", m->name);
+    pykrt_status st = pk_needs_link(m->mf) ? pk_link_module(m, image, size, src) : jit(m, image, size);
     if (st == PYKRT_SUCCESS)
         st = setup_kernels(m, image, size);
     return st == PYKRT_SUCCESS ? find_exception_record(m) : st;

@@ -10,9 +10,9 @@
  * the driver would read pointers that were never set, or bytes past an
  * argument. The driver can tell (cuFuncGetParamInfo, from CUDA 12.4), but
  * not every driver can, so for PTX the text is read as well; a cubin on an
- * older driver is the one case neither can check (the kernel is marked
- * unverified, and its launches pass NULL for the pointers past the
- * manifest's, never stale ones).
+ * older driver is one case neither can check, and a host target (a shared
+ * object) the other (the kernel is marked unverified, and its launches
+ * pass NULL for the pointers past the manifest's, never stale ones).
  *
  * Only what leads to `.entry NAME ( ... )` is understood: a small lexer
  * that skips comments and strings (either could hold ".entry" or a comma),
@@ -220,7 +220,7 @@ pykrt_status pk_check_entry(pykrt_kernel *k, const char *image, size_t size)
     snprintf(by, sizeof by, "the driver (cuFuncGetParamInfo) for entry %s", d->entry);
     if (by_driver)
         st = compare(k, e.count, e.size, by);
-    if (st == PYKRT_SUCCESS && !t->cubin && (by_text = pk_ptx_read_entry(image, size, d->entry, &e))) {
+    if (st == PYKRT_SUCCESS && !t->cubin && !t->host && (by_text = pk_ptx_read_entry(image, size, d->entry, &e))) {
         snprintf(by, sizeof by, "entry %s in %s", d->entry, t->file);
         st = compare(k, e.count, e.size, by);
     }

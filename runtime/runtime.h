@@ -84,12 +84,20 @@ typedef struct pk_driver {
 } pk_driver;
 #undef PK_DRIVER_FIELD
 
-/* Filled once under pthread_once by pk_driver_load, read-only after. */
+/* Filled once by pk_driver_load or pk_host_select, read-only after. */
 extern pk_driver pk_drv;
 
 /* Loads the driver (once) and returns its status, setting the message on
- * failure. Every entry point calls it before touching pk_drv. */
+ * failure. Every entry point calls it before touching pk_drv. With
+ * $PYKRT_DEVICE=host, "the driver" is the host device's (host.c). */
 pykrt_status pk_driver_load(void);
+
+/* Makes the host device the process's device, unless the CUDA driver is
+ * loaded already (PYKRT_ERROR_NOT_SUPPORTED); `what` names the caller. */
+pykrt_status pk_host_select(const char *what);
+
+/* Whether pk_drv holds the host device's entry points. */
+bool pk_on_host(void);
 
 /* Turns a failed CUresult into a status and the message
  * "<what>: <call> failed: <NAME>: <description>", `what` formatted from
@@ -129,6 +137,22 @@ CUresult pk_bind(const pykrt_context *ctx);
 /* The common prologue of calls that take a context: checks ctx is a live
  * context and binds it; `what` names the caller in messages. */
 pykrt_status pk_enter(const pykrt_context *ctx, const char *what);
+
+/* ---- host.c: the host device's driver (host_module.c and host_sched.c
+ * are its modules and its launches; host.h is theirs) ---- */
+
+/* pykrt's own JIT option, which only the host device's cuModuleLoadDataEx
+ * reads: the image's size in bytes (a shared object, unlike PTX, has no
+ * terminator to find its end by). */
+#define PK_JIT_HOST_IMAGE_BYTES ((CUjit_option)0x706b0001)
+
+/* Fills `d` with the host device's entry points; false, with the reason in
+ * `why`, where the environment ($PYKRT_HOST_THREADS) is wrong. */
+bool pk_host_install(pk_driver *d, char *why, size_t size);
+
+/* How well this CPU runs code built for the host target `arch`
+ * (x86-64-v2 ...): -1 not at all, else higher for a newer level. */
+int pk_host_arch_rank(const char *arch);
 
 /* ---- file.c: reading the manifest and image files ---- */
 
@@ -201,8 +225,9 @@ typedef struct pk_exception {
 } pk_exception;
 
 typedef struct pk_target {
-    const char *arch; /* as written: sm_75, sm_90a */
-    int sm;           /* 75, 90 */
+    const char *arch; /* as written: sm_75, sm_90a, x86-64-v2 */
+    bool host;        /* kind host: a shared object for the host device */
+    int sm;           /* 75, 90; 0 for a host target */
     char variant;     /* 0, 'a' (this exact arch only) or 'f' (this family) */
     const char *ptx_version;
     bool cubin;

@@ -14,8 +14,8 @@
 RT_VERSION := 0.1.0
 RT_SOVERSION := 0
 RT_SRCS := $(addprefix runtime/,error.c handle.c dtype.c driver.c file.c manifest.c module.c link.c ptx.c memory.c launch.c \
-  stream.c graph.c random.c offline.c)
-RT_HDRS := include/pykrt.h runtime/runtime.h runtime/cuda_abi.h
+  stream.c graph.c random.c offline.c host.c host_module.c host_sched.c)
+RT_HDRS := include/pykrt.h runtime/runtime.h runtime/cuda_abi.h runtime/host.h runtime/host_abi.h
 RT_DIR := $(BUILD)/runtime
 RT_OBJS := $(RT_SRCS:runtime/%.c=$(RT_DIR)/obj/%.o)
 RT_LIBDIR := $(BUILD)/lib
@@ -91,7 +91,7 @@ RT_TEST_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Iinclude -Iruntime -Itests/runtime -
 RT_FAKE := $(RT_TDIR)/fake/libcuda.so.1
 RT_FAKE_NOLAUNCH := $(RT_TDIR)/fake-nolaunch/libcuda.so.1
 RT_TEST_BINS := $(RT_TDIR)/runtime_tests $(RT_TDIR)/nodriver $(RT_TDIR)/offline $(RT_TDIR)/vadd_host $(RT_TDIR)/bench_launch \
-  $(RT_TDIR)/fuzz_replay $(RT_TDIR)/doc_host
+  $(RT_TDIR)/fuzz_replay $(RT_TDIR)/doc_host $(RT_TDIR)/host_tests
 
 $(RT_FAKE) $(RT_FAKE_NOLAUNCH): tests/runtime/fake_cuda.c tests/runtime/fake_cuda.h runtime/cuda_abi.h
 	@mkdir -p $(dir $@)
@@ -103,6 +103,38 @@ $(RT_FAKE) $(RT_FAKE_NOLAUNCH): tests/runtime/fake_cuda.c tests/runtime/fake_cud
 $(RT_TDIR)/runtime_tests: $(RT_TEST_SRCS) $(RT_TEST_HDRS) $(RT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_TEST_CFLAGS) $(RT_TEST_SRCS) $(RT_OBJS) $(RT_YAML_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+# The host device's tests: the runtime's objects (pk_host_warp_vote is
+# tested directly) and hand-written modules of its interface, in DIR/host:
+# hostmod.so and the variants that a load must refuse (rt_hostmods DIR).
+RT_HOST_TEST_SRCS := tests/runtime/test_host.c tests/runtime/rt_fail.c tests/runtime/rt_util.c
+rt_hostmods = $(addprefix $(1)/host/,hostmod.so hostmod_abi2.so hostmod_noresume.so hostmod_noabi.so garbage.so \
+  truncated.so)
+RT_HOSTMODS := $(call rt_hostmods,$(RT_TDIR))
+
+$(RT_TDIR)/host_tests: $(RT_HOST_TEST_SRCS) $(RT_TEST_HDRS) $(RT_OBJS) $(RT_HOSTMODS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_TEST_CFLAGS) $(RT_HOST_TEST_SRCS) $(RT_OBJS) $(RT_YAML_A) $(LDFLAGS_BASE) $(RT_LIBS) -o $@
+
+HOSTMOD_CFLAGS = $(CFLAGS_BASE) $(CFLAGS) $(LDFLAGS_BASE)
+%/host/hostmod_abi2.so: HOSTMOD_FLAGS := -DTEST_ABI=2
+%/host/hostmod_noresume.so: HOSTMOD_FLAGS := -DOMIT_RESUME
+%/host/hostmod_noabi.so: HOSTMOD_FLAGS := -Dpykrt_host_abi=not_the_abi_symbol
+
+# One pattern rule a module (a rule of several patterns makes them all at once).
+define rt_hostmod_rule
+%/host/$(1): tests/runtime/host_kernels.c runtime/host_abi.h
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(HOSTMOD_CFLAGS) -Iruntime -shared -fPIC $$(HOSTMOD_FLAGS) $$< -o $$@
+endef
+$(foreach m,hostmod.so hostmod_abi2.so hostmod_noresume.so hostmod_noabi.so,$(eval $(call rt_hostmod_rule,$(m))))
+
+%/host/garbage.so:
+	@mkdir -p $(dir $@)
+	printf 'not a shared object\n' > $@
+
+%/host/truncated.so: %/host/hostmod.so
+	head -c 300 $< > $@
 
 $(RT_TDIR)/nodriver: tests/runtime/nodriver.c tests/runtime/rt_fail.c tests/runtime/rt_test.h $(RT_A)
 	@mkdir -p $(dir $@)
@@ -150,8 +182,17 @@ $(RT_TSAN)/libcuda.so.1: tests/runtime/fake_cuda.c tests/runtime/fake_cuda.h run
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_TSAN_CFLAGS) -shared -Wl,-soname,libcuda.so.1 $< -fsanitize=thread -pthread -o $@
 
+# The host device's tests too (its worker pool is thread code), with
+# modules of their own: a TSan process loads no SAN=1 module.
+RT_TSAN_HOSTMODS := $(call rt_hostmods,$(RT_TSAN))
+$(RT_TSAN_HOSTMODS): HOSTMOD_CFLAGS = $(RT_TSAN_CFLAGS)
+
+$(RT_TSAN)/host_tests: $(RT_HOST_TEST_SRCS) $(RT_TEST_HDRS) $(RT_SRCS) $(RT_TSAN_HOSTMODS)
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_TSAN_CFLAGS) $(RT_HOST_TEST_SRCS) $(RT_SRCS) $(RT_YAML_A) -fsanitize=thread $(RT_LIBS) -o $@
+
 .PHONY: runtime-tsan
-runtime-tsan: $(RT_TSAN)/runtime_tests $(RT_TSAN)/libcuda.so.1
+runtime-tsan: $(RT_TSAN)/runtime_tests $(RT_TSAN)/libcuda.so.1 $(RT_TSAN)/host_tests
 
 ## test-runtime: the runtime's tests, against a test double of libcuda.so.1
 test-runtime: runtime $(RT_TEST_BINS) $(RT_FAKE) $(RT_FAKE_NOLAUNCH)

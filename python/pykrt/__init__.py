@@ -19,7 +19,7 @@ import threading
 
 from . import _args, _lib
 
-__all__ = ["Error", "Context", "Stream", "Module", "Kernel", "load", "context", "device_count"]
+__all__ = ["Error", "Context", "Stream", "Module", "Kernel", "load", "context", "device_count", "HOST"]
 __version__ = "0.1.0"
 
 _lib_ = _lib.lib
@@ -47,6 +47,11 @@ def _quietly(release):
         release()
     except Exception:
         pass
+
+
+# The device that is the CPU (PYKRT_DEVICE_HOST): context(pykrt.HOST) runs
+# the modules of `pykc --target host` on it, also where no GPU is.
+HOST = -2
 
 
 def device_count():

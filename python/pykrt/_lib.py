@@ -90,7 +90,8 @@ class DeviceInfo(ctypes.Structure):
                 ("max_registers_per_block", ctypes.c_int), ("clock_khz", ctypes.c_int),
                 ("l2_cache_bytes", ctypes.c_int), ("max_shared_per_block", ctypes.c_size_t),
                 ("max_shared_per_block_optin", ctypes.c_size_t), ("total_constant_memory", ctypes.c_size_t),
-                ("total_memory", ctypes.c_size_t), ("cooperative_launch", ctypes.c_bool)]
+                ("total_memory", ctypes.c_size_t), ("cooperative_launch", ctypes.c_bool),
+                ("host", ctypes.c_bool)]
 
 
 P = ctypes.POINTER

@@ -257,6 +257,16 @@ class Process(unittest.TestCase):
                             % VADD, PYKRT_LIBCUDA="/nonexistent/libcuda.so.1")
         self.assertIn("PYKRT_ERROR_NO_DRIVER", r.stdout, r.stderr)
 
+    def test_host_device_where_no_driver(self):
+        r = self.run_python("import pykrt\ni = pykrt.context(pykrt.HOST).info()\n"
+                            "print(i['host'], i['name'], i['warp_size'], pykrt.device_count())",
+                            PYKRT_LIBCUDA="/nonexistent/libcuda.so.1")
+        self.assertRegex(r.stdout, r"^True host CPU \(.*\) 32 1$", r.stderr)
+
+    def test_gpu_is_not_the_host(self):
+        r = self.run_python("import pykrt\nprint(pykrt.context().info()['host'])")
+        self.assertEqual("False\n", r.stdout, r.stderr)
+
     def test_library_not_found(self):
         r = self.run_python("import pykrt", PYKRT_LIBRARY="/nonexistent/libpykrt.so.0")
         self.assertIn("libpykrt.so not found (set PYKRT_LIBRARY", r.stderr)

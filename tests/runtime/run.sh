@@ -72,6 +72,31 @@ counted offline env LD_LIBRARY_PATH="$t/empty" PYKRT_LIBCUDA="$t/empty/libcuda.s
 counted nodevice env FAKE_CUDA_DEVICES=0 PYKRT_LIBCUDA="$fake" "$t/nodriver" nodevice "$t/c"
 counted nolaunch env PYKRT_LIBCUDA="$t/fake-nolaunch/libcuda.so.1" "$t/nodriver" nolaunch "$t/c"
 
+# 2b. The host device, with the hand-written modules of host_kernels.c
+# (RT_TDIR/host): chosen by $PYKRT_DEVICE=host (with the CPUs' count of
+# workers, one, and several), and by PYKRT_DEVICE_HOST where no driver or
+# no device is; a wrong $PYKRT_DEVICE or $PYKRT_HOST_THREADS is reported.
+# Under SAN=1, LeakSanitizer's scan of dynamic TLS (gcc 12's) crashes on
+# what a worker kept of an unloaded module's TLS: TLS is left out of its
+# roots there, which can only report more leaks, never hide one.
+h=$t/host
+lsan=
+[ -n "$san" ] && lsan=LSAN_OPTIONS=use_tls=0
+counted "host device" env $lsan PYKRT_DEVICE=host "$t/host_tests" env "$h" "$fixtures" "$t/c"
+counted "host device, 1 worker" env $lsan PYKRT_DEVICE=host PYKRT_HOST_THREADS=1 "$t/host_tests" env "$h" \
+    "$fixtures" "$t/c"
+counted "host device, 5 workers" env $lsan PYKRT_DEVICE=host PYKRT_HOST_THREADS=5 "$t/host_tests" env "$h" \
+    "$fixtures" "$t/c"
+counted "host device after no driver" env $lsan PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/host_tests" fallback \
+    "$h" "$fixtures" "$t/c"
+counted "host device after no device" env $lsan FAKE_CUDA_DEVICES=0 PYKRT_LIBCUDA="$fake" "$t/host_tests" fallback \
+    "$h" "$fixtures" "$t/c"
+counted "a wrong PYKRT_DEVICE" env PYKRT_DEVICE=gpu "$t/host_tests" badenv "$h" "$fixtures" "$t/c"
+counted "a wrong PYKRT_HOST_THREADS" env PYKRT_DEVICE=host PYKRT_HOST_THREADS=0 "$t/host_tests" badthreads "$h" \
+    "$fixtures" "$t/c"
+expect "vadd_host on the host device, PTX only" 1 "compile it with pykc --target host to run on the CPU" \
+    env PYKRT_DEVICE=host "$t/vadd_host" "$fixtures/vadd.yaml"
+
 # 3. The sample and the benchmark, without a driver and with the double.
 expect "vadd_host without a driver" 2 "vadd_host: no GPU to run on: no CUDA driver" \
     env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/vadd_host" "$fixtures/vadd.yaml"
@@ -210,15 +235,17 @@ check "fuzz harness replay" "$t/fuzz_replay" "$fixtures"/*.yaml bench/launch/emp
 # layouts), that is a skip, not a pass.
 tsan=$t/tsan
 if ! $make --no-print-directory -s runtime-tsan SAN="$san" > "$log" 2>&1; then
-    skip 1 "the thread tests under ThreadSanitizer: the build failed:"
+    skip 2 "the thread tests under ThreadSanitizer: the build failed:"
     sed 's/^/    /' "$log" | tail -5
 elif "$tsan/runtime_tests" > "$log" 2>&1; [ $? -ne 2 ] || ! grep -q '^usage:' "$log"; then
-    skip 1 "the thread tests under ThreadSanitizer: it cannot run here:"
+    skip 2 "the thread tests under ThreadSanitizer: it cannot run here:"
     sed 's/^/    /' "$log" | tail -5
 else
     counted "thread tests under ThreadSanitizer" env PYKRT_LIBCUDA="$tsan/libcuda.so.1" \
         TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/runtime_tests" "$fixtures" "$t/c" \
         test_threads test_threads_and_messages test_context_destroy_in_use
+    counted "host device under ThreadSanitizer" env PYKRT_DEVICE=host PYKRT_HOST_THREADS=4 \
+        TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan/host_tests" env "$tsan/host" "$fixtures" "$t/c"
 fi
 
 echo "$passed $failed $skipped" > "$t/counts"

@@ -99,8 +99,24 @@ static void test_unnamed_cuda_error(void)
                "pykrt_mem_alloc(16 bytes): cuMemAlloc failed: CUDA error 12345");
 }
 
+/* A process on the CUDA driver cannot switch to the host device: its
+ * objects hold the driver's handles. */
+static void test_host_refused_on_cuda(void)
+{
+    pykrt_context *ctx = (pykrt_context *)1;
+    pykrt_device_info info;
+    ASSERT_ERR(PYKRT_ERROR_NOT_SUPPORTED, pykrt_context_create(PYKRT_DEVICE_HOST, &ctx),
+               "pykrt_context_create(PYKRT_DEVICE_HOST): this process runs on the CUDA driver already, and a "
+               "process runs either on it or on the host device: set PYKRT_DEVICE=host");
+    ASSERT(ctx == NULL);
+    ASSERT_ERR(PYKRT_ERROR_NOT_SUPPORTED, pykrt_device_query(PYKRT_DEVICE_HOST, &info), "pykrt_device_query");
+    ASSERT_OK(pykrt_device_query(0, &info));
+    ASSERT(!info.host);
+}
+
 static void test_status_names(void)
 {
+    ASSERT_STR("PYKRT_ERROR_NOT_SUPPORTED", pykrt_status_name(PYKRT_ERROR_NOT_SUPPORTED));
     ASSERT_STR("PYKRT_SUCCESS", pykrt_status_name(PYKRT_SUCCESS));
     ASSERT_STR("PYKRT_ERROR_NO_DRIVER", pykrt_status_name(PYKRT_ERROR_NO_DRIVER));
     ASSERT_STR("PYKRT_ERROR_BAD_LAUNCH", pykrt_status_name(PYKRT_ERROR_BAD_LAUNCH));
@@ -337,6 +353,7 @@ const t_case driver_tests[] = {
     T(test_context_retain_fails),
     T(test_synchronize_fails),
     T(test_unnamed_cuda_error),
+    T(test_host_refused_on_cuda),
     T(test_status_names),
     T(test_threads_and_messages),
     T(test_null_arguments),

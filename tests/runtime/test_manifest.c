@@ -168,6 +168,10 @@ static const struct {
      "targets[0]: unknown kind 'elf'"},
     {"format: 1\ntargets: [{arch: compute_75, kind: ptx, file: k, digest: \"fnv1a64:0123456789abcdef\"}]\n",
      PYKRT_ERROR_MANIFEST, "arch 'compute_75' is not of the form sm_75"},
+    {"format: 1\ntargets: [{arch: x86 64, kind: host, file: k.so, digest: \"fnv1a64:0123456789abcdef\"}]\n",
+     PYKRT_ERROR_MANIFEST, "targets[0]: arch 'x86 64' is not a CPU's name, such as x86-64-v2"},
+    {"format: 1\ntargets: [{arch: x86-64-v2, kind: ptx, file: k, digest: \"fnv1a64:0123456789abcdef\"}]\n",
+     PYKRT_ERROR_MANIFEST, "arch 'x86-64-v2' is not of the form sm_75"},
     {"format: 1\ntargets: [{arch: sm_75, kind: ptx, file: k, digest: \"fnv1a64:0123\"}]\n", PYKRT_ERROR_MANIFEST,
      "digest 'fnv1a64:0123' is not fnv1a64: and 16 lowercase hex digits"},
     {"format: 1\ntargets: [{arch: sm_75, kind: ptx, file: k, digest: \"fnv1a64:0123456789ABCDEF\"}]\n",
@@ -383,6 +387,24 @@ static void test_block_nesting(void)
         snprintf(map + strlen(map), sizeof map - strlen(map), "%*sk%d:\n", i + 1, "", i);
     ASSERT_ERR(PYKRT_ERROR_MANIFEST, pk_manifest_parse(map, strlen(map), "map.yaml", &m),
                "map.yaml:69:65: YAML nests deeper than 64 levels");
+}
+
+/* A host target: a CPU arch, a shared object, no PTX version. */
+static void test_host_target(void)
+{
+    static const char text[] = "format: 1\ntargets:\n"
+                               "  - {arch: x86-64-v2, kind: host, file: k.so, digest: \"fnv1a64:0123456789abcdef\"}\n"
+                               "  - {arch: sm_80, kind: cubin, file: k.cubin, digest: \"fnv1a64:0123456789abcdef\"}\n"
+                               "kernels: []\n";
+    pk_manifest *m = NULL;
+    ASSERT_OK(pk_manifest_parse(text, strlen(text), "t.yaml", &m));
+    ASSERT_EQ(2, m->ntargets);
+    ASSERT(m->targets[0].host && !m->targets[0].cubin);
+    ASSERT_STR("x86-64-v2", m->targets[0].arch);
+    ASSERT_STR("k.so", m->targets[0].file);
+    ASSERT_EQ(0, m->targets[0].sm);
+    ASSERT(!m->targets[1].host && m->targets[1].cubin);
+    pk_manifest_free(m);
 }
 
 static void test_minimal_manifest(void)
@@ -646,6 +668,7 @@ const t_case manifest_tests[] = {
     T(test_parse_links),
     T(test_fnv1a64),
     T(test_bad_manifests),
+    T(test_host_target),
     T(test_minimal_manifest),
     T(test_truncated),
     T(test_too_large_text),

@@ -267,6 +267,37 @@ static void test_arch_variants(void)
     free(ptx);
 }
 
+/* A GPU takes its own target from a manifest that has host targets too,
+ * and none from one that has only host targets. */
+static void test_host_targets_on_gpu(void)
+{
+    size_t len = 0;
+    char *ptx = t_read(t_path("vadd.ptx"), &len);
+    ASSERT(ptx != NULL);
+    char targets[512], text[2048];
+    unsigned long long d = (unsigned long long)pk_fnv1a64(ptx, len);
+    snprintf(targets, sizeof targets,
+             "  - {arch: x86-64-v2, kind: host, file: k.so, digest: \"fnv1a64:%016llx\"}\n"
+             "  - {arch: sm_75, kind: ptx, file: a.ptx, digest: \"fnv1a64:%016llx\"}\n", d, d);
+    manifest_with(text, sizeof text, targets, "vadd");
+    pykrt_image images[] = {{"k.so", ptx, len}, {"a.ptx", ptx, len}};
+    pykrt_module *m = NULL;
+    pykrt_module_info mi = {0};
+    pykrt_status st = pykrt_module_load_memory(t_ctx, text, strlen(text), images, 2, &m);
+    if (st == PYKRT_SUCCESS)
+        pykrt_module_describe(m, &mi);
+    int sm75 = mi.arch && strcmp(mi.arch, "sm_75") == 0;
+    pykrt_module_unload(m);
+    snprintf(targets, sizeof targets,
+             "  - {arch: x86-64-v2, kind: host, file: k.so, digest: \"fnv1a64:%016llx\"}\n", d);
+    manifest_with(text, sizeof text, targets, "vadd");
+    pykrt_status none = pykrt_module_load_memory(t_ctx, text, strlen(text), images, 2, &m);
+    free(ptx);
+    ASSERT_OK(st);
+    ASSERT(sm75);
+    ASSERT_ERR(PYKRT_ERROR_NO_TARGET, none, "runs on Fake CUDA Device 0 (sm_86); the manifest has x86-64-v2 (host)");
+}
+
 static void test_load_memory(void)
 {
     size_t mlen = 0, plen = 0;
@@ -577,6 +608,7 @@ const t_case module_tests[] = {
     T(test_kernel_failed_check),
     T(test_arch_choice),
     T(test_arch_variants),
+    T(test_host_targets_on_gpu),
     T(test_load_memory),
     T(test_load_memory_sizes),
     T(test_module_bind),
