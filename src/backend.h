@@ -151,6 +151,36 @@ struct Target {
 
 extern const Target target_nvptx;
 extern const Target target_host;
+/* libdevice.c: CUDA's libdevice, for the targets that link it. */
+#define LIBDEVICE_SUBPATH "/nvvm/libdevice/libdevice.10.bc"
+#define DEFAULT_CUDA_HOME "/usr/local/cuda"
+/* The suffix of libdevice's flush-to-zero copy, which the functions of the
+ * fast floating-point model call (codegen.c). */
+#define LIBDEVICE_FTZ_SUFFIX ".ftz"
+bool libdevice_is_name(const char *name);
+bool libdevice_is_ftz_copy(const char *name, size_t len);
+/* The first libdevice function m calls (declares), or NULL. */
+const char *libdevice_first_call(LLVMModuleRef m);
+/* Where libdevice.10.bc is, into path: --libdevice alone if given, else
+ * $CUDA_HOME, then /usr/local/cuda; from_env: the $CUDA_HOME candidate. */
+bool libdevice_search(const char *given, char *path, size_t size, char from_env[4096]);
+/* libdevice_search, reporting what was searched when it fails (caller: the
+ * function that needs it). */
+bool libdevice_find(const TargetConfig *cfg, const char *caller, char *path, size_t size, Diag *d);
+bool libdevice_link(LLVMModuleRef m, const char *path, void (*prepare)(LLVMModuleRef lib), Diag *d);
+/* libdevice's functions in m made internal, dead once inlined. */
+void libdevice_internalize(LLVMModuleRef m);
+LLVMValueRef libdevice_find_reflect(LLVMValueRef fn, const char *name);
+void libdevice_replace_reflect(LLVMValueRef call, int value);
+void libdevice_answer(LLVMModuleRef m, const char *name, int plain, int ftz);
+/* The functions m defines before linking: pykc's own. */
+typedef struct {
+    LLVMValueRef *fns;
+    size_t n;
+} LibdeviceOwn;
+LibdeviceOwn libdevice_own_functions(LLVMModuleRef m);
+void libdevice_contract(LLVMModuleRef m, const LibdeviceOwn *own);
+
 /* contract.c: Numba's rule for fusing a*b+c. Before the pipeline, p + p
  * of a product that fuses becomes fma(a, b, p); after it, contract_limit
  * takes the contract flag off products that do not fuse in every use, and

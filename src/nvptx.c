@@ -43,8 +43,6 @@
 
 
 #define TRIPLE "nvptx64-nvidia-cuda"
-#define LIBDEVICE_SUBPATH "/nvvm/libdevice/libdevice.10.bc"
-#define DEFAULT_CUDA_HOME "/usr/local/cuda"
 #define DEBUG_PTX 75
 
 /* ---- architectures ---------------------------------------------------- */
@@ -217,249 +215,24 @@ static void nvptx_mark_fast_model(LLVMValueRef fn) {
 
 /* ---- libdevice -------------------------------------------------------- */
 
-static bool is_libdevice_name(const char *name) { return strncmp(name, "__nv_", 5) == 0; }
-
-/* The suffix of libdevice's flush-to-zero copy, which the functions of the
- * fast floating-point model call (codegen.c). */
-#define FTZ_SUFFIX ".ftz"
-
-static bool has_ftz_suffix(const char *name, size_t len) {
-    size_t n = sizeof FTZ_SUFFIX - 1;
-    return len >= n && memcmp(name + len - n, FTZ_SUFFIX, n) == 0;
-}
-
 /* Whether m declares a libdevice function of the copy `ftz`. */
 static bool calls_copy(LLVMModuleRef m, bool ftz) {
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
         size_t len;
         const char *name = LLVMGetValueName2(fn, &len);
-        if (LLVMIsDeclaration(fn) && is_libdevice_name(name) && has_ftz_suffix(name, len) == ftz) return true;
+        if (LLVMIsDeclaration(fn) && libdevice_is_name(name) && libdevice_is_ftz_copy(name, len) == ftz) return true;
     }
     return false;
-}
-
-/* The first libdevice function the module calls, or NULL. */
-static const char *first_libdevice_call(LLVMModuleRef m) {
-    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
-        size_t len;
-        const char *name = LLVMGetValueName2(fn, &len);
-        if (LLVMIsDeclaration(fn) && is_libdevice_name(name)) return name;
-    }
-    return NULL;
-}
-
-static bool is_file(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Where libdevice.10.bc is, into path: --libdevice alone if given (a path
- * the user names is never silently replaced), else $CUDA_HOME, then
- * /usr/local/cuda; false if not there. *from_env: the $CUDA_HOME candidate,
- * or "" when CUDA_HOME is not set. */
-static bool search_libdevice(const char *given, char *path, size_t size, char from_env[4096]) {
-    from_env[0] = '\0';
-    if (given) {
-        snprintf(path, size, "%s", given);
-        return is_file(path);
-    }
-    const char *home = getenv("CUDA_HOME");
-    if (home && *home) {
-        snprintf(from_env, 4096, "%s%s", home, LIBDEVICE_SUBPATH);
-        snprintf(path, size, "%s", from_env);
-        if (is_file(path)) return true;
-    }
-    snprintf(path, size, "%s%s", DEFAULT_CUDA_HOME, LIBDEVICE_SUBPATH);
-    return is_file(path);
-}
-
-/* Finds libdevice into path; on failure reports what was searched. */
-static bool find_libdevice(const TargetConfig *cfg, const char *caller, char *path, size_t size, Diag *d) {
-    char from_env[4096];
-    if (search_libdevice(cfg->libdevice, path, size, from_env)) return true;
-    if (cfg->libdevice) {
-        diag_plain(d, DIAG_ERROR, "libdevice not found at '%s' (given with --libdevice)", path);
-        return false;
-    }
-    diag_plain(d, DIAG_ERROR, "the module calls %s, a libdevice math function, but libdevice.10.bc was not found", caller);
-    diag_plain(d, DIAG_NOTE, "searched %s and %s%s", from_env[0] ? from_env : "$CUDA_HOME (not set)",
-               DEFAULT_CUDA_HOME, LIBDEVICE_SUBPATH);
-    diag_plain(d, DIAG_NOTE, "install the CUDA toolkit, set CUDA_HOME, or give the file with --libdevice PATH");
-    return false;
-}
-
-/* Collects the first error that LLVM reports through the context's
- * diagnostic handler while libdevice is read and linked: the default
- * handler would print it and exit. */
-typedef struct LinkDiag {
-    char *error;
-    LLVMDiagnosticHandler old_handler;
-    void *old_context;
-} LinkDiag;
-
-static void on_link_diagnostic(LLVMDiagnosticInfoRef info, void *opaque) {
-    LinkDiag *ld = opaque;
-    if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || ld->error) return;
-    char *text = LLVMGetDiagInfoDescription(info);
-    ld->error = strdup(text);
-    LLVMDisposeMessage(text);
-}
-
-static void link_diag_begin(LinkDiag *ld, LLVMContextRef ctx) {
-    ld->error = NULL;
-    ld->old_handler = LLVMContextGetDiagnosticHandler(ctx);
-    ld->old_context = LLVMContextGetDiagnosticContext(ctx);
-    LLVMContextSetDiagnosticHandler(ctx, on_link_diagnostic, ld);
-}
-
-static void link_diag_end(LinkDiag *ld, LLVMContextRef ctx) {
-    LLVMContextSetDiagnosticHandler(ctx, ld->old_handler, ld->old_context);
-    free(ld->error);
-}
-
-/* Opens libdevice lazily: a function's body is read only if it is linked. */
-static LLVMModuleRef load_libdevice(LLVMContextRef ctx, const char *path, LinkDiag *ld, Diag *d) {
-    LLVMMemoryBufferRef buf;
-    char *msg = NULL;
-    if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
-        diag_plain(d, DIAG_ERROR, "cannot read libdevice '%s': %s", path, msg);
-        LLVMDisposeMessage(msg);
-        return NULL;
-    }
-    LLVMModuleRef lib = NULL;
-    if (LLVMGetBitcodeModuleInContext2(ctx, buf, &lib)) { /* takes buf on success only */
-        LLVMDisposeMemoryBuffer(buf);
-        diag_plain(d, DIAG_ERROR, "'%s' is not valid LLVM bitcode%s%s", path, ld->error ? ": " : "",
-                   ld->error ? ld->error : "");
-        return NULL;
-    }
-    return lib;
-}
-
-/* Makes the linker take only what m calls. Each libdevice function that m
- * does not declare becomes internal, and the linker brings an internal
- * function over only when something it links refers to it. Linking all
- * 352 and letting the optimiser drop them costs ~100 ms; this, ~2 ms. */
-static void select_needed(LLVMModuleRef lib, LLVMModuleRef m) {
-    for (LLVMValueRef fn = LLVMGetFirstFunction(lib); fn; fn = LLVMGetNextFunction(fn)) {
-        size_t len;
-        const char *name = LLVMGetValueName2(fn, &len);
-        if (!LLVMIsDeclaration(fn) && !LLVMGetNamedFunction(m, name)) LLVMSetLinkage(fn, LLVMInternalLinkage);
-    }
-}
-
-/* Links lib into m (lib is consumed), reporting the linker's errors. */
-static bool link_into(LLVMModuleRef m, LLVMModuleRef lib, const char *path, LinkDiag *ld, Diag *d) {
-    /* libdevice says nvptx64-nvidia-gpulibs and an older layout; made equal
-     * to m's, the linker has nothing to warn about. */
-    LLVMSetTarget(lib, LLVMGetTarget(m));
-    LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(m));
-    select_needed(lib, m);
-    if (!LLVMLinkModules2(m, lib)) return true;
-    diag_plain(d, DIAG_ERROR, "cannot link libdevice '%s': %s", path, ld->error ? ld->error : "unknown error");
-    return false;
-}
-
-/* Gives the libdevice functions that m called internal linkage too, so
- * that once inlined they are dead and the optimiser drops them. */
-static void internalize_libdevice(LLVMModuleRef m) {
-    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
-        size_t len;
-        if (!LLVMIsDeclaration(fn) && is_libdevice_name(LLVMGetValueName2(fn, &len)))
-            LLVMSetLinkage(fn, LLVMInternalLinkage);
-    }
-}
-
-/* Whether v, the argument of a reflect call, is the string `name`: a
- * global constant, possibly behind a GEP or cast (older bitcode). */
-static bool is_reflect_name(LLVMValueRef v, const char *name) {
-    while (LLVMIsAConstantExpr(v)) {
-        LLVMOpcode op = LLVMGetConstOpcode(v);
-        if (op != LLVMGetElementPtr && op != LLVMAddrSpaceCast && op != LLVMBitCast) return false;
-        v = LLVMGetOperand(v, 0);
-    }
-    if (!LLVMIsAGlobalVariable(v)) return false;
-    LLVMValueRef init = LLVMGetInitializer(v);
-    if (!init || !LLVMIsAConstantDataSequential(init) || !LLVMIsConstantString(init)) return false;
-    size_t len, n = strlen(name);
-    const char *s = LLVMGetAsString(init, &len);
-    return len >= n && memcmp(s, name, n) == 0 && (len == n || s[n] == '\0');
-}
-
-/* The first call of reflect function fn that asks for name, or NULL. */
-static LLVMValueRef find_reflect_call(LLVMValueRef fn, const char *name) {
-    for (LLVMUseRef u = LLVMGetFirstUse(fn); u; u = LLVMGetNextUse(u)) {
-        LLVMValueRef call = LLVMGetUser(u);
-        if (LLVMIsACallInst(call) && LLVMGetCalledValue(call) == fn && is_reflect_name(LLVMGetOperand(call, 0), name))
-            return call;
-    }
-    return NULL;
-}
-
-/* Whether the reflect call sits in a function of libdevice's flush-to-zero
- * copy. */
-static bool in_ftz_copy(LLVMValueRef call) {
-    size_t len;
-    const char *name = LLVMGetValueName2(LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)), &len);
-    return has_ftz_suffix(name, len);
-}
-
-/* The value of `a pred b` for constants. */
-static bool compare_constants(LLVMIntPredicate pred, long long a, long long b) {
-    unsigned long long ua = (unsigned long long)a, ub = (unsigned long long)b;
-    switch (pred) {
-    case LLVMIntEQ: return a == b;
-    case LLVMIntNE: return a != b;
-    case LLVMIntSGT: return a > b;
-    case LLVMIntSGE: return a >= b;
-    case LLVMIntSLT: return a < b;
-    case LLVMIntSLE: return a <= b;
-    case LLVMIntUGT: return ua > ub;
-    case LLVMIntUGE: return ua >= ub;
-    case LLVMIntULT: return ua < ub;
-    default: return ua <= ub;
-    }
-}
-
-/* Replaces a reflect call by its answer and folds the comparisons of it
- * (libdevice's `icmp ne i32 %r, 0` and friends), as NVVMReflect does, so
- * that the branches on them are constant when the pipeline starts. */
-static void replace_reflect_call(LLVMValueRef call, int value) {
-    LLVMValueRef answer = LLVMConstInt(LLVMTypeOf(call), (unsigned long long)value, false);
-    for (LLVMUseRef u = LLVMGetFirstUse(call), next; u; u = next) {
-        next = LLVMGetNextUse(u);
-        LLVMValueRef cmp = LLVMGetUser(u);
-        if (!LLVMIsAICmpInst(cmp)) continue;
-        LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
-        long long va = a == call ? value : LLVMIsAConstantInt(a) ? LLVMConstIntGetSExtValue(a) : 0;
-        long long vb = b == call ? value : LLVMIsAConstantInt(b) ? LLVMConstIntGetSExtValue(b) : 0;
-        if ((a != call && !LLVMIsAConstantInt(a)) || (b != call && !LLVMIsAConstantInt(b))) continue;
-        bool r = compare_constants(LLVMGetICmpPredicate(cmp), va, vb);
-        LLVMReplaceAllUsesWith(cmp, LLVMConstInt(LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(cmp))), r, false));
-        LLVMInstructionEraseFromParent(cmp);
-    }
-    LLVMReplaceAllUsesWith(call, answer);
-    LLVMInstructionEraseFromParent(call);
 }
 
 /* Answers libdevice's questions as NVVM does for Numba, in each copy as
  * its floating-point model asks: __CUDA_FTZ 1 in the fast one, and
  * __CUDA_PREC_SQRT 0 there (LLVM 19's NVVMReflect would answer 0 in both,
  * making math.sqrt approximate without fastmath). NVVMReflect answers
- * __CUDA_ARCH, the same for the whole module. Erasing a call invalidates
- * the use list being walked, so each search starts again. */
+ * __CUDA_ARCH, the same for the whole module. */
 static void answer_reflect(LLVMModuleRef m) {
-    static const char *const reflect_fns[] = {"__nvvm_reflect", "llvm.nvvm.reflect"};
-    static const struct { const char *name; int plain, ftz; } answers[] = {
-        {"__CUDA_FTZ", 0, 1}, {"__CUDA_PREC_SQRT", 1, 0},
-    };
-    for (size_t i = 0; i < sizeof reflect_fns / sizeof reflect_fns[0]; i++)
-        for (size_t k = 0; k < sizeof answers / sizeof answers[0]; k++) {
-            LLVMValueRef fn = LLVMGetNamedFunction(m, reflect_fns[i]), call;
-            while (fn && (call = find_reflect_call(fn, answers[k].name))) {
-                replace_reflect_call(call, in_ftz_copy(call) ? answers[k].ftz : answers[k].plain);
-            }
-        }
+    libdevice_answer(m, "__CUDA_FTZ", 0, 1);
+    libdevice_answer(m, "__CUDA_PREC_SQRT", 1, 0);
 }
 
 /* Renames every function that lib defines NAME.ftz: the flush-to-zero
@@ -470,11 +243,11 @@ static void rename_as_ftz_copy(LLVMModuleRef lib) {
         if (LLVMIsDeclaration(fn)) continue;
         size_t len;
         const char *name = LLVMGetValueName2(fn, &len);
-        char *renamed = malloc(len + sizeof FTZ_SUFFIX);
+        char *renamed = malloc(len + sizeof LIBDEVICE_FTZ_SUFFIX);
         if (!renamed) ice("out of memory renaming libdevice");
         memcpy(renamed, name, len);
-        memcpy(renamed + len, FTZ_SUFFIX, sizeof FTZ_SUFFIX);
-        LLVMSetValueName2(fn, renamed, len + sizeof FTZ_SUFFIX - 1);
+        memcpy(renamed + len, LIBDEVICE_FTZ_SUFFIX, sizeof LIBDEVICE_FTZ_SUFFIX);
+        LLVMSetValueName2(fn, renamed, len + sizeof LIBDEVICE_FTZ_SUFFIX - 1);
         free(renamed);
     }
 }
@@ -485,57 +258,13 @@ static void mark_ftz_copy(LLVMModuleRef m) {
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
         size_t len;
         const char *name = LLVMGetValueName2(fn, &len);
-        if (!LLVMIsDeclaration(fn) && is_libdevice_name(name) && has_ftz_suffix(name, len)) nvptx_mark_fast_model(fn);
+        if (!LLVMIsDeclaration(fn) && libdevice_is_name(name) && libdevice_is_ftz_copy(name, len)) nvptx_mark_fast_model(fn);
     }
 }
 
 /* Links one copy of libdevice into m. */
 static bool link_copy(LLVMModuleRef m, const char *path, bool ftz, Diag *d) {
-    LLVMContextRef ctx = LLVMGetModuleContext(m);
-    LinkDiag ld;
-    link_diag_begin(&ld, ctx);
-    LLVMModuleRef lib = load_libdevice(ctx, path, &ld, d);
-    if (lib && ftz) rename_as_ftz_copy(lib);
-    bool linked = lib && link_into(m, lib, path, &ld, d);
-    link_diag_end(&ld, ctx);
-    return linked;
-}
-
-/* The functions m defines: before linking, pykc's own. */
-typedef struct {
-    LLVMValueRef *fns;
-    size_t n;
-} Defined;
-
-static Defined defined_functions(LLVMModuleRef m) {
-    Defined set = {NULL, 0};
-    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) set.n += !LLVMIsDeclaration(fn);
-    set.fns = malloc((set.n ? set.n : 1) * sizeof *set.fns);
-    if (!set.fns) ice("out of memory listing functions");
-    set.n = 0;
-    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
-        if (!LLVMIsDeclaration(fn)) set.fns[set.n++] = fn;
-    return set;
-}
-
-static bool is_defined_in(const Defined *set, LLVMValueRef fn) {
-    for (size_t i = 0; i < set->n; i++)
-        if (set->fns[i] == fn) return true;
-    return false;
-}
-
-/* Numba's PTX leaves libdevice's a*b+c as mul.f64 and add.f64, which the
- * driver's PTX compiler fuses into fma, as it does Numba's own; pykc's
- * back end writes mul.rn and add.rn, never fused after it, so it fuses
- * them itself, where they carry the contract flag (libdevice's bitcode
- * leaves it off). */
-static void contract_function(LLVMValueRef fn) {
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-        for (LLVMValueRef inst = LLVMGetFirstInstruction(bb); inst; inst = LLVMGetNextInstruction(inst)) {
-            LLVMOpcode op = LLVMGetInstructionOpcode(inst);
-            if (op == LLVMFAdd || op == LLVMFSub || op == LLVMFMul)
-                LLVMSetFastMathFlags(inst, LLVMGetFastMathFlags(inst) | LLVMFastMathAllowContract);
-        }
+    return libdevice_link(m, path, ftz ? rename_as_ftz_copy : NULL, d);
 }
 
 /* libdevice's int-to-float conversions that round toward zero, as inline
@@ -574,9 +303,8 @@ static void calls_as_ptx(LLVMModuleRef m, LLVMValueRef fn, const char *text, con
 /* What Numba's toolchain does to libdevice that LLVM's pipeline would
  * not: the contractions in each function linked in (those not in `own`),
  * the rounding of the rz conversions. */
-static void compile_as_nvvm(LLVMModuleRef m, const Defined *own) {
-    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
-        if (!LLVMIsDeclaration(fn) && !is_defined_in(own, fn)) contract_function(fn);
+static void compile_as_nvvm(LLVMModuleRef m, const LibdeviceOwn *own) {
+    libdevice_contract(m, own);
     for (size_t i = 0; i < sizeof rz_conversions / sizeof rz_conversions[0]; i++) {
         LLVMValueRef fn = LLVMGetNamedFunction(m, rz_conversions[i].intrinsic);
         if (fn) calls_as_ptx(m, fn, rz_conversions[i].ptx, rz_conversions[i].constraints);
@@ -584,17 +312,17 @@ static void compile_as_nvvm(LLVMModuleRef m, const Defined *own) {
 }
 
 static bool link_libdevice(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
-    const char *caller = first_libdevice_call(m);
+    const char *caller = libdevice_first_call(m);
     if (!caller) return true;
     char path[4096];
-    if (!find_libdevice(cfg, caller, path, sizeof path, d)) return false;
-    Defined own = defined_functions(m);
+    if (!libdevice_find(cfg, caller, path, sizeof path, d)) return false;
+    LibdeviceOwn own = libdevice_own_functions(m);
     bool linked = true;
     for (int ftz = 0; ftz < 2 && linked; ftz++) linked = !calls_copy(m, ftz) || link_copy(m, path, ftz, d);
     if (linked) compile_as_nvvm(m, &own);
     free(own.fns);
     if (!linked) return false;
-    internalize_libdevice(m);
+    libdevice_internalize(m);
     mark_ftz_copy(m);
     answer_reflect(m);
     return true;
@@ -1073,11 +801,11 @@ static void nvptx_grid_sync(CodeGen *g, LLVMValueRef group) {
 
 /* ---- libdevice's names, and Numba's fast forms ---------------------------- */
 
-/* libdevice's __nv_<symbol>: its flush-to-zero copy (linked under FTZ_SUFFIX)
+/* libdevice's __nv_<symbol>: its flush-to-zero copy (linked under LIBDEVICE_FTZ_SUFFIX)
  * in a function of the fast model. */
 static LLVMValueRef nvptx_math_symbol(CodeGen *g, const char *symbol, LLVMTypeRef ret, LLVMValueRef *args, int n) {
     char name[80];
-    snprintf(name, sizeof name, "__nv_%s%s", symbol, g->ftz ? FTZ_SUFFIX : "");
+    snprintf(name, sizeof name, "__nv_%s%s", symbol, g->ftz ? LIBDEVICE_FTZ_SUFFIX : "");
     return cg_call(g, ret, name, args, n);
 }
 
@@ -1285,7 +1013,7 @@ static void nvptx_mark_kernel(CodeGen *g, const FuncInfo *f, LLVMValueRef fn) {
 static void nvptx_describe(FILE *out, const char *libdevice) {
     fprintf(out, "triple: %s\n", TRIPLE);
     char path[4096], from_env[4096];
-    if (search_libdevice(libdevice, path, sizeof path, from_env))
+    if (libdevice_search(libdevice, path, sizeof path, from_env))
         fprintf(out, "libdevice: %s\n", path);
     else if (libdevice)
         fprintf(out, "libdevice: none: '%s' (given with --libdevice) is not a file\n", libdevice);
