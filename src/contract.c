@@ -19,6 +19,8 @@
 
 #include <llvm-c/Core.h>
 
+#include <math.h>
+
 static bool is_contractible(LLVMValueRef inst, LLVMOpcode want) {
     return LLVMIsAInstruction(inst) && LLVMGetInstructionOpcode(inst) == want && LLVMCanValueUseFastMathFlags(inst) &&
            (LLVMGetFastMathFlags(inst) & LLVMFastMathAllowContract);
@@ -98,6 +100,19 @@ static LLVMValueRef fma_call(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef x, 
     return LLVMBuildCall2(b, LLVMGlobalGetValueType(decl), decl, args, 3, "");
 }
 
+/* x * 2.0 and x * -2.0: the DAG combiner makes them x + x (negated)
+ * before it fuses anything, so they fuse with nothing. */
+static bool is_doubling(LLVMValueRef mul) {
+    for (unsigned i = 0; i < 2; i++) {
+        LLVMValueRef c = LLVMGetOperand(mul, i);
+        LLVMBool lossy;
+        if (LLVMIsAConstantFP(c) && fabs(LLVMConstRealGetDouble(c, &lossy)) == 2.0) return true;
+    }
+    return false;
+}
+
+static bool fusable_product(LLVMValueRef v) { return is_contractible(v, LLVMFMul) && !is_doubling(v); }
+
 /* fadd (fmul x, y), z -> fma(x, y, z); of two products the one with fewer
  * uses; fsub (fmul x, y), z -> fma(x, y, -z), fsub z, (fmul x, y) ->
  * fma(-x, y, z). */
@@ -105,7 +120,7 @@ static void fuse_contracted(LLVMModuleRef m, LLVMBuilderRef b, LLVMValueRef inst
     bool add = is_contractible(inst, LLVMFAdd);
     if (!add && !is_contractible(inst, LLVMFSub)) return;
     LLVMValueRef n0 = LLVMGetOperand(inst, 0), n1 = LLVMGetOperand(inst, 1);
-    bool p0 = is_contractible(n0, LLVMFMul), p1 = is_contractible(n1, LLVMFMul);
+    bool p0 = fusable_product(n0), p1 = fusable_product(n1);
     if (!p0 && !p1) return;
     bool first = p0 && !(p1 && use_count(n1) < use_count(n0));
     LLVMPositionBuilderBefore(b, inst);
