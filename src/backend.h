@@ -190,6 +190,11 @@ void contract_doubled(LLVMModuleRef m);
 void contract_limit(LLVMModuleRef m);
 void contract_fuse(LLVMModuleRef m);
 
+/* hostlib.c: the NVVM intrinsics that libdevice calls, lowered for the
+ * host (after libdevice is linked into m); false with an error naming one
+ * it cannot. */
+bool hostlib_lower(LLVMModuleRef m, Diag *d);
+
 /* hostmath.c: the host target's math lowering (Target.math, math_symbol,
  * half_math). */
 LLVMValueRef host_math(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n);

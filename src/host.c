@@ -113,8 +113,29 @@ static bool host_prepare(IrModule *m, Diag *d) {
     return true;
 }
 
-/* The C library is linked when the shared object is (host_emit). */
-static bool host_link(IrModule *m, Diag *d) { return true; }
+/* libdevice, as the GPU links it, its NVVM intrinsics lowered for the CPU
+ * (hostlib.c), its questions answered for a current GPU (sm_90) without
+ * flush to zero; with --math=libm, nothing: the C library is linked with
+ * the shared object (host_emit). */
+static bool host_link(IrModule *m, Diag *d) {
+    const char *caller = m->cfg->libm ? NULL : libdevice_first_call(m->mod);
+    if (!caller) return true;
+    char path[4096];
+    if (!libdevice_find(m->cfg, caller, path, sizeof path, d)) {
+        diag_plain(d, DIAG_NOTE, "or compile with --math=libm: the C library's math, within its own error bounds");
+        return false;
+    }
+    LibdeviceOwn own = libdevice_own_functions(m->mod);
+    bool linked = libdevice_link(m->mod, path, NULL, d);
+    if (linked) libdevice_contract(m->mod, &own);
+    free(own.fns);
+    if (!linked) return false;
+    libdevice_internalize(m->mod);
+    libdevice_answer(m->mod, "__CUDA_FTZ", 0, 0);
+    libdevice_answer(m->mod, "__CUDA_PREC_SQRT", 1, 1);
+    libdevice_answer(m->mod, "__CUDA_ARCH", 900, 900);
+    return hostlib_lower(m->mod, d);
+}
 
 static long host_max_param_bytes(const TargetConfig *cfg) { return 32764; }
 
@@ -122,7 +143,11 @@ static const char *host_no_bfloat16(const TargetConfig *cfg) { return NULL; }
 
 static void host_describe(FILE *out, const char *libdevice) {
     fprintf(out, "triple: %s\n", HOST_TRIPLE);
-    fputs("math: the C library's libm\n", out);
+    char path[4096], from_env[4096];
+    if (libdevice_search(libdevice, path, sizeof path, from_env))
+        fprintf(out, "math: libdevice, %s (--math=libm: the C library's)\n", path);
+    else
+        fputs("math: libdevice not found (--math=libm: the C library's)\n", out);
 }
 
 /* ---- the records of the running thread ------------------------------------ */

@@ -2,7 +2,9 @@
  * hostmath.c - the host target's math: Numba's math functions and
  * libdevice's (numba.cuda.libdevice) on the CPU.
  *
- * What libm has is libm's (glibc: within its documented ulp bounds of the
+ * By default they are libdevice's, called as the GPU's code calls them and
+ * linked in by host_link (hostlib.c lowers their intrinsics). With
+ * --math=libm, what libm has is libm's (glibc: within its documented ulp bounds of the
  * exact result, where libdevice states its own). What libdevice adds to C's
  * library is built here as the PTX it compiles to computes it: integer
  * intrinsics (popc, mulhi, byte_perm ...), conversions with their
@@ -288,6 +290,7 @@ static bool in_libm(const char *symbol) {
 /* libdevice's __nv_<symbol>: libm's function of that name (its fast_
  * forms are the same functions here), or one of own_functions. */
 LLVMValueRef host_math_symbol(CodeGen *g, const char *symbol, LLVMTypeRef ret, LLVMValueRef *args, int n) {
+    if (!g->cfg->libm) return cg_call(g, ret, arena_printf(g->arena, "__nv_%s", symbol), args, n);
     const char *name = strncmp(symbol, "fast_", 5) == 0 ? symbol + 5 : symbol;
     for (size_t i = 0; i < sizeof own_functions / sizeof own_functions[0]; i++)
         if (!strcmp(own_functions[i].name, name)) return own_functions[i].lower(g, args, ret, own_functions[i].arg);
@@ -298,8 +301,21 @@ LLVMValueRef host_math_symbol(CodeGen *g, const char *symbol, LLVMTypeRef ret, L
     return cg_call(g, ret, name, args, n);
 }
 
+/* Numba's fastmath forms: libdevice's fast_ functions (libm has none). */
+static bool has_fast_form(const char *name) {
+    static const char *const fast[] = {"sin", "cos", "tan", "exp", "log", "log2", "log10", "pow"};
+    for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++)
+        if (!strcmp(name, fast[i])) return true;
+    return false;
+}
+
 LLVMValueRef host_math(CodeGen *g, const char *name, const Type *t, LLVMValueRef *args, int n) {
     LLVMTypeRef ft = cg_type(g, t);
+    if (!g->cfg->libm) {
+        bool f32 = t->bits == 32, fast = g->fastmath && f32 && has_fast_form(name);
+        return host_math_symbol(g, arena_printf(g->arena, "%s%s%s", fast ? "fast_" : "", name, f32 ? "f" : ""), ft,
+                                args, n);
+    }
     if (!strcmp(name, "powi")) {
         LLVMTypeRef types[] = {ft, LLVMTypeOf(args[1])};
         return cg_intrinsic(g, "llvm.powi", types, 2, args, 2);
@@ -315,7 +331,8 @@ LLVMValueRef host_half_math(CodeGen *g, const char *name, LLVMValueRef x) {
     else if (!rcp && !rsqrt) return NULL;
     LLVMTypeRef f = LLVMFloatTypeInContext(g->ctx);
     LLVMValueRef wide = LLVMBuildFPExt(g->b, x, f, "");
-    LLVMValueRef r = rcp ? wide : cg_call(g, f, rsqrt ? "sqrtf" : "tanhf", &wide, 1);
+    const char *fn = rsqrt ? "sqrtf" : "tanhf";
+    LLVMValueRef r = rcp ? wide : cg_call(g, f, g->cfg->libm ? fn : arena_printf(g->arena, "__nv_%s", fn), &wide, 1);
     if (rcp || rsqrt) r = LLVMBuildFDiv(g->b, LLVMConstReal(f, 1.0), r, "");
     return LLVMBuildFPTrunc(g->b, r, LLVMTypeOf(x), "");
 }

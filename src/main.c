@@ -65,6 +65,8 @@ static const char usage_text[] =
     "                       functions that are not kernels, device functions,\n"
     "                       imports or constants), one line each\n"
     "  --libdevice PATH     libdevice bitcode for math functions\n"
+    "  --math=LIB           the host target's math: libdevice (the default: the GPU's\n"
+    "                       functions, its results) or libm (the C library's)\n"
     "  --dump-ast           print the syntax tree\n"
     "  --dump-types         print each function's signature and locals' types\n"
     "  --explain-types NAME why local NAME has its type: a note at each assignment\n"
@@ -239,6 +241,10 @@ static int parse_valued(Options *o, int argc, char **argv, int *i) {
     } else if (is_option(arg, "--checks")) {
         if (!(v = VALUE("--checks"))) return EXIT_USAGE + 1;
         if (!parse_checks(v, &o->checks)) return usage_error("bad --checks '%s' (bounds, div0, assert, all, comma-separated)", v), EXIT_USAGE + 1;
+    } else if (is_option(arg, "--math")) {
+        if (!(v = VALUE("--math"))) return EXIT_USAGE + 1;
+        if (strcmp(v, "libdevice") && strcmp(v, "libm")) return usage_error("unknown --math '%s' (libdevice, libm)", v), EXIT_USAGE + 1;
+        o->libm = !strcmp(v, "libm");
     } else if (is_option(arg, "--diagnostics-format")) {
         if (!(v = VALUE("--diagnostics-format"))) return EXIT_USAGE + 1;
         if (!parse_diag_format(v, &o->diag_format)) return usage_error("unknown diagnostics format '%s' (text, json, sarif)", v), EXIT_USAGE + 1;
@@ -436,7 +442,7 @@ static bool compile_arch(Unit *u, const Options *o, const OutputNames *names, in
     DebugLevel debug = cg_debug_level(u);
     TargetConfig cfg = {.target = arch_target(o, arch), .arch = o->archs[arch], .opt_level = o->opt_level,
                         .debug_info = debug >= DEBUG_LINES, .lineinfo = debug != DEBUG_NONE, .libdevice = o->libdevice,
-                        .relocatable = u->extern_count > 0 || u->launches};
+                        .relocatable = u->extern_count > 0 || u->launches, .libm = o->libm};
     Code code = {0};
     IrModule *ir = cg_module(u, &cfg);                           /* build the IR */
     bool ok = ir && target_link(ir, u->diag);                    /* link libdevice */

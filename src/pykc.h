@@ -1272,6 +1272,8 @@ typedef struct TargetConfig {
     const char *libdevice;     /* --libdevice, or NULL to search */
     bool relocatable;          /* the code calls functions linked in at load
                                   time: a cubin is relocatable (ptxas -c) */
+    bool libm;                 /* host: math from the C library, not
+                                  libdevice (--math=libm) */
 } TargetConfig;
 
 /* What a target emits: the bytes (malloc'd) and their format's version
@@ -1520,6 +1522,7 @@ struct Options {
     bool emit_given;           /* --emit; else the target's code kind */
     bool target_given;         /* --target: every --arch is its; else each
                                   --arch's machine names its target */
+    bool libm;                 /* --math=libm (the host target) */
     bool debug_info, lineinfo, fastmath, werror;
     bool warn_ignored_options; /* -Wignored-options, -Wextra, -W */
     bool warn_fp64_promotion;  /* -Wfp64-promotion, -Wall */
