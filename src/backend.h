@@ -194,6 +194,9 @@ void contract_fuse(LLVMModuleRef m);
  * host (after libdevice is linked into m); false with an error naming one
  * it cannot. */
 bool hostlib_lower(LLVMModuleRef m, Diag *d);
+/* Every float-to-integer conversion of m as the GPU's cvt.rzi computes it
+ * (saturated, NaN as an H100 gives it). */
+void hostlib_conversions(LLVMModuleRef m);
 
 /* hostmath.c: the host target's math lowering (Target.math, math_symbol,
  * half_math). */

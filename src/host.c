@@ -829,6 +829,7 @@ static bool host_optimize(IrModule *m, Diag *d) {
     add_entries(&r);
     add_interface(&r);
     LLVMDisposeBuilder(r.b);
+    hostlib_conversions(m->mod);
     contract_doubled(m->mod);
     if (!run_passes(m, pipeline(m->cfg->opt_level), d)) return false;
     contract_limit(m->mod);

@@ -107,9 +107,10 @@ static int rounding_code(char r) { return r == 'z' ? 0 : r == 'p' ? 2 : 3; }
 /* pykc.round.OP.R(args): OP under rounding R, in a function of its own
  * that sets the mode and puts it back. */
 static LLVMValueRef rounded(Lowerer *l, const char *op, char r, LLVMTypeRef ret, LLVMValueRef *args, int n) {
-    char name[64], *type = LLVMPrintTypeToString(ret);
-    snprintf(name, sizeof name, "pykc.round.%s.r%c.%s", op, r, type);
+    char name[96], *type = LLVMPrintTypeToString(ret), *from = LLVMPrintTypeToString(LLVMTypeOf(args[0]));
+    snprintf(name, sizeof name, "pykc.round.%s.r%c.%s.%s", op, r, type, from);
     LLVMDisposeMessage(type);
+    LLVMDisposeMessage(from);
     LLVMTypeRef params[3];
     for (int i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, false);
@@ -160,11 +161,56 @@ static LLVMValueRef arithmetic(Lowerer *l, const Nvvm *n, LLVMValueRef call, LLV
     }
     if (!strcmp(op, "add")) return LLVMBuildFAdd(l->b, a[0], a[1], "");
     if (!strcmp(op, "mul")) return LLVMBuildFMul(l->b, a[0], a[1], "");
+    if (!strcmp(op, "div") && n->rounding == 'a') { /* a * rcp.approx(b): 0 once 1/b is subnormal */
+        LLVMValueRef big = LLVMBuildFCmp(l->b, LLVMRealOGT, unary(l, "llvm.fabs", a[1]), LLVMConstReal(t, 0x1p126), "");
+        LLVMValueRef signed_zero[] = {LLVMConstReal(t, 0.0), a[1]};
+        LLVMValueRef z = call_intrinsic(l, "llvm.copysign", &t, 1, signed_zero, 2);
+        return LLVMBuildSelect(l->b, big, LLVMBuildFMul(l->b, a[0], z, ""), LLVMBuildFDiv(l->b, a[0], a[1], ""), "");
+    }
     if (!strcmp(op, "div")) return LLVMBuildFDiv(l->b, a[0], a[1], "");
     if (!strcmp(op, "fma")) return call_intrinsic(l, "llvm.fma", &t, 1, a, 3);
     if (!strcmp(op, "sqrt")) return unary(l, "llvm.sqrt", a[0]);
     if (!strcmp(op, "rcp")) return LLVMBuildFDiv(l->b, one, a[0], "");
     return LLVMBuildFDiv(l->b, one, unary(l, "llvm.sqrt", a[0]), ""); /* rsqrt */
+}
+
+/* x (already integral) to integer type t as the GPU's cvt.rzi does it:
+ * saturated; NaN to 0 from float32 to 32 bits, else to the top bit alone
+ * (0x80000000..., as an H100 gives it). */
+static LLVMValueRef gpu_to_integer(Lowerer *l, LLVMValueRef x, LLVMTypeRef t, bool to_unsigned) {
+    LLVMTypeRef types[] = {t, LLVMTypeOf(x)};
+    LLVMValueRef v = call_intrinsic(l, to_unsigned ? "llvm.fptoui.sat" : "llvm.fptosi.sat", types, 2, &x, 1);
+    LLVMTypeRef scalar = LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetElementType(t) : t;
+    LLVMTypeRef from = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMVectorTypeKind ? LLVMGetElementType(LLVMTypeOf(x))
+                                                                              : LLVMTypeOf(x);
+    unsigned bits = LLVMGetIntTypeWidth(scalar);
+    if (bits == 32 && LLVMGetTypeKind(from) == LLVMFloatTypeKind) return v;
+    LLVMValueRef top = LLVMConstInt(scalar, 1ull << (bits - 1), false);
+    if (scalar != t) {
+        unsigned lanes = LLVMGetVectorSize(t);
+        LLVMValueRef *each = malloc(sizeof *each * lanes);
+        if (!each) ice("out of memory");
+        for (unsigned k = 0; k < lanes; k++) each[k] = top;
+        top = LLVMConstVector(each, lanes);
+        free(each);
+    }
+    return LLVMBuildSelect(l->b, LLVMBuildFCmp(l->b, LLVMRealUNO, x, x, ""), top, v, "");
+}
+
+/* Every fptosi and fptoui of m as the GPU's cvt.rzi computes them: LLVM
+ * leaves NaN and out of range undefined, and the CPU's instructions give
+ * the most negative integer where the GPU saturates. */
+static void gpu_conversions(Lowerer *l) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(l->mod); fn; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+                next = LLVMGetNextInstruction(i);
+                LLVMOpcode op = LLVMGetInstructionOpcode(i);
+                if (op != LLVMFPToSI && op != LLVMFPToUI) continue;
+                LLVMPositionBuilderBefore(l->b, i);
+                LLVMReplaceAllUsesWith(i, gpu_to_integer(l, LLVMGetOperand(i, 0), LLVMTypeOf(i), op == LLVMFPToUI));
+                LLVMInstructionEraseFromParent(i);
+            }
 }
 
 /* f2i, d2ll, i2f, ull2d, d2f, f2h ...: conversions as cvt rounds them,
@@ -187,8 +233,7 @@ static LLVMValueRef conversion(Lowerer *l, const Nvvm *n, LLVMValueRef call, LLV
     }
     if (!strcmp(to, "f")) return r == 'n' ? LLVMBuildFPTrunc(l->b, a[0], t, "") : rounded(l, "fptrunc", r, t, a, 1);
     LLVMValueRef x = r == 'z' ? a[0] : unary(l, to_integer[(unsigned char)r], a[0]);
-    LLVMTypeRef types[] = {t, LLVMTypeOf(x)};
-    return call_intrinsic(l, to[0] == 'u' ? "llvm.fptoui.sat" : "llvm.fptosi.sat", types, 2, &x, 1);
+    return gpu_to_integer(l, x, t, to[0] == 'u');
 }
 
 /* d2i.hi, d2i.lo, lohi.i2d: a double's halves. */
@@ -246,6 +291,17 @@ static LLVMValueRef permute(Lowerer *l, LLVMValueRef *a) {
     return r;
 }
 
+/* min.f32 and max.f32: the number of a NaN and a number, and of -0.0 and
+ * 0.0 the less (more) by sign, which LLVM's minnum leaves open. */
+static LLVMValueRef min_max(Lowerer *l, bool is_min, LLVMValueRef *a) {
+    LLVMTypeRef t = LLVMTypeOf(a[0]);
+    LLVMValueRef r = call_intrinsic(l, is_min ? "llvm.minnum" : "llvm.maxnum", &t, 1, a, 2);
+    LLVMTypeRef bits = LLVMIntTypeInContext(l->ctx, LLVMGetTypeKind(t) == LLVMDoubleTypeKind ? 64 : 32);
+    LLVMValueRef x = LLVMBuildBitCast(l->b, a[0], bits, ""), y = LLVMBuildBitCast(l->b, a[1], bits, "");
+    LLVMValueRef zeros = LLVMBuildBitCast(l->b, is_min ? LLVMBuildOr(l->b, x, y, "") : LLVMBuildAnd(l->b, x, y, ""), t, "");
+    return LLVMBuildSelect(l->b, LLVMBuildFCmp(l->b, LLVMRealOEQ, a[0], a[1], ""), zeros, r, "");
+}
+
 /* saturate: [0, 1], NaN to 0. */
 static LLVMValueRef saturate(Lowerer *l, LLVMValueRef x) {
     LLVMTypeRef t = LLVMTypeOf(x);
@@ -273,11 +329,9 @@ static LLVMValueRef lower_call(Lowerer *l, const char *name, LLVMValueRef call, 
     };
     Nvvm n;
     parse_nvvm(name, &n);
-    LLVMTypeRef t = LLVMTypeOf(call);
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
         if (!strcmp(n.op, same[i].op)) return unary(l, same[i].llvm, a[0]);
-    if (!strcmp(n.op, "fmin") || !strcmp(n.op, "fmax"))
-        return call_intrinsic(l, n.op[2] == 'i' ? "llvm.minnum" : "llvm.maxnum", &t, 1, a, 2);
+    if (!strcmp(n.op, "fmin") || !strcmp(n.op, "fmax")) return min_max(l, n.op[2] == 'i', a);
     if (!strcmp(n.op, "saturate")) return saturate(l, a[0]);
     if (!strcmp(n.op, "d2i") && n.rounding == 0) return halves(l, &n, call, a, strstr(name, ".hi") != NULL);
     if (!strcmp(n.op, "lohi")) return halves(l, &n, call, a, false);
@@ -406,6 +460,12 @@ static bool lower_intrinsic(Lowerer *l, LLVMValueRef fn, Diag *d) {
         LLVMInstructionEraseFromParent(call);
     }
     return true;
+}
+
+void hostlib_conversions(LLVMModuleRef m) {
+    Lowerer l = {m, LLVMGetModuleContext(m), LLVMCreateBuilderInContext(LLVMGetModuleContext(m))};
+    gpu_conversions(&l);
+    LLVMDisposeBuilder(l.b);
 }
 
 bool hostlib_lower(LLVMModuleRef m, Diag *d) {

@@ -33,6 +33,11 @@ TEST_SUITES += test-conformance
 test-conformance: $(PYKC)
 	@sh tests/conformance/selftest.sh $(RESULTS) $(abspath $(PYKC)) $(BUILD)/tests/conformance
 
+## test-host: the test kernels, the samples and the conformance cases on the host target (libpykrt's host device) against their references and the GPU's outputs
+TEST_SUITES += test-host
+test-host: $(PYKC) runtime
+	@sh tests/host.sh $(RESULTS) $(abspath $(PYKC)) $(BUILD)/tests/host $(abspath $(RT_SO))
+
 ## check-numba: builds the conformance bundle (build/conformance) and prints the command that runs it on a GPU machine
 CONFORMANCE_DIR := $(BUILD)/conformance
 CONFORMANCE_ARCH ?= sm_90

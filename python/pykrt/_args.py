@@ -83,6 +83,8 @@ def _dtype_of(iface):
     typestr = iface["typestr"]
     if typestr[1] == "V" and [tuple(d[:2]) for d in iface.get("descr", [])] == _XOROSHIRO_DESCR:
         return "xoroshiro128p", 16, _lib.lib.pykrt_xoroshiro128p_record()
+    if typestr[1:] == "V2" and iface.get("descr", [("", typestr)]) == [("", typestr)]:
+        return "bfloat16", 2, None  # ml_dtypes.bfloat16's arrays describe themselves so
     if typestr[1] == "V" and iface.get("descr") and iface["descr"] != [("", typestr)]:
         rec = _record(iface["descr"])[0]
         if rec.size != int(typestr[2:]):

@@ -15,11 +15,18 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 def use_host_device(library=None):
     """Before pykrt is imported: the host device, and the libpykrt built
-    here (build/runtime/libpykrt.so.0, or `library`)."""
+    here (build/lib/libpykrt.so.0, or `library`)."""
     os.environ["PYKRT_DEVICE"] = "host"
-    lib = library or os.environ.get("PYKRT_LIBRARY") or os.path.join(ROOT, "build", "runtime", "libpykrt.so.0")
+    lib = library or os.environ.get("PYKRT_LIBRARY") or os.path.join(ROOT, "build", "lib", "libpykrt.so.0")
     os.environ["PYKRT_LIBRARY"] = lib
     sys.path.insert(0, os.path.join(ROOT, "python"))
+
+
+def refused_by_design(message):
+    """Whether pykc's refusal is one that host-refusals.txt lists."""
+    with open(os.path.join(HERE, "host-refusals.txt")) as f:
+        reasons = [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
+    return any(r in message for r in reasons)
 
 
 class InPlace:
@@ -34,9 +41,18 @@ class InPlace:
                                          "version": 3, "stream": None}
 
 
+class Bfloat16(InPlace):
+    """uint16 bits as bfloat16 elements: 2-byte elements without fields,
+    as ml_dtypes.bfloat16's arrays describe themselves."""
+
+    def __init__(self, bits):
+        super().__init__(bits)
+        self.__cuda_array_interface__.update(typestr="<V2", descr=[("", "<V2")])
+
+
 def as_argument(a):
     import numpy as np
-    return InPlace(a) if isinstance(a, np.ndarray) else a
+    return a if isinstance(a, InPlace) else InPlace(a) if isinstance(a, np.ndarray) else a
 
 
 class Modules:

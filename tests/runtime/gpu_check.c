@@ -676,6 +676,9 @@ static void check_stream_wait(void)
     ASSERT_OK(pykrt_memset_d32(t_ctx, dx.data, 0x3f800000u, N)); /* 1.0f */
     ASSERT_OK(pykrt_memset_d32(t_ctx, dout.data, 0, N));
     ASSERT_OK(pykrt_memset_d32(t_ctx, dcopy.data, 0, N));
+    /* the memsets run on the default stream, which non-blocking streams
+     * do not wait for */
+    ASSERT_OK(pykrt_context_synchronize(t_ctx));
     pykrt_arg args[3] = {pykrt_arg_array(&dx), pykrt_arg_array(&dx), pykrt_arg_array(&dout)};
     pykrt_launch_config cfg = {{N / 256, 1, 1}, {256, 1, 1}, 0, a};
     ASSERT_OK(pykrt_launch(kernel(m, "vadd"), &cfg, args, 3));

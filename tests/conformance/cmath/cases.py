@@ -9,8 +9,10 @@ case("functions.asin_c64", [cplx("complex64", N, special=True), zeros("complex64
 case("functions.asinh_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15))
 case("functions.atan_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15))
 case("functions.atanh_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15))
-case("functions.cos_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15))
-case("functions.cosh_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15))
+NAN_SIGN = ("a NaN that an invalid operation makes (cos(inf)) has its sign bit set on x86 and clear on the GPU: "
+            "copysign(inf, cos(inf)) gives the other infinity on the host")
+case("functions.cos_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15), host_xfail=NAN_SIGN)
+case("functions.cosh_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15), host_xfail=NAN_SIGN)
 case("functions.exp_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15))
 case("functions.log_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15))
 case("functions.log10_c64", [cplx("complex64", N, special=True), zeros("complex64", N)], grid=4, tol=ulp(2, atol=1e-6 if "c64" == "c64" else 1e-15))
