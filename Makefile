@@ -78,7 +78,7 @@ test-all: all
 	  $(MAKE) --no-print-directory $$s RESULTS=$(BUILD)/results || fail=1; done; \
 	  sh tests/summarize.sh $(BUILD)/results $$fail
 
-## demo: build pykc and libpykrt, compile the vector-add sample, run it (on a GPU it checks the sum; without one it says so)
+## demo: build pykc and libpykrt, compile the vector-add sample for a GPU and the CPU, run it (on a GPU, else on the CPU, saying so) and check the sum
 DEMO := $(BUILD)/demo
 demo: deps
 	@$(MAKE) --no-print-directory all runtime
@@ -86,11 +86,9 @@ demo: deps
 
 demo-run:
 	@mkdir -p $(DEMO)
-	$(PYKC) samples/vadd.pyk -o $(DEMO)/vadd.ptx
+	$(PYKC) samples/vadd.pyk --arch sm_75 --arch x86-64-v2 -o $(DEMO)/vadd.ptx
 	$(CC) $(CFLAGS_BASE) -Iinclude samples/vadd_host.c $(RT_A) -pthread -ldl -o $(DEMO)/vadd_host
-	@status=0; $(DEMO)/vadd_host $(DEMO)/vadd.yaml || status=$$?; \
-	  if [ $$status -eq 2 ]; then echo "demo: compiled and linked; no GPU here to run it (exit status 2)"; \
-	  else exit $$status; fi
+	$(DEMO)/vadd_host $(DEMO)/vadd.yaml
 
 ## bench: compile times here, and the bundle that bench/run-gpu.sh runs on a GPU (build/bench; BENCH_ARCH=sm_90)
 BENCH_ARCH ?= sm_90

@@ -1,15 +1,19 @@
 /*
  * vadd_host.c - the host program of the vector-add sample.
  *
- *     pykc samples/vadd.pyk -o vadd.ptx      # writes vadd.ptx and vadd.yaml
+ *     pykc samples/vadd.pyk --arch sm_75 --arch x86-64-v2 -o vadd.ptx
+ *         # writes vadd.sm_75.ptx, vadd.x86-64-v2.so and vadd.yaml
  *     cc vadd_host.c $(pkg-config --cflags --libs pykrt) -o vadd_host
  *     ./vadd_host vadd.yaml [N]
  *
  * It loads the module the manifest names, copies two vectors to the GPU,
  * launches vadd(x: float32[:], y: float32[:], out: float32[:]), copies the
  * result back and checks every element against the sum computed on the
- * CPU. Exit status: 0 when the result checks, 1 on an error or a wrong
- * result, 2 when there is no GPU or no CUDA driver (said plainly).
+ * CPU. Where there is no GPU or no CUDA driver it says so and runs on the
+ * CPU instead, libpykrt's host device, with the module's code for it.
+ * Exit status: 0 when the result checks, 1 on an error or a wrong result,
+ * 2 when there is no GPU and the module has no code for the CPU (said
+ * plainly).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +45,15 @@ static void cleanup(vadd_state *s)
     free(s->hout);
 }
 
-static int run(vadd_state *s, const char *manifest, int64_t n)
+static int run(vadd_state *s, const char *manifest, int64_t n, bool on_host)
 {
     pykrt_kernel *vadd;
-    if (pykrt_module_load(s->ctx, manifest, &s->module) != PYKRT_SUCCESS)
+    pykrt_status st = pykrt_module_load(s->ctx, manifest, &s->module);
+    if (st == PYKRT_ERROR_NO_TARGET && on_host) {
+        fprintf(stderr, "vadd_host: no GPU, and nothing the CPU runs: %s\n", pykrt_last_error());
+        return 2;
+    }
+    if (st != PYKRT_SUCCESS)
         return fail("loading the module");
     if (pykrt_kernel_get(s->module, "vadd", &vadd) != PYKRT_SUCCESS)
         return fail("finding the kernel");
@@ -99,15 +108,19 @@ int main(int argc, char **argv)
     vadd_state s = {0};
     pykrt_status st = pykrt_context_create(0, &s.ctx);
     if (st == PYKRT_ERROR_NO_DRIVER || st == PYKRT_ERROR_NO_DEVICE) {
-        fprintf(stderr, "vadd_host: no GPU to run on: %s\n", pykrt_last_error());
-        return 2;
+        fprintf(stderr, "vadd_host: no GPU to run on: %s; running on the CPU (libpykrt's host device)\n",
+                pykrt_last_error());
+        st = pykrt_context_create(PYKRT_DEVICE_HOST, &s.ctx);
     }
     if (st != PYKRT_SUCCESS)
-        return fail("opening device 0");
+        return fail("opening the device");
     pykrt_device_info dev;
     pykrt_context_device(s.ctx, &dev);
-    int rc = run(&s, argv[1], n);
-    if (rc == 0)
+    int rc = run(&s, argv[1], n, dev.host);
+    if (rc == 0 && dev.host)
+        printf("vadd: out = x + y for %lld float32 elements on the CPU, %s: result checked, all equal\n",
+               (long long)n, dev.name);
+    else if (rc == 0)
         printf("vadd: out = x + y for %lld float32 elements on %s (sm_%d%d): result checked on the CPU, all equal\n",
                (long long)n, dev.name, dev.cc_major, dev.cc_minor);
     cleanup(&s);

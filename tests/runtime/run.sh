@@ -94,13 +94,13 @@ counted "host device after no device" env $lsan FAKE_CUDA_DEVICES=0 PYKRT_LIBCUD
 counted "a wrong PYKRT_DEVICE" env PYKRT_DEVICE=gpu "$t/host_tests" badenv "$h" "$fixtures" "$t/c"
 counted "a wrong PYKRT_HOST_THREADS" env PYKRT_DEVICE=host PYKRT_HOST_THREADS=0 "$t/host_tests" badthreads "$h" \
     "$fixtures" "$t/c"
-expect "vadd_host on the host device, PTX only" 1 "compile it with pykc --target host to run on the CPU" \
+expect "vadd_host on the host device, PTX only" 2 "compile it with pykc --target host to run on the CPU" \
     env PYKRT_DEVICE=host "$t/vadd_host" "$fixtures/vadd.yaml"
 
 # 3. The sample and the benchmark, without a driver and with the double.
-expect "vadd_host without a driver" 2 "vadd_host: no GPU to run on: no CUDA driver" \
+expect "vadd_host without a driver, PTX only" 2 "no GPU, and nothing the CPU runs" \
     env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/vadd_host" "$fixtures/vadd.yaml"
-expect "vadd_host without a device" 2 "no GPU to run on: no CUDA device" \
+expect "vadd_host without a device, PTX only" 2 "no GPU to run on: no CUDA device" \
     env FAKE_CUDA_DEVICES=0 PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$fixtures/vadd.yaml"
 expect "vadd_host on the double" 0 "result checked on the CPU, all equal" \
     env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$fixtures/vadd.yaml" 100000
@@ -119,9 +119,14 @@ expect "bench_launch on the double" 0 "pykrt_launch (checked)" \
 # the compiler writes (src/manifest.c) and launch its vadd.
 if [ ! -x "$build/pykc" ]; then
     skip 1 "loading pykc's vadd.yaml (pykc is not built)"
-elif "$build/pykc" samples/vadd.pyk -o "$t/pykc-vadd/vadd.ptx" > "$log" 2>&1; then
+elif "$build/pykc" samples/vadd.pyk -o "$t/pykc-vadd/vadd.ptx" > "$log" 2>&1 &&
+     "$build/pykc" samples/vadd.pyk --arch sm_75 --arch x86-64-v2 -o "$t/pykc-vadd/both.ptx" > "$log" 2>&1; then
     expect "vadd_host on pykc's vadd.yaml" 0 "all equal" \
         env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$t/pykc-vadd/vadd.yaml" 5000
+    expect "vadd_host without a driver runs on the CPU" 0 "on the CPU, host CPU" \
+        env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/vadd_host" "$t/pykc-vadd/both.yaml" 300000
+    expect "vadd_host on the GPU double of a GPU and CPU manifest" 0 "result checked on the CPU, all equal" \
+        env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$t/pykc-vadd/both.yaml" 5000
 else
     bad "pykc on samples/vadd.pyk"
 fi
@@ -210,7 +215,8 @@ if command -v pkg-config > /dev/null 2>&1 && [ -z "$san" ]; then
     check "build against the installed libpykrt.so" sh -c \
         "$cc samples/vadd_host.c $flags -o $t/installed_shared"
     # pkg-config's rpath finds the installed libpykrt.so.0: no LD_LIBRARY_PATH
-    expect "run against the installed libpykrt.so" 2 "no CUDA driver" \
+    # (no driver: the program says so and tries the CPU, where x.yaml is not)
+    expect "run against the installed libpykrt.so" 1 "no CUDA driver" \
         env -u LD_LIBRARY_PATH PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/installed_shared" x.yaml
     expect "the installed libpykrt.so on the double, found through the rpath" 0 "all equal" \
         env -u LD_LIBRARY_PATH PYKRT_LIBCUDA="$fake" "$t/installed_shared" "$fixtures/vadd.yaml" 1000
