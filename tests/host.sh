@@ -3,7 +3,8 @@
 # host target (pykc --target host, libpykrt's host device): every test
 # kernel and sample against its NumPy reference (tests/gpu/check_kernels.py
 # --host), then every conformance case against numba-cuda's outputs on the
-# GPU (tests/conformance/run.py --host tests/conformance/references.npz).
+# GPU (tests/conformance/run.py --host tests/conformance/references.npz),
+# and a checked kernel's diagnostics (tests/gpu/host_checks.py).
 # Needs python3 and NumPy: without them the suite is one test, skipped.
 results=$1 pykc=$2 out=$3 lib=$4
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,9 +21,11 @@ python3 "$root/tests/conformance/build.py" --pykc "$pykc" --target host "$out/co
 python3 "$root/tests/gpu/check_kernels.py" --host "$out/kernels" > "$out/kernels.log" 2>&1
 python3 "$root/tests/conformance/run.py" "$out/conformance" --host "$root/tests/conformance/references.npz" -q \
     -j 2 > "$out/conformance.log" 2>&1
+python3 "$root/tests/gpu/host_checks.py" "$pykc" "$out/checks" > "$out/checks.log" 2>&1
 pass=0 fail=0 skip=0
-for log in "$out/kernels.log" "$out/conformance.log"; do
+for log in "$out/kernels.log" "$out/conformance.log" "$out/checks.log"; do
     grep -E '^(FAIL|XPASS|SKIP) ' "$log" | cut -c1-200
+    grep -E '^Traceback' -A20 "$log" | tail -n 5
     last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     if [ -z "$last" ]; then
         echo "test-host: $(basename "$log" .log) ended without its counts:"
