@@ -40,6 +40,8 @@ static const struct {
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
      "too many resources requested for launch"},
+    {CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+     "too many blocks in cooperative launch (the host device runs at most 1024 at once)"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported on the host device"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
@@ -180,7 +182,9 @@ static int attribute(CUdevice_attribute attrib)
         long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
         return l2 > 0 && l2 < 0x7fffffff ? (int)l2 : 0;
     }
-    default: /* compute capability 0.0: no GPU arch; no cooperative launch */
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH:
+        return 1;
+    default: /* compute capability 0.0: no GPU arch */
         return 0;
     }
 }

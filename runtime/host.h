@@ -17,6 +17,8 @@
 /* The host device's limits, those of current GPUs so that a program made
  * for a GPU launches unchanged. */
 #define PK_HOST_MAX_THREADS 1024
+/* The most blocks of a cooperative launch: each runs on a thread of its own. */
+#define PK_HOST_MAX_COOP_BLOCKS 1024
 #define PK_HOST_SHARED_DEFAULT (48u << 10)
 #define PK_HOST_SHARED_OPTIN (227u << 10)
 

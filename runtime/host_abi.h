@@ -41,6 +41,9 @@ enum {
                                   when every live thread of the block is at one */
     PYKRT_HOST_AT_WARP = 2,    /* a warp operation's exchange: resumed in the
                                   scheduler's next round */
+    PYKRT_HOST_AT_GRID = 3,    /* cuda.cg.this_grid().sync() of a cooperative
+                                  launch: resumed when every live thread of
+                                  every unfinished block is at one */
 };
 
 /* A round resumes a warp's lanes one after another. So a thread that has

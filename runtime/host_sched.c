@@ -9,6 +9,10 @@
  * never wakes the pool. cuLaunchKernel returns when every block has
  * finished, so launches on any stream run in order.
  *
+ * A cooperative launch (a grid barrier, cuda.cg.this_grid().sync()) runs
+ * every block at once instead, each on a thread of its own: a block whose
+ * threads all wait at the grid barrier waits for the other blocks there.
+ *
  * A worker runs whole blocks. The threads of a block are coroutines of the
  * module (host_abi.h): each is started in turn and runs until it finishes
  * or suspends at a barrier or a warp exchange; then rounds follow, each
@@ -103,8 +107,19 @@ uint32_t pk_host_warp_vote(uint32_t op, const int64_t *warp_slots, uint32_t lane
 
 /* ---- a launch ---- */
 
+/* The grid barrier of a cooperative launch, whose blocks each run on a
+ * thread of their own: a block that finished no longer counts. */
+typedef struct grid_barrier {
+    pthread_mutex_t lock;
+    pthread_cond_t passed;
+    unsigned expected; /* blocks not finished */
+    unsigned arrived;
+    unsigned long generation;
+} grid_barrier;
+
 typedef struct run {
     const pk_host_func *f;
+    grid_barrier *grid;    /* a cooperative launch's, else NULL */
     pk_host_shape shape;
     void **params;
     uint64_t nblocks;
@@ -280,13 +295,44 @@ static unsigned start_threads(scratch *s, const run *r)
     return pending;
 }
 
-/* Whether every unfinished thread waits at the barrier. */
-static bool all_at_barrier(const scratch *s, unsigned n)
+/* Whether every unfinished thread waits at a barrier of this kind. */
+static bool all_at(const scratch *s, unsigned n, uint32_t kind)
 {
     for (unsigned i = 0; i < n; i++)
-        if (s->handles[i] && s->threads[i].wait != PYKRT_HOST_AT_BARRIER)
+        if (s->handles[i] && s->threads[i].wait != kind)
             return false;
     return true;
+}
+
+/* Opens the barrier for everyone waiting at it (g->lock held). */
+static void grid_open(grid_barrier *g)
+{
+    g->arrived = 0;
+    g->generation++;
+    pthread_cond_broadcast(&g->passed);
+}
+
+/* The block waits until every unfinished block is at the grid barrier. */
+static void grid_wait(grid_barrier *g)
+{
+    pthread_mutex_lock(&g->lock);
+    unsigned long generation = g->generation;
+    if (++g->arrived == g->expected)
+        grid_open(g);
+    else
+        while (generation == g->generation)
+            pthread_cond_wait(&g->passed, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* A block that finished: the others no longer wait for it. */
+static void grid_leave(grid_barrier *g)
+{
+    pthread_mutex_lock(&g->lock);
+    g->expected--;
+    if (g->arrived && g->arrived == g->expected)
+        grid_open(g);
+    pthread_mutex_unlock(&g->lock);
 }
 
 /* Lets every thread past the barrier, with the votes they cast at it. */
@@ -305,10 +351,15 @@ static void run_rounds(scratch *s, const run *r, unsigned pending)
 {
     const pk_host_module *m = r->f->module;
     while (pending) {
-        if (all_at_barrier(s, r->nthreads))
+        if (all_at(s, r->nthreads, PYKRT_HOST_AT_BARRIER)) {
             release_barrier(s, r->nthreads);
+        } else if (r->grid && all_at(s, r->nthreads, PYKRT_HOST_AT_GRID)) {
+            grid_wait(r->grid);
+            release_barrier(s, r->nthreads);
+        }
         for (unsigned i = 0; i < r->nthreads; i++) {
-            if (!s->handles[i] || s->threads[i].wait == PYKRT_HOST_AT_BARRIER)
+            uint32_t wait = s->threads[i].wait;
+            if (!s->handles[i] || wait == PYKRT_HOST_AT_BARRIER || wait == PYKRT_HOST_AT_GRID)
                 continue;
             m->enter(&s->threads[i]);
             if (m->resume(s->handles[i])) {
@@ -497,14 +548,81 @@ CUresult pkh_cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsi
     return pk_host_run(fn, &s, params);
 }
 
-/* A grid-wide barrier needs every block resident at once, which the
- * module interface has no way to wait for: refused. */
+/* ---- cooperative launches ---- */
+
+typedef struct coop_block {
+    run *r;
+    uint64_t index;
+    pthread_t thread;
+} coop_block;
+
+static void *run_coop_block(void *arg)
+{
+    coop_block *c = arg;
+    scratch *s = my_scratch();
+    if (s && prepare(s, c->r))
+        run_block(s, c->r, c->index);
+    else
+        atomic_store(&c->r->error, CUDA_ERROR_OUT_OF_MEMORY);
+    grid_leave(c->r->grid);
+    return NULL;
+}
+
+/* Every block of a cooperative launch at once, each on a thread of its
+ * own, so that a grid barrier can wait for all of them; the calling thread
+ * runs block 0. At most PK_HOST_MAX_COOP_BLOCKS, as a GPU holds at most so
+ * many blocks resident. */
+static CUresult run_cooperative(run *r)
+{
+    grid_barrier g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, (unsigned)r->nblocks, 0, 0};
+    r->grid = &g;
+    coop_block *blocks = calloc(r->nblocks, sizeof *blocks);
+    if (!blocks)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    uint64_t started = 1;
+    for (uint64_t i = 0; i < r->nblocks; i++)
+        blocks[i] = (coop_block){r, i, 0};
+    for (; started < r->nblocks; started++)
+        if (pthread_create(&blocks[started].thread, NULL, run_coop_block, &blocks[started]) != 0)
+            break;
+    if (started < r->nblocks) { /* the blocks that did start cannot pass a grid barrier: */
+        pthread_mutex_lock(&g.lock); /* let them by, and fail the launch */
+        g.expected -= (unsigned)(r->nblocks - started);
+        if (g.arrived && g.arrived == g.expected)
+            grid_open(&g);
+        pthread_mutex_unlock(&g.lock);
+        atomic_store(&r->error, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    }
+    run_coop_block(&blocks[0]);
+    for (uint64_t i = 1; i < started; i++)
+        pthread_join(blocks[i].thread, NULL);
+    free(blocks);
+    return (CUresult)atomic_load(&r->error);
+}
+
 CUresult pkh_cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
                                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
                                        CUstream stream, void **params)
 {
-    (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)stream, (void)params;
-    return CUDA_ERROR_NOT_SUPPORTED;
+    (void)stream; /* done when it returns, as every launch */
+    const pk_host_func *fn = (const pk_host_func *)(void *)f;
+    if (!fn)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pk_host_shape shape = {{gx, gy, gz}, {bx, by, bz}, shared};
+    if (!fits(shape.grid, shape.block) || shared > atomic_load(&fn->dyn_limit))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((uint64_t)gx * gy * gz > PK_HOST_MAX_COOP_BLOCKS)
+        return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    run r;
+    memset(&r, 0, sizeof r);
+    r.f = fn;
+    r.shape = shape;
+    r.params = params;
+    r.nblocks = (uint64_t)gx * gy * gz;
+    r.nthreads = bx * by * bz;
+    r.nwarps = (r.nthreads + 31) / 32;
+    atomic_init(&r.error, CUDA_SUCCESS);
+    return run_cooperative(&r);
 }
 
 /* A worker holds one block at a time, of any size the device allows. */

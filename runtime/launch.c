@@ -211,7 +211,7 @@ static pykrt_status check_config(const pykrt_kernel *k, const pykrt_launch_confi
     pykrt_status st = pk_check_shape(k->desc, &lim, cfg, s, "pykrt_launch");
     if (st != PYKRT_SUCCESS)
         return st;
-    if (k->desc->cooperative && !dev->cooperative_launch && !dev->host) /* the host: launch() says why */
+    if (k->desc->cooperative && !dev->cooperative_launch)
         return bad_launch(k->desc, "pykrt_launch", "the kernel needs a cooperative launch, which %s does not support",
                           dev->name);
     if (cfg->stream && cfg->stream->ctx != k->module->ctx)
@@ -261,9 +261,6 @@ static pykrt_status launch(pykrt_kernel *k, const pykrt_launch_config *cfg, cons
             return pk_cuda_fail(res, "cuMemsetD8Async", "%s(%s): clearing its exception record", what, d->name);
     }
     if (d->cooperative) {
-        if (k->module->ctx->info.host)
-            return pk_fail(PYKRT_ERROR_NOT_SUPPORTED, "%s(%s): the host device cannot launch cooperative kernels "
-                           "(grid-wide barriers)", what, d->name);
         if (!pk_drv.cuLaunchCooperativeKernel)
             return pk_fail(PYKRT_ERROR_NO_DRIVER, "%s(%s): the driver lacks cuLaunchCooperativeKernel", what, d->name);
         res = pk_drv.cuLaunchCooperativeKernel(k->fn, s->g[0], s->g[1], s->g[2], s->b[0], s->b[1], s->b[2],

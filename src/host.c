@@ -48,7 +48,7 @@ enum {
     BLOCK_IDX = 0, BLOCK_DIM = 12, GRID_DIM = 24, BLOCK_DYNAMIC_SHARED = 40, BLOCK_SLOTS = 48, BLOCK_LIVE = 56,
     BLOCK_WARP_VOTE = 64, BLOCK_VOTES = 72, BLOCK_RESULTS = 84,
 };
-enum { AT_BARRIER = 1, AT_WARP = 2 };
+enum { AT_BARRIER = 1, AT_WARP = 2, AT_GRID = 3 };
 enum { VOTE_ALL, VOTE_ANY, VOTE_EQ, VOTE_BALLOT, VOTE_MATCH_ANY, VOTE_MATCH_ALL };
 #define HOST_ABI_VERSION 1
 
@@ -377,12 +377,15 @@ static LLVMValueRef host_dynamic_shared(CodeGen *g) {
     return block_field(g, BLOCK_DYNAMIC_SHARED, ptr_type(g->ctx));
 }
 
-static LLVMValueRef host_grid_group(CodeGen *g) {
-    cg_refuse(g, "the host target cannot synchronise a grid (cuda.cg.this_grid()): its blocks do not all run at once");
-    return cg_i64(g, 0);
-}
+/* The grid: a cooperative launch runs all its blocks at once, and a
+ * thread at the grid barrier waits for every block's (the scheduler's). */
+static LLVMValueRef host_grid_group(CodeGen *g) { return cg_i64(g, 0); }
 
-static void host_grid_sync(CodeGen *g, LLVMValueRef group) {}
+static void host_grid_sync(CodeGen *g, LLVMValueRef group) {
+    LLVMBuildFence(g->b, LLVMAtomicOrderingSequentiallyConsistent, false, "");
+    suspend(g, AT_GRID);
+    LLVMBuildFence(g->b, LLVMAtomicOrderingSequentiallyConsistent, false, "");
+}
 
 /* Exact division: what the GPU's approximate forms approximate. */
 static LLVMValueRef host_fast_fdiv(CodeGen *g, FastDiv kind, LLVMValueRef a, LLVMValueRef b) {

@@ -166,7 +166,7 @@ static void test_device(void)
     ASSERT_EQ(0x7fffffff, info.max_grid_dim[0]);
     ASSERT_EQ(48 << 10, info.max_shared_per_block);
     ASSERT_EQ(227 << 10, info.max_shared_per_block_optin);
-    ASSERT(!info.cooperative_launch);
+    ASSERT(info.cooperative_launch);
     ASSERT(info.total_memory > 0);
     const char *threads = getenv("PYKRT_HOST_THREADS");
     ASSERT_EQ(threads ? atoi(threads) : pk_host_workers(), info.sm_count);
@@ -627,12 +627,18 @@ static void test_not_supported(void)
     ASSERT_OK(load_as("hostmod.so", ONE_TARGET, coop, &m));
     ASSERT_OK(pykrt_kernel_get(m, "ids", &k));
     pykrt_array out;
-    ASSERT_OK(device_array(PYKRT_INT32, 8, NULL, &out));
+    ASSERT_OK(device_array(PYKRT_INT32, 8 * 8, NULL, &out));
     pykrt_arg arg = pykrt_arg_array(&out);
-    pykrt_launch_config cfg = {{1, 1, 1}, {1, 1, 1}, 0, NULL};
-    ASSERT_ERR(PYKRT_ERROR_NOT_SUPPORTED, pykrt_launch(k, &cfg, &arg, 1),
-               "pykrt_launch(ids): the host device cannot launch cooperative kernels");
-    ASSERT_ERR(PYKRT_ERROR_NOT_SUPPORTED, pykrt_launch_unchecked(k, &cfg, &arg, 1), "cooperative");
+    /* a cooperative launch runs, each block on a thread of its own, up to
+     * 1024 blocks at once: 2 blocks of 4 threads, 8 values a thread */
+    pykrt_launch_config cfg = {{2, 1, 1}, {4, 1, 1}, 0, NULL};
+    ASSERT_OK(pykrt_launch(k, &cfg, &arg, 1));
+    const int32_t *ids_out = (const int32_t *)(uintptr_t)out.data;
+    ASSERT_EQ(1, ids_out[7 * 8 + 3]); /* thread 7 is in block 1 */
+    ASSERT_EQ(2, ids_out[7 * 8 + 7]);
+    pykrt_launch_config huge = {{1025, 1, 1}, {1, 1, 1}, 0, NULL};
+    ASSERT_ERR(PYKRT_ERROR_CUDA, pykrt_launch_unchecked(k, &huge, &arg, 1),
+               "cuLaunchCooperativeKernel failed: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE");
     ASSERT_OK(pykrt_array_free(t_ctx, &out));
     ASSERT_OK(pykrt_module_unload(m));
     char linked[sizeof kernels_yaml + 128];
