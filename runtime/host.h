@@ -37,6 +37,8 @@ typedef struct pk_host_module {
 typedef struct pk_host_func {
     pk_host_module *module;
     void *(*entry)(void **params);
+    /* ENTRY.block, where the kernel never suspends; else NULL */
+    void (*block)(void **params, pykrt_host_thread *threads, uint32_t count);
     _Atomic unsigned dyn_limit; /* raised by cuFuncSetAttribute */
     struct pk_host_func *next;
 } pk_host_func;

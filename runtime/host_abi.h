@@ -21,6 +21,11 @@
  *       cuLaunchKernel takes them: params[i] points at the i-th value of
  *       the entry's parameter list); NULL when the thread finished, else
  *       the handle of the suspended thread, whose `wait` says why.
+ *   void ENTRY.block(void **params, pykrt_host_thread *threads, uint32_t count);
+ *       for a kernel that never suspends (and only there): runs
+ *       threads[0] to threads[count - 1] to their ends, in order, each
+ *       made the running thread in turn; what one ENTRY call a thread
+ *       does, without a call a thread. Optional.
  *   int pykrt_host_resume(void *handle);    1 finished (handle freed), 0 suspended again
  *   void pykrt_host_destroy(void *handle);  frees a suspended thread
  *

@@ -207,6 +207,16 @@ CUresult pkh_cuModuleGetFunction(CUfunction *func, CUmodule module, const char *
         free(f);
         return CUDA_ERROR_NOT_FOUND;
     }
+    size_t len = strlen(name);
+    char *block = malloc(len + 7);
+    if (!block) {
+        free(f);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(block, name, len);
+    memcpy(block + len, ".block", 7);
+    find_fn(m->lib, block, &f->block); /* optional: NULL where the kernel waits */
+    free(block);
     f->module = m;
     atomic_init(&f->dyn_limit, PK_HOST_SHARED_DEFAULT);
     pthread_mutex_lock(&m->lock);

@@ -279,11 +279,16 @@ static void finished(scratch *s, unsigned i)
     s->block.live[i / 32] &= ~(1u << (i % 32));
 }
 
-/* Starts every thread; returns how many suspended. */
+/* Starts every thread; returns how many suspended. A kernel that never
+ * suspends runs its block in one call of ENTRY.block. */
 static unsigned start_threads(scratch *s, const run *r)
 {
     const pk_host_module *m = r->f->module;
     unsigned pending = 0;
+    if (r->f->block) {
+        r->f->block(r->params, s->threads, r->nthreads);
+        return 0;
+    }
     for (unsigned i = 0; i < r->nthreads; i++) {
         s->threads[i].wait = PYKRT_HOST_RUNNING;
         m->enter(&s->threads[i]);

@@ -44,7 +44,7 @@ static const char *const host_archs[] = {"x86-64", "x86-64-v2", "x86-64-v3", "x8
 
 /* runtime/host_abi.h: the thread's and the block's records. */
 enum {
-    THREAD_IDX = 0, THREAD_LINEAR = 12, THREAD_WAIT = 16, THREAD_BLOCK = 24,
+    THREAD_IDX = 0, THREAD_LINEAR = 12, THREAD_WAIT = 16, THREAD_BLOCK = 24, THREAD_RECORD_SIZE = 32,
     BLOCK_IDX = 0, BLOCK_DIM = 12, GRID_DIM = 24, BLOCK_DYNAMIC_SHARED = 40, BLOCK_SLOTS = 48, BLOCK_LIVE = 56,
     BLOCK_WARP_VOTE = 64, BLOCK_VOTES = 72, BLOCK_RESULTS = 84,
 };
@@ -180,8 +180,10 @@ static LLVMValueRef field_ptr(CodeGen *g, LLVMValueRef record, int offset) {
     return LLVMBuildGEP2(g->b, LLVMInt8TypeInContext(g->ctx), record, &at, 1, "");
 }
 
+/* Not invariant: a block's entry (NAME.block) makes each of its threads
+ * the running one in turn, in one function. */
 static LLVMValueRef thread_record(CodeGen *g) {
-    return invariant_load(g, ptr_type(g->ctx), thread_local_var(g->mod, THREAD_VAR));
+    return LLVMBuildLoad2(g->b, ptr_type(g->ctx), thread_local_var(g->mod, THREAD_VAR), "thread");
 }
 
 static LLVMValueRef thread_field(CodeGen *g, int offset, LLVMTypeRef t) {
@@ -708,6 +710,55 @@ static LLVMValueRef started_handle(Rewrite *r, LLVMValueRef entry) {
     return h;
 }
 
+/* The kernel's arguments, each loaded from params[i] (as cuLaunchKernel
+ * takes them), into args. */
+static void load_arguments(Rewrite *r, LLVMValueRef kernel, LLVMValueRef params, LLVMValueRef *args) {
+    LLVMTypeRef p = ptr_type(r->ctx), i64 = LLVMInt64TypeInContext(r->ctx);
+    for (unsigned i = 0, n = LLVMCountParams(kernel); i < n; i++) {
+        LLVMValueRef at = LLVMConstInt(i64, i, false);
+        LLVMValueRef slot = LLVMBuildLoad2(r->b, p, LLVMBuildGEP2(r->b, p, params, &at, 1, ""), "");
+        args[i] = LLVMBuildLoad2(r->b, LLVMTypeOf(LLVMGetParam(kernel, i)), slot, "");
+    }
+}
+
+/* `void NAME.block(void **params, pykrt_host_thread *threads, uint32_t n)`
+ * for a kernel that never waits: every thread of a block in one loop, each
+ * made the running one in turn, the arguments loaded once. */
+static void add_block_entry(Rewrite *r, LLVMValueRef kernel, const char *name) {
+    LLVMTypeRef p = ptr_type(r->ctx), i32 = LLVMInt32TypeInContext(r->ctx), i64 = LLVMInt64TypeInContext(r->ctx);
+    LLVMTypeRef params[] = {p, p, i32};
+    char *block_name = malloc(strlen(name) + 7);
+    if (!block_name) ice("out of memory");
+    sprintf(block_name, "%s.block", name);
+    LLVMValueRef fn = LLVMAddFunction(r->mod, block_name, LLVMFunctionType(LLVMVoidTypeInContext(r->ctx), params, 3, false));
+    free(block_name);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(r->ctx, fn, "entry");
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(r->ctx, fn, "thread");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(r->ctx, fn, "done");
+    LLVMPositionBuilderAtEnd(r->b, entry);
+    unsigned n = LLVMCountParams(kernel);
+    LLVMValueRef *args = calloc(n ? n : 1, sizeof *args);
+    if (!args) ice("out of memory");
+    load_arguments(r, kernel, LLVMGetParam(fn, 0), args);
+    LLVMValueRef count = LLVMBuildZExt(r->b, LLVMGetParam(fn, 2), i64, "");
+    LLVMBuildCondBr(r->b, LLVMBuildICmp(r->b, LLVMIntEQ, count, LLVMConstInt(i64, 0, false), ""), done, loop);
+    LLVMPositionBuilderAtEnd(r->b, loop);
+    LLVMValueRef i = LLVMBuildPhi(r->b, i64, "i");
+    LLVMValueRef stride = LLVMConstInt(i64, THREAD_RECORD_SIZE, false);
+    LLVMValueRef at = LLVMBuildMul(r->b, i, stride, "");
+    LLVMValueRef record = LLVMBuildGEP2(r->b, LLVMInt8TypeInContext(r->ctx), LLVMGetParam(fn, 1), &at, 1, "");
+    LLVMBuildStore(r->b, record, thread_local_var(r->mod, THREAD_VAR));
+    LLVMBuildCall2(r->b, LLVMGlobalGetValueType(kernel), kernel, args, n, "");
+    LLVMValueRef next = LLVMBuildAdd(r->b, i, LLVMConstInt(i64, 1, false), "");
+    LLVMValueRef zero = LLVMConstInt(i64, 0, false);
+    LLVMAddIncoming(i, &zero, &entry, 1);
+    LLVMAddIncoming(i, &next, &loop, 1);
+    LLVMBuildCondBr(r->b, LLVMBuildICmp(r->b, LLVMIntULT, next, count, ""), loop, done);
+    LLVMPositionBuilderAtEnd(r->b, done);
+    LLVMBuildRetVoid(r->b);
+    free(args);
+}
+
 /* `void *NAME(void **params)`: the launch's parameters, as
  * cuLaunchKernel takes them, into the kernel's (now NAME.thread). */
 static void add_entry(Rewrite *r, LLVMValueRef kernel, bool coroutine) {
@@ -724,14 +775,10 @@ static void add_entry(Rewrite *r, LLVMValueRef kernel, bool coroutine) {
     unsigned n = LLVMCountParams(kernel);
     LLVMValueRef *args = calloc(n ? n : 1, sizeof *args);
     if (!args) ice("out of memory");
-    LLVMTypeRef i64 = LLVMInt64TypeInContext(r->ctx);
-    for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef at = LLVMConstInt(i64, i, false);
-        LLVMValueRef slot = LLVMBuildLoad2(r->b, p, LLVMBuildGEP2(r->b, p, LLVMGetParam(entry, 0), &at, 1, ""), "");
-        args[i] = LLVMBuildLoad2(r->b, LLVMTypeOf(LLVMGetParam(kernel, i)), slot, "");
-    }
+    load_arguments(r, kernel, LLVMGetParam(entry, 0), args);
     LLVMBuildCall2(r->b, LLVMGlobalGetValueType(kernel), kernel, args, n, "");
     LLVMBuildRet(r->b, coroutine ? started_handle(r, entry) : LLVMConstNull(p));
+    if (!coroutine) add_block_entry(r, kernel, name);
     free(args);
     free(thread_name);
     free(name);
