@@ -119,7 +119,7 @@ static bool host_prepare(IrModule *m, Diag *d) {
  * the shared object (host_emit). */
 static bool host_link(IrModule *m, Diag *d) {
     const char *caller = m->cfg->libm ? NULL : libdevice_first_call(m->mod);
-    if (!caller) return true;
+    if (!caller) return hostlib_lower(m->mod, d); /* the NVVM intrinsics of --math=libm's functions */
     char path[4096];
     if (!libdevice_find(m->cfg, caller, path, sizeof path, d)) {
         diag_plain(d, DIAG_NOTE, "or compile with --math=libm: the C library's math, within its own error bounds");
@@ -695,18 +695,24 @@ static void make_coroutine(Rewrite *r, LLVMValueRef fn) {
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(r->ctx, kind, 0));
 }
 
+/* Where thread h finished: its frame freed and `finished` returned; the
+ * builder goes on where it is suspended. */
+static void return_if_done(Rewrite *r, LLVMValueRef fn, LLVMValueRef h, LLVMValueRef finished_value) {
+    LLVMValueRef done = intrinsic(r, "llvm.coro.done", NULL, 0, &h, 1);
+    LLVMBasicBlockRef finished = LLVMAppendBasicBlockInContext(r->ctx, fn, "finished");
+    LLVMBasicBlockRef waiting = LLVMAppendBasicBlockInContext(r->ctx, fn, "waiting");
+    LLVMBuildCondBr(r->b, done, finished, waiting);
+    LLVMPositionBuilderAtEnd(r->b, finished);
+    intrinsic(r, "llvm.coro.destroy", NULL, 0, &h, 1);
+    LLVMBuildRet(r->b, finished_value);
+    LLVMPositionBuilderAtEnd(r->b, waiting);
+}
+
 /* The coroutine's handle once it has run to its first suspension: NULL
  * (the frame freed) where the thread finished. */
 static LLVMValueRef started_handle(Rewrite *r, LLVMValueRef entry) {
     LLVMValueRef h = LLVMBuildLoad2(r->b, ptr_type(r->ctx), thread_local_var(r->mod, HANDLE_VAR), "handle");
-    LLVMValueRef done = intrinsic(r, "llvm.coro.done", NULL, 0, &h, 1);
-    LLVMBasicBlockRef finished = LLVMAppendBasicBlockInContext(r->ctx, entry, "finished");
-    LLVMBasicBlockRef waiting = LLVMAppendBasicBlockInContext(r->ctx, entry, "waiting");
-    LLVMBuildCondBr(r->b, done, finished, waiting);
-    LLVMPositionBuilderAtEnd(r->b, finished);
-    intrinsic(r, "llvm.coro.destroy", NULL, 0, &h, 1);
-    LLVMBuildRet(r->b, LLVMConstNull(ptr_type(r->ctx)));
-    LLVMPositionBuilderAtEnd(r->b, waiting);
+    return_if_done(r, entry, h, LLVMConstNull(ptr_type(r->ctx)));
     return h;
 }
 
@@ -801,14 +807,7 @@ static void add_interface(Rewrite *r) {
     LLVMPositionBuilderAtEnd(r->b, LLVMAppendBasicBlockInContext(r->ctx, resume, "entry"));
     LLVMValueRef h = LLVMGetParam(resume, 0);
     intrinsic(r, "llvm.coro.resume", NULL, 0, &h, 1);
-    LLVMValueRef done = intrinsic(r, "llvm.coro.done", NULL, 0, &h, 1);
-    LLVMBasicBlockRef finished = LLVMAppendBasicBlockInContext(r->ctx, resume, "finished");
-    LLVMBasicBlockRef waiting = LLVMAppendBasicBlockInContext(r->ctx, resume, "waiting");
-    LLVMBuildCondBr(r->b, done, finished, waiting);
-    LLVMPositionBuilderAtEnd(r->b, finished);
-    intrinsic(r, "llvm.coro.destroy", NULL, 0, &h, 1);
-    LLVMBuildRet(r->b, LLVMConstInt(i32, 1, false));
-    LLVMPositionBuilderAtEnd(r->b, waiting);
+    return_if_done(r, resume, h, LLVMConstInt(i32, 1, false));
     LLVMBuildRet(r->b, LLVMConstInt(i32, 0, false));
 
     LLVMValueRef destroy = LLVMAddFunction(r->mod, "pykrt_host_destroy", LLVMFunctionType(v, &p, 1, false));

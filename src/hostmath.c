@@ -55,16 +55,6 @@ static LLVMValueRef find_first_set(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret,
     return as_ret(g, LLVMBuildSelect(g->b, zero, LLVMConstNull(t), one, ""), ret);
 }
 
-/* The high half of the double-width product (arg 1: unsigned). */
-static LLVMValueRef mul_high(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int is_unsigned) {
-    unsigned bits = LLVMGetIntTypeWidth(ret);
-    LLVMTypeRef wide = int_type(g, 2 * bits);
-    LLVMValueRef x = is_unsigned ? LLVMBuildZExt(g->b, a[0], wide, "") : LLVMBuildSExt(g->b, a[0], wide, "");
-    LLVMValueRef y = is_unsigned ? LLVMBuildZExt(g->b, a[1], wide, "") : LLVMBuildSExt(g->b, a[1], wide, "");
-    LLVMValueRef p = LLVMBuildMul(g->b, x, y, "");
-    return LLVMBuildTrunc(g->b, LLVMBuildLShr(g->b, p, LLVMConstInt(wide, bits, false), ""), ret, "");
-}
-
 /* hadd, rhadd (arg bit 0: rounded up) and their unsigned forms (bit 1):
  * (a + b [+ 1]) >> 1 without overflow. */
 static LLVMValueRef halving_add(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int how) {
@@ -74,13 +64,6 @@ static LLVMValueRef halving_add(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, in
     LLVMValueRef y = is_unsigned ? LLVMBuildZExt(g->b, a[1], wide, "") : LLVMBuildSExt(g->b, a[1], wide, "");
     LLVMValueRef s = LLVMBuildAdd(g->b, LLVMBuildAdd(g->b, x, y, ""), LLVMConstInt(wide, how & 1, false), "");
     return LLVMBuildTrunc(g->b, LLVMBuildAShr(g->b, s, LLVMConstInt(wide, 1, false), ""), ret, "");
-}
-
-/* sad, usad: |a - b| + c. */
-static LLVMValueRef abs_diff_add(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int is_unsigned) {
-    LLVMValueRef lt = LLVMBuildICmp(g->b, is_unsigned ? LLVMIntULT : LLVMIntSLT, a[0], a[1], "");
-    LLVMValueRef d = LLVMBuildSelect(g->b, lt, LLVMBuildSub(g->b, a[1], a[0], ""), LLVMBuildSub(g->b, a[0], a[1], ""), "");
-    return LLVMBuildAdd(g->b, d, a[2], "");
 }
 
 /* mul24, umul24: the low 32 bits of the product of the low 24 bits. */
@@ -102,48 +85,10 @@ static LLVMValueRef int_intrinsic(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, 
     return cg_intrinsic(g, names[which], &t, 1, a, 2);
 }
 
-/* byte_perm(x, y, s): PTX's prmt, default mode: byte i of the result is
- * byte s[4i+2:4i] of y:x, or that byte's sign everywhere if s[4i+3]. */
-static LLVMValueRef byte_perm(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
-    LLVMTypeRef i64 = int_type(g, 64);
-    LLVMValueRef both = LLVMBuildOr(g->b, LLVMBuildZExt(g->b, a[0], i64, ""),
-                                    LLVMBuildShl(g->b, LLVMBuildZExt(g->b, a[1], i64, ""), LLVMConstInt(i64, 32, false), ""), "");
-    LLVMValueRef r = LLVMConstNull(ret), sel = a[2];
-    for (int i = 0; i < 4; i++) {
-        LLVMValueRef nib = LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, sel, LLVMConstInt(ret, 4 * i, false), ""),
-                                        LLVMConstInt(ret, 15, false), "");
-        LLVMValueRef at = LLVMBuildMul(g->b, LLVMBuildZExt(g->b, LLVMBuildAnd(g->b, nib, LLVMConstInt(ret, 7, false), ""),
-                                                           i64, ""), LLVMConstInt(i64, 8, false), "");
-        LLVMValueRef b = LLVMBuildTrunc(g->b, LLVMBuildAnd(g->b, LLVMBuildLShr(g->b, both, at, ""), LLVMConstInt(i64, 255, false), ""), ret, "");
-        LLVMValueRef neg = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, b, LLVMConstInt(ret, 128, false), ""),
-                                         LLVMConstNull(ret), "");
-        LLVMValueRef sign = LLVMBuildSelect(g->b, neg, LLVMConstInt(ret, 255, false), LLVMConstNull(ret), "");
-        LLVMValueRef rep = LLVMBuildICmp(g->b, LLVMIntNE, LLVMBuildAnd(g->b, nib, LLVMConstInt(ret, 8, false), ""),
-                                         LLVMConstNull(ret), "");
-        b = LLVMBuildSelect(g->b, rep, sign, b, "");
-        r = LLVMBuildOr(g->b, r, LLVMBuildShl(g->b, b, LLVMConstInt(ret, 8 * i, false), ""), "");
-    }
-    return r;
-}
-
 /* ---- bits, tests and conversions ---------------------------------------------- */
 
 static LLVMValueRef bit_cast(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
     return LLVMBuildBitCast(g->b, a[0], ret, "");
-}
-
-/* double2hiint, double2loint (arg: the half). */
-static LLVMValueRef double_half(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int high) {
-    LLVMTypeRef i64 = int_type(g, 64);
-    LLVMValueRef bits = LLVMBuildBitCast(g->b, a[0], i64, "");
-    if (high) bits = LLVMBuildLShr(g->b, bits, LLVMConstInt(i64, 32, false), "");
-    return LLVMBuildTrunc(g->b, bits, ret, "");
-}
-
-static LLVMValueRef hilo_to_double(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
-    LLVMTypeRef i64 = int_type(g, 64);
-    LLVMValueRef hi = LLVMBuildShl(g->b, LLVMBuildZExt(g->b, a[0], i64, ""), LLVMConstInt(i64, 32, false), "");
-    return LLVMBuildBitCast(g->b, LLVMBuildOr(g->b, hi, LLVMBuildZExt(g->b, a[1], i64, ""), ""), ret, "");
 }
 
 /* isnan, isinf, isfinite (arg 0, 1, 2), signbit (3): 1 or 0. */
@@ -160,47 +105,15 @@ static LLVMValueRef float_test(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int
     return LLVMBuildZExt(g->b, r, ret, "");
 }
 
-/* float to integer, as cvt.{rni,rmi,rpi,rzi} with .sat: rounded (arg:
- * 0 nearest even, 1 down, 2 up, 3 toward zero; +4 unsigned), NaN to 0,
- * out of range to the nearest end. */
-static LLVMValueRef float_to_int(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int how) {
-    static const char *const rounding[] = {"llvm.rint", "llvm.floor", "llvm.ceil", NULL};
-    LLVMValueRef x = rounding[how & 3] ? intrinsic1(g, rounding[how & 3], a[0]) : a[0];
-    LLVMTypeRef types[] = {ret, LLVMTypeOf(x)};
-    return cg_intrinsic(g, how & 4 ? "llvm.fptoui.sat" : "llvm.fptosi.sat", types, 2, &x, 1);
-}
-
-/* Round-to-nearest conversions between numbers (arg 1: from unsigned). */
-static LLVMValueRef convert_nearest(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int from_unsigned) {
-    LLVMTypeKind from = LLVMGetTypeKind(LLVMTypeOf(a[0]));
-    if (from == LLVMIntegerTypeKind)
-        return from_unsigned ? LLVMBuildUIToFP(g->b, a[0], ret, "") : LLVMBuildSIToFP(g->b, a[0], ret, "");
-    return LLVMBuildFPCast(g->b, a[0], ret, "");
-}
-
-/* float2half_rn and half2float: through LLVM's half, as int16 bits. */
-static LLVMValueRef half_bits(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int to_half) {
-    LLVMTypeRef half = LLVMHalfTypeInContext(g->ctx);
-    if (to_half) return LLVMBuildBitCast(g->b, LLVMBuildFPTrunc(g->b, a[0], half, ""), ret, "");
-    return LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, a[0], half, ""), ret, "");
-}
-
 /* ---- floating point ------------------------------------------------------------- */
 
-/* The _rn arithmetic, never fused (arg: add, sub, mul, div, fma, sqrt,
- * reciprocal, reciprocal square root). */
-static LLVMValueRef nearest_arith(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int op) {
-    LLVMValueRef one = LLVMConstReal(ret, 1.0);
-    switch (op) {
-    case 0: return LLVMBuildFAdd(g->b, a[0], a[1], "");
-    case 1: return LLVMBuildFSub(g->b, a[0], a[1], "");
-    case 2: return LLVMBuildFMul(g->b, a[0], a[1], "");
-    case 3: return LLVMBuildFDiv(g->b, a[0], a[1], "");
-    case 4: { LLVMTypeRef t = ret; return cg_intrinsic(g, "llvm.fma", &t, 1, a, 3); }
-    case 5: return intrinsic1(g, "llvm.sqrt", a[0]);
-    case 6: return LLVMBuildFDiv(g->b, one, a[0], "");
-    default: return LLVMBuildFDiv(g->b, one, intrinsic1(g, "llvm.sqrt", a[0]), "");
-    }
+static LLVMValueRef half_to_float(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
+    return LLVMBuildFPExt(g->b, LLVMBuildBitCast(g->b, a[0], LLVMHalfTypeInContext(g->ctx), ""), ret, "");
+}
+
+/* sub.rn: never fused. */
+static LLVMValueRef float_sub(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
+    return LLVMBuildFSub(g->b, a[0], a[1], "");
 }
 
 /* rcbrt: 1 / cbrt(x). */
@@ -209,21 +122,13 @@ static LLVMValueRef reciprocal_cbrt(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret
     return LLVMBuildFDiv(g->b, LLVMConstReal(ret, 1.0), cg_call(g, ret, name, a, 1), "");
 }
 
-/* saturatef: clamped to [0, 1], NaN to 0. */
-static LLVMValueRef saturate(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
-    LLVMTypeRef t = ret;
-    LLVMValueRef lo[] = {a[0], LLVMConstReal(t, 0.0)};
-    LLVMValueRef x = cg_intrinsic(g, "llvm.maxnum", &t, 1, lo, 2);
-    LLVMValueRef hi[] = {x, LLVMConstReal(t, 1.0)};
-    return cg_intrinsic(g, "llvm.minnum", &t, 1, hi, 2);
-}
-
 static LLVMValueRef power_int(CodeGen *g, LLVMValueRef *a, LLVMTypeRef ret, int unused) {
     LLVMTypeRef types[] = {ret, LLVMTypeOf(a[1])};
     return cg_intrinsic(g, "llvm.powi", types, 2, a, 2);
 }
 
-/* libdevice's functions that libm lacks, by libdevice's name. */
+/* libdevice's functions that libm lacks, by libdevice's name, as LLVM's
+ * own operations. */
 static const struct {
     const char *name;
     OwnLowering lower;
@@ -231,40 +136,49 @@ static const struct {
 } own_functions[] = {
     {"popc", bit_count, 0}, {"popcll", bit_count, 0}, {"clz", bit_count, 1}, {"clzll", bit_count, 1},
     {"brev", bit_count, 2}, {"brevll", bit_count, 2}, {"ffs", find_first_set, 0}, {"ffsll", find_first_set, 0},
-    {"mulhi", mul_high, 0}, {"umulhi", mul_high, 1}, {"mul64hi", mul_high, 0}, {"umul64hi", mul_high, 1},
     {"hadd", halving_add, 0}, {"rhadd", halving_add, 1}, {"uhadd", halving_add, 2}, {"urhadd", halving_add, 3},
-    {"sad", abs_diff_add, 0}, {"usad", abs_diff_add, 1}, {"mul24", mul24, 0}, {"umul24", mul24, 1},
+    {"mul24", mul24, 0}, {"umul24", mul24, 1},
     {"min", int_intrinsic, 0}, {"llmin", int_intrinsic, 0}, {"max", int_intrinsic, 1}, {"llmax", int_intrinsic, 1},
     {"umin", int_intrinsic, 2}, {"ullmin", int_intrinsic, 2}, {"umax", int_intrinsic, 3}, {"ullmax", int_intrinsic, 3},
-    {"abs", int_intrinsic, 4}, {"llabs", int_intrinsic, 4}, {"byte_perm", byte_perm, 0},
+    {"abs", int_intrinsic, 4}, {"llabs", int_intrinsic, 4},
     {"float_as_int", bit_cast, 0}, {"int_as_float", bit_cast, 0}, {"double_as_longlong", bit_cast, 0},
-    {"longlong_as_double", bit_cast, 0}, {"double2hiint", double_half, 1}, {"double2loint", double_half, 0},
-    {"hiloint2double", hilo_to_double, 0},
+    {"longlong_as_double", bit_cast, 0},
     {"isnanf", float_test, 0}, {"isnand", float_test, 0}, {"isinff", float_test, 1}, {"isinfd", float_test, 1},
     {"finitef", float_test, 2}, {"isfinited", float_test, 2}, {"signbitf", float_test, 3}, {"signbitd", float_test, 3},
-    {"float2int_rn", float_to_int, 0}, {"float2int_rd", float_to_int, 1}, {"float2int_ru", float_to_int, 2},
-    {"float2int_rz", float_to_int, 3}, {"float2uint_rn", float_to_int, 4}, {"float2uint_rd", float_to_int, 5},
-    {"float2uint_ru", float_to_int, 6}, {"float2uint_rz", float_to_int, 7}, {"float2ll_rn", float_to_int, 0},
-    {"float2ll_rd", float_to_int, 1}, {"float2ll_ru", float_to_int, 2}, {"float2ll_rz", float_to_int, 3},
-    {"float2ull_rn", float_to_int, 4}, {"float2ull_rd", float_to_int, 5}, {"float2ull_ru", float_to_int, 6},
-    {"float2ull_rz", float_to_int, 7}, {"double2int_rn", float_to_int, 0}, {"double2int_rd", float_to_int, 1},
-    {"double2int_ru", float_to_int, 2}, {"double2int_rz", float_to_int, 3}, {"double2uint_rn", float_to_int, 4},
-    {"double2uint_rd", float_to_int, 5}, {"double2uint_ru", float_to_int, 6}, {"double2uint_rz", float_to_int, 7},
-    {"double2ll_rn", float_to_int, 0}, {"double2ll_rd", float_to_int, 1}, {"double2ll_ru", float_to_int, 2},
-    {"double2ll_rz", float_to_int, 3}, {"double2ull_rn", float_to_int, 4}, {"double2ull_rd", float_to_int, 5},
-    {"double2ull_ru", float_to_int, 6}, {"double2ull_rz", float_to_int, 7},
-    {"double2float_rn", convert_nearest, 0}, {"int2float_rn", convert_nearest, 0}, {"int2double_rn", convert_nearest, 0},
-    {"ll2float_rn", convert_nearest, 0}, {"ll2double_rn", convert_nearest, 0}, {"uint2float_rn", convert_nearest, 1},
-    {"uint2double_rn", convert_nearest, 1}, {"ull2float_rn", convert_nearest, 1}, {"ull2double_rn", convert_nearest, 1},
-    {"float2half_rn", half_bits, 1}, {"half2float", half_bits, 0},
-    {"fadd_rn", nearest_arith, 0}, {"dadd_rn", nearest_arith, 0}, {"fsub_rn", nearest_arith, 1},
-    {"fmul_rn", nearest_arith, 2}, {"dmul_rn", nearest_arith, 2}, {"fdiv_rn", nearest_arith, 3},
-    {"ddiv_rn", nearest_arith, 3}, {"fdividef", nearest_arith, 3}, {"fmaf_rn", nearest_arith, 4},
-    {"fma_rn", nearest_arith, 4}, {"fsqrt_rn", nearest_arith, 5}, {"dsqrt_rn", nearest_arith, 5},
-    {"frcp_rn", nearest_arith, 6}, {"drcp_rn", nearest_arith, 6}, {"frsqrt_rn", nearest_arith, 7},
-    {"rsqrt", nearest_arith, 7}, {"rsqrtf", nearest_arith, 7},
-    {"rcbrt", reciprocal_cbrt, 0}, {"rcbrtf", reciprocal_cbrt, 0}, {"saturatef", saturate, 0},
+    {"half2float", half_to_float, 0}, {"fsub_rn", float_sub, 0},
+    {"rcbrt", reciprocal_cbrt, 0}, {"rcbrtf", reciprocal_cbrt, 0},
     {"powi", power_int, 0}, {"powif", power_int, 0},
+};
+
+/* libdevice's functions that are one NVVM intrinsic, which hostlib.c
+ * lowers as the PTX instruction computes (mulhi, prmt, cvt.rni, add.rm
+ * ...), by libdevice's name. */
+static const struct {
+    const char *name, *intrinsic;
+} nvvm_functions[] = {
+    {"mulhi", "llvm.nvvm.mulhi.i"}, {"umulhi", "llvm.nvvm.mulhi.ui"}, {"mul64hi", "llvm.nvvm.mulhi.ll"},
+    {"umul64hi", "llvm.nvvm.mulhi.ull"}, {"sad", "llvm.nvvm.sad.i"}, {"usad", "llvm.nvvm.sad.ui"},
+    {"byte_perm", "llvm.nvvm.prmt"}, {"saturatef", "llvm.nvvm.saturate.f"},
+    {"double2hiint", "llvm.nvvm.d2i.hi"}, {"double2loint", "llvm.nvvm.d2i.lo"},
+    {"hiloint2double", "llvm.nvvm.lohi.i2d"}, {"float2half_rn", "llvm.nvvm.f2h.rn"},
+#define NVVM_ROUNDINGS(lib, nvvm)                                                                              \
+    {lib "_rn", "llvm.nvvm." nvvm ".rn"}, {lib "_rd", "llvm.nvvm." nvvm ".rm"}, {lib "_ru", "llvm.nvvm." nvvm ".rp"}, \
+        {lib "_rz", "llvm.nvvm." nvvm ".rz"}
+    NVVM_ROUNDINGS("float2int", "f2i"), NVVM_ROUNDINGS("float2uint", "f2ui"), NVVM_ROUNDINGS("float2ll", "f2ll"),
+    NVVM_ROUNDINGS("float2ull", "f2ull"), NVVM_ROUNDINGS("double2int", "d2i"), NVVM_ROUNDINGS("double2uint", "d2ui"),
+    NVVM_ROUNDINGS("double2ll", "d2ll"), NVVM_ROUNDINGS("double2ull", "d2ull"),
+    NVVM_ROUNDINGS("double2float", "d2f"), NVVM_ROUNDINGS("int2float", "i2f"), NVVM_ROUNDINGS("uint2float", "ui2f"),
+    NVVM_ROUNDINGS("ll2float", "ll2f"), NVVM_ROUNDINGS("ull2float", "ull2f"), NVVM_ROUNDINGS("ll2double", "ll2d"),
+    NVVM_ROUNDINGS("ull2double", "ull2d"), {"int2double_rn", "llvm.nvvm.i2d.rn"}, {"uint2double_rn", "llvm.nvvm.ui2d.rn"},
+#define NVVM_ARITH(lib, nvvm, type)                                                                             \
+    {lib "_rn", "llvm.nvvm." nvvm ".rn." type}, {lib "_rd", "llvm.nvvm." nvvm ".rm." type},                       \
+        {lib "_ru", "llvm.nvvm." nvvm ".rp." type}, {lib "_rz", "llvm.nvvm." nvvm ".rz." type}
+    NVVM_ARITH("fadd", "add", "f"), NVVM_ARITH("dadd", "add", "d"), NVVM_ARITH("fmul", "mul", "f"),
+    NVVM_ARITH("dmul", "mul", "d"), NVVM_ARITH("fdiv", "div", "f"), NVVM_ARITH("ddiv", "div", "d"),
+    NVVM_ARITH("fmaf", "fma", "f"), NVVM_ARITH("fma", "fma", "d"), NVVM_ARITH("fsqrt", "sqrt", "f"),
+    NVVM_ARITH("dsqrt", "sqrt", "d"), NVVM_ARITH("frcp", "rcp", "f"), NVVM_ARITH("drcp", "rcp", "d"),
+    {"frsqrt_rn", "llvm.nvvm.rsqrt.approx.f"}, {"rsqrtf", "llvm.nvvm.rsqrt.approx.f"},
+    {"rsqrt", "llvm.nvvm.rsqrt.approx.d"}, {"fdividef", "llvm.nvvm.div.approx.f"},
 };
 
 /* libm's functions that Numba's math names and libdevice's share, by
@@ -294,6 +208,8 @@ LLVMValueRef host_math_symbol(CodeGen *g, const char *symbol, LLVMTypeRef ret, L
     const char *name = strncmp(symbol, "fast_", 5) == 0 ? symbol + 5 : symbol;
     for (size_t i = 0; i < sizeof own_functions / sizeof own_functions[0]; i++)
         if (!strcmp(own_functions[i].name, name)) return own_functions[i].lower(g, args, ret, own_functions[i].arg);
+    for (size_t i = 0; i < sizeof nvvm_functions / sizeof nvvm_functions[0]; i++)
+        if (!strcmp(nvvm_functions[i].name, name)) return cg_intrinsic(g, nvvm_functions[i].intrinsic, NULL, 0, args, n);
     if (!in_libm(name)) {
         cg_refuse(g, arena_printf(g->arena, "the host target has no libdevice function __nv_%s", symbol));
         return LLVMGetUndef(ret);
