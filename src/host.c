@@ -490,8 +490,8 @@ static bool is_kernel(LLVMValueRef fn) {
     return LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, KERNEL_ATTR, (unsigned)strlen(KERNEL_ATTR)) != NULL;
 }
 
-/* Whether fn waits or ends its thread, itself or through what it calls
- * (the functions already known to, in `marked`). */
+/* Whether fn waits or ends its thread, itself or through a function it
+ * calls that is marked as waiting already. */
 static bool reaches_marker(LLVMValueRef fn, LLVMModuleRef mod) {
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
