@@ -198,7 +198,15 @@ typedef struct pykrt_event pykrt_event;
  * stream, NULL means the context's default stream. */
 PYKRT_API pykrt_status pykrt_stream_create(pykrt_context *ctx, unsigned flags, pykrt_stream **out);
 
-/* Destroys a stream (its pending work still completes). NULL is a no-op. */
+/* A stream made by other code (CuPy's, PyTorch's, the CUDA runtime's)
+ * on ctx's device, for pykrt's launches and copies: `custream` is its
+ * CUstream, which must belong to ctx's context (the primary context, the
+ * one they share) and outlive the wrapper. pykrt_stream_destroy of the
+ * wrapper leaves the stream itself to its owner. */
+PYKRT_API pykrt_status pykrt_stream_wrap(pykrt_context *ctx, void *custream, pykrt_stream **out);
+
+/* Destroys a stream (its pending work still completes); a wrapped one's
+ * wrapper only. NULL is a no-op. */
 PYKRT_API pykrt_status pykrt_stream_destroy(pykrt_stream *stream);
 
 /* Waits until all work queued on the stream is done. */

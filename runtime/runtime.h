@@ -430,6 +430,7 @@ struct pykrt_stream {
     pk_obj obj;
     pykrt_context *ctx;
     CUstream cu;
+    bool borrowed; /* pykrt_stream_wrap's: its owner destroys it */
 };
 
 struct pykrt_event {

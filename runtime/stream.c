@@ -23,11 +23,34 @@ pykrt_status pykrt_stream_create(pykrt_context *ctx, unsigned flags, pykrt_strea
     if (!s)
         return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_stream_create: out of host memory");
     unsigned cu_flags = flags & PYKRT_STREAM_NON_BLOCKING ? CU_STREAM_NON_BLOCKING : 0;
+    s->borrowed = false;
     CUresult res = pk_drv.cuStreamCreate(&s->cu, cu_flags);
     if (res != CUDA_SUCCESS) {
         pk_obj_release(s, PK_STREAM);
         return pk_cuda_fail(res, "cuStreamCreate", "pykrt_stream_create");
     }
+    s->ctx = ctx;
+    pk_live_add(ctx, PK_LIVE_STREAM);
+    *out = s;
+    return PYKRT_SUCCESS;
+}
+
+pykrt_status pykrt_stream_wrap(pykrt_context *ctx, void *custream, pykrt_stream **out)
+{
+    if (!out)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_stream_wrap: out is NULL");
+    *out = NULL;
+    if (!custream)
+        return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_stream_wrap: custream is NULL (the default stream "
+                       "needs no wrapper: pass NULL where a stream is taken)");
+    pykrt_status st = pk_enter(ctx, "pykrt_stream_wrap");
+    if (st != PYKRT_SUCCESS)
+        return st;
+    pykrt_stream *s = pk_obj_new(PK_STREAM);
+    if (!s)
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_stream_wrap: out of host memory");
+    s->cu = (CUstream)custream;
+    s->borrowed = true;
     s->ctx = ctx;
     pk_live_add(ctx, PK_LIVE_STREAM);
     *out = s;
@@ -41,7 +64,7 @@ pykrt_status pykrt_stream_destroy(pykrt_stream *stream)
     if (!pk_alive(stream, PK_STREAM))
         return pk_dead("pykrt_stream_destroy", PK_STREAM);
     pykrt_status st = pk_enter(stream->ctx, "pykrt_stream_destroy");
-    CUresult res = st == PYKRT_SUCCESS ? pk_drv.cuStreamDestroy(stream->cu) : CUDA_SUCCESS;
+    CUresult res = st == PYKRT_SUCCESS && !stream->borrowed ? pk_drv.cuStreamDestroy(stream->cu) : CUDA_SUCCESS;
     pk_live_sub(stream->ctx, PK_LIVE_STREAM);
     pk_obj_release(stream, PK_STREAM);
     if (st != PYKRT_SUCCESS)

@@ -105,13 +105,24 @@ def context(device=0):
 
 
 class Stream:
-    """A pykrt stream: kernel[grid, block, stream](...) queues on it."""
+    """A pykrt stream: kernel[grid, block, stream](...) queues on it.
+    Stream.wrap(s) takes another library's stream (a CuPy or PyTorch
+    stream, a Numba one, or a CUstream as an int) on the same device."""
 
-    def __init__(self, device=0, non_blocking=False):
+    def __init__(self, device=0, non_blocking=False, _wrap=None):
         self.context = context(device)
         self.handle = ctypes.c_void_p()
+        if _wrap is not None:
+            check(_lib_.pykrt_stream_wrap(self.context.handle, ctypes.c_void_p(_wrap), ctypes.byref(self.handle)))
+            return
         flags = _lib.STREAM_NON_BLOCKING if non_blocking else 0
         check(_lib_.pykrt_stream_create(self.context.handle, flags, ctypes.byref(self.handle)))
+
+    @classmethod
+    def wrap(cls, stream, device=0):
+        """A pykrt.Stream for another library's stream, which stays its
+        owner's: closing the wrapper leaves it be."""
+        return cls(device, _wrap=_custream(stream))
 
     def synchronize(self):
         check(_lib_.pykrt_stream_synchronize(self.handle))
@@ -217,6 +228,23 @@ def _dim3(value, what):
     return _lib.Dim3(*dims)
 
 
+def _custream(stream):
+    """The CUstream of another library's stream: an int, CuPy's `ptr`,
+    PyTorch's `cuda_stream`, Numba's `handle` (a ctypes value)."""
+    if isinstance(stream, numbers.Integral):
+        return int(stream)
+    for attr in ("cuda_stream", "ptr"):
+        value = getattr(stream, attr, None)
+        if isinstance(value, numbers.Integral):
+            return int(value)
+    handle = getattr(stream, "handle", None)
+    value = getattr(handle, "value", handle)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    raise TypeError("pykrt: the stream is a pykrt.Stream, None or 0 (the default stream), a CUstream as an int, "
+                    "or another library's stream (CuPy, PyTorch, Numba), not %s" % type(stream).__name__)
+
+
 class Kernel:
     """A kernel of a module, launched as in Numba:
     kernel[grid, block](*args) or kernel[grid, block, stream, shared_bytes]."""
@@ -235,9 +263,11 @@ class Kernel:
         grid, block = config[0], config[1]
         stream = config[2] if len(config) > 2 else None
         shared = config[3] if len(config) > 3 else 0
-        if stream is not None and stream != 0 and not isinstance(stream, Stream):
-            raise TypeError("pykrt: the stream is a pykrt.Stream (or None / 0 for the default stream)")
-        return _Launch(self, _dim3(grid, "grid"), _dim3(block, "block"), stream or None, shared)
+        if isinstance(stream, numbers.Integral) and stream == 0:
+            stream = None
+        if stream is not None and not isinstance(stream, Stream):
+            stream = Stream.wrap(stream, self.module.context.device)
+        return _Launch(self, _dim3(grid, "grid"), _dim3(block, "block"), stream, shared)
 
     def __call__(self, *args):
         raise TypeError("pykrt: give the launch shape first: %s[grid, block](...)" % self.name)

@@ -107,6 +107,7 @@ PROTOTYPES = {
     "pykrt_context_device": (vp, P(DeviceInfo)),
     "pykrt_context_synchronize": (vp,),
     "pykrt_stream_create": (vp, ctypes.c_uint, P(vp)),
+    "pykrt_stream_wrap": (vp, vp, P(vp)),
     "pykrt_stream_destroy": (vp,),
     "pykrt_stream_synchronize": (vp,),
     "pykrt_stream_handle": (vp, P(vp)),

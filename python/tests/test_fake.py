@@ -134,6 +134,26 @@ class Vadd(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "pykrt.Stream"):
             self.mod.vadd[8, 128, object()]
 
+    def test_other_libraries_streams(self):
+        """A CUstream as an int, CuPy's (ptr), PyTorch's (cuda_stream) and
+        Numba's (handle.value) streams are wrapped, not destroyed."""
+        owner = pykrt.Stream()
+        cu = owner.cuda_stream
+
+        class Like:
+            def __init__(self, **attrs):
+                self.__dict__.update(attrs)
+        for stream in (cu, Like(ptr=cu), Like(cuda_stream=cu), Like(handle=ctypes.c_void_p(cu))):
+            out = np.zeros(self.n, dtype=np.float32)
+            self.mod.vadd[8, 128, stream](self.x, self.y, out)
+            self.assertEqual(last_launch().stream, cu)
+            np.testing.assert_array_equal(out, self.x + self.y)
+        owner.synchronize()
+        wrapped = pykrt.Stream.wrap(cu)
+        wrapped.close()
+        owner.synchronize()  # the owner's stream lives on
+        owner.close()
+
     def test_load_failures_raise_the_runtimes_status(self):
         fixtures = os.path.dirname(VADD)
         for name, status in (("nonexistent.yaml", "PYKRT_ERROR_IO"), ("stale.yaml", "PYKRT_ERROR_STALE")):

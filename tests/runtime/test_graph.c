@@ -33,6 +33,41 @@ static void test_stream_wait_event(void)
     ASSERT_OK(pykrt_event_destroy(e));
 }
 
+/* Another library's stream, wrapped: launches go to it, and the wrapper's
+ * destruction leaves the stream to its owner. */
+static void test_stream_wrap(void)
+{
+    pykrt_stream *owner, *w;
+    void *cu, *back;
+    ASSERT_OK(pykrt_stream_create(t_ctx, 0, &owner));
+    ASSERT_OK(pykrt_stream_handle(owner, &cu));
+    ASSERT_OK(pykrt_stream_wrap(t_ctx, cu, &w));
+    ASSERT_OK(pykrt_stream_handle(w, &back));
+    ASSERT(back == cu);
+    pykrt_module *m;
+    pykrt_kernel *k;
+    ASSERT_OK(pykrt_module_load(t_ctx, t_path("vadd.yaml"), &m));
+    ASSERT_OK(pykrt_kernel_get(m, "vadd", &k));
+    pykrt_array x;
+    int64_t n = 16;
+    ASSERT_OK(pykrt_array_alloc(t_ctx, PYKRT_FLOAT32, 1, &n, &x));
+    pykrt_arg args[3] = {pykrt_arg_array(&x), pykrt_arg_array(&x), pykrt_arg_array(&x)};
+    pykrt_launch_config cfg = {{1, 1, 1}, {16, 1, 1}, 0, w};
+    ASSERT_OK(pykrt_launch(k, &cfg, args, 3));
+    fake_launch last;
+    fake.last_launch(&last);
+    ASSERT(last.stream == cu);
+    fake.fail_next("cuStreamDestroy_v2", CUDA_ERROR_INVALID_HANDLE); /* never called for the wrapper */
+    ASSERT_OK(pykrt_stream_destroy(w));
+    ASSERT_OK(pykrt_stream_synchronize(owner));
+    fake.fail_next("cuStreamDestroy_v2", CUDA_SUCCESS);
+    ASSERT_OK(pykrt_stream_destroy(owner));
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_stream_wrap(t_ctx, NULL, &w), "custream is NULL");
+    ASSERT_ERR(PYKRT_ERROR_INVALID_ARGUMENT, pykrt_stream_wrap(t_ctx, cu, NULL), "out is NULL");
+    ASSERT_OK(pykrt_array_free(t_ctx, &x));
+    ASSERT_OK(pykrt_module_unload(m));
+}
+
 static void test_occupancy(void)
 {
     pykrt_module *m;
@@ -181,7 +216,7 @@ static void test_graph_refuses_debug_kernels(void)
 }
 
 const t_case graph_tests[] = {
-    T(test_stream_wait_event), T(test_occupancy), T(test_graph_replays), T(test_graph_checks),
+    T(test_stream_wait_event), T(test_stream_wrap), T(test_occupancy), T(test_graph_replays), T(test_graph_checks),
     T(test_graph_refuses_debug_kernels),
 };
 const size_t graph_ntests = sizeof graph_tests / sizeof graph_tests[0];
