@@ -38,6 +38,12 @@ TEST_SUITES += test-host
 test-host: $(PYKC) runtime
 	@sh tests/host.sh $(RESULTS) $(abspath $(PYKC)) $(BUILD)/tests/host $(abspath $(RT_SO))
 
+## check-gpu: builds the test kernels and samples (.gpu/kernels) and build/runtime-gpu, and prints the command that checks them on a GPU machine
+check-gpu: $(PYKC) runtime-gpu
+	@rm -rf .gpu/kernels && PYKC=$(PYKC) sh tests/gpu/build-gpu-bundle.sh .gpu/kernels
+	@echo "check-gpu: on the GPU machine, from the repository root, with .gpu/kernels and build/runtime-gpu carried:"
+	@echo "    sh tests/gpu/check-gpu.sh .gpu/kernels && sh runtime/check-gpu.sh build/runtime-gpu"
+
 ## check-numba: builds the conformance bundle (build/conformance) and prints the command that runs it on a GPU machine
 CONFORMANCE_DIR := $(BUILD)/conformance
 CONFORMANCE_ARCH ?= sm_90
