@@ -82,11 +82,22 @@ def vadd_checks(cp, torch, nb):
         mod.vadd[(n + 255) // 256, 256, stream](cx, cy, cout3)
         stream.synchronize()
         check("vadd, CuPy arrays on a pykrt stream", cp.asnumpy(cout3), want)
+        cstream = cp.cuda.Stream(non_blocking=True)
+        with cstream:
+            cx4, cout4 = cp.asarray(x) * 1, cp.zeros(n, cp.float32)  # queued on CuPy's stream
+        mod.vadd[(n + 255) // 256, 256, cstream](cx4, cy, cout4)  # after them, on the same stream
+        cstream.synchronize()
+        check("vadd on a CuPy stream", cp.asnumpy(cout4), want)
     if torch is not None and torch.cuda.is_available():
         tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
         tout = torch.zeros(n, dtype=torch.float32, device="cuda")
         mod.vadd[(n + 255) // 256, 256](tx, ty, tout)
         check("vadd, PyTorch tensors", tout.cpu().numpy(), want)
+        tstream = torch.cuda.Stream()
+        tout2 = torch.zeros(n, dtype=torch.float32, device="cuda")
+        mod.vadd[(n + 255) // 256, 256, tstream](tx, ty, tout2)
+        tstream.synchronize()
+        check("vadd on a PyTorch stream", tout2.cpu().numpy(), want)
     if nb is not None:
         from numba import cuda
         dx, dy, dout = cuda.to_device(x), cuda.to_device(y), cuda.device_array(n, np.float32)
