@@ -190,6 +190,23 @@ void contract_doubled(LLVMModuleRef m);
 void contract_limit(LLVMModuleRef m);
 void contract_fuse(LLVMModuleRef m);
 
+/* host.c and hostthreads.c: the host target's lowering leaves markers
+ * where a thread waits or ends, which host_threads makes coroutine
+ * suspension points before the pipeline; both read the running thread's
+ * record through a thread-local pointer. */
+#define HOST_SUSPEND_MARKER "pykc.host.suspend"
+#define HOST_EXIT_MARKER "pykc.host.exit"
+#define HOST_THREAD_VAR "pykrt.host.thread"
+#define HOST_HANDLE_VAR "pykrt.host.handle"
+#define HOST_KERNEL_ATTR "pykc-host-kernel"
+/* The module's thread-local pointer `name`, made on first use. */
+LLVMValueRef host_thread_local(LLVMModuleRef mod, const char *name);
+void host_string_attr(LLVMValueRef fn, const char *key, const char *value);
+/* LLVM's pass pipeline `passes` over m; false with LLVM's message. */
+bool host_run_passes(IrModule *m, const char *passes, Diag *d);
+/* Kernels and their entries as libpykrt's host device calls them. */
+bool host_threads(IrModule *m, Diag *d);
+
 /* hostlib.c: the NVVM intrinsics that libdevice calls, lowered for the
  * host (after libdevice is linked into m); false with an error naming one
  * it cannot. */
