@@ -124,7 +124,7 @@ elif "$build/pykc" samples/vadd.pyk -o "$t/pykc-vadd/vadd.ptx" > "$log" 2>&1 &&
     expect "vadd_host on pykc's vadd.yaml" 0 "all equal" \
         env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$t/pykc-vadd/vadd.yaml" 5000
     expect "vadd_host without a driver runs on the CPU" 0 "on the CPU, host CPU" \
-        env PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/vadd_host" "$t/pykc-vadd/both.yaml" 300000
+        env $lsan PYKRT_LIBCUDA="$t/empty/libcuda.so.1" "$t/vadd_host" "$t/pykc-vadd/both.yaml" 300000
     expect "vadd_host on the GPU double of a GPU and CPU manifest" 0 "result checked on the CPU, all equal" \
         env PYKRT_LIBCUDA="$fake" "$t/vadd_host" "$t/pykc-vadd/both.yaml" 5000
 else

@@ -183,11 +183,13 @@ static void test_tuple_packing(void)
     pykrt_status unchecked = pykrt_launch_unchecked(k, &one, args, 3);
     fake_launch fu;
     fake.last_launch(&fu);
+    char member_name[32]; /* the module owns the name: kept before it goes */
+    snprintf(member_name, sizeof member_name, "%s", member.name);
     pykrt_module_unload(m);
     ASSERT_EQ(PYKRT_KIND_TUPLE, info.kind);
     ASSERT_EQ(4, info.nmembers);
     ASSERT_EQ(PYKRT_COMPLEX64, member.dtype);
-    ASSERT_STR("t[3]", member.name);
+    ASSERT_STR("t[3]", member_name);
     ASSERT_OK(st);
     ASSERT_OK(unchecked);
     ASSERT_EQ(9, fl.nparams);
