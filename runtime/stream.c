@@ -9,6 +9,21 @@
  */
 #include "runtime.h"
 
+/* A stream object of ctx for the CUstream cu (borrowed: another's), counted
+ * by the context, into *out. */
+static pykrt_status adopt(pykrt_context *ctx, CUstream cu, bool borrowed, pykrt_stream **out, const char *what)
+{
+    pykrt_stream *s = pk_obj_new(PK_STREAM);
+    if (!s)
+        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "%s: out of host memory", what);
+    s->cu = cu;
+    s->borrowed = borrowed;
+    s->ctx = ctx;
+    pk_live_add(ctx, PK_LIVE_STREAM);
+    *out = s;
+    return PYKRT_SUCCESS;
+}
+
 pykrt_status pykrt_stream_create(pykrt_context *ctx, unsigned flags, pykrt_stream **out)
 {
     if (!out)
@@ -19,20 +34,14 @@ pykrt_status pykrt_stream_create(pykrt_context *ctx, unsigned flags, pykrt_strea
     pykrt_status st = pk_enter(ctx, "pykrt_stream_create");
     if (st != PYKRT_SUCCESS)
         return st;
-    pykrt_stream *s = pk_obj_new(PK_STREAM);
-    if (!s)
-        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_stream_create: out of host memory");
-    unsigned cu_flags = flags & PYKRT_STREAM_NON_BLOCKING ? CU_STREAM_NON_BLOCKING : 0;
-    s->borrowed = false;
-    CUresult res = pk_drv.cuStreamCreate(&s->cu, cu_flags);
-    if (res != CUDA_SUCCESS) {
-        pk_obj_release(s, PK_STREAM);
+    CUstream cu;
+    CUresult res = pk_drv.cuStreamCreate(&cu, flags & PYKRT_STREAM_NON_BLOCKING ? CU_STREAM_NON_BLOCKING : 0);
+    if (res != CUDA_SUCCESS)
         return pk_cuda_fail(res, "cuStreamCreate", "pykrt_stream_create");
-    }
-    s->ctx = ctx;
-    pk_live_add(ctx, PK_LIVE_STREAM);
-    *out = s;
-    return PYKRT_SUCCESS;
+    st = adopt(ctx, cu, false, out, "pykrt_stream_create");
+    if (st != PYKRT_SUCCESS)
+        pk_drv.cuStreamDestroy(cu);
+    return st;
 }
 
 pykrt_status pykrt_stream_wrap(pykrt_context *ctx, void *custream, pykrt_stream **out)
@@ -44,17 +53,7 @@ pykrt_status pykrt_stream_wrap(pykrt_context *ctx, void *custream, pykrt_stream 
         return pk_fail(PYKRT_ERROR_INVALID_ARGUMENT, "pykrt_stream_wrap: custream is NULL (the default stream "
                        "needs no wrapper: pass NULL where a stream is taken)");
     pykrt_status st = pk_enter(ctx, "pykrt_stream_wrap");
-    if (st != PYKRT_SUCCESS)
-        return st;
-    pykrt_stream *s = pk_obj_new(PK_STREAM);
-    if (!s)
-        return pk_fail(PYKRT_ERROR_OUT_OF_MEMORY, "pykrt_stream_wrap: out of host memory");
-    s->cu = (CUstream)custream;
-    s->borrowed = true;
-    s->ctx = ctx;
-    pk_live_add(ctx, PK_LIVE_STREAM);
-    *out = s;
-    return PYKRT_SUCCESS;
+    return st != PYKRT_SUCCESS ? st : adopt(ctx, (CUstream)custream, true, out, "pykrt_stream_wrap");
 }
 
 pykrt_status pykrt_stream_destroy(pykrt_stream *stream)

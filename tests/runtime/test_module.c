@@ -232,13 +232,21 @@ static void manifest_with(char *buf, size_t size, const char *targets, const cha
     free(vadd);
 }
 
+/* The fixture's vadd.ptx (malloc'd) and its digest. */
+static char *vadd_ptx(size_t *len, unsigned long long *digest)
+{
+    char *ptx = t_read(t_path("vadd.ptx"), len);
+    *digest = ptx ? (unsigned long long)pk_fnv1a64(ptx, *len) : 0;
+    return ptx;
+}
+
 static void test_arch_variants(void)
 {
     size_t len = 0;
-    char *ptx = t_read(t_path("vadd.ptx"), &len);
+    unsigned long long d;
+    char *ptx = vadd_ptx(&len, &d);
     ASSERT(ptx != NULL);
     char targets[512], text[2048];
-    unsigned long long d = (unsigned long long)pk_fnv1a64(ptx, len);
     snprintf(targets, sizeof targets,
              "  - {arch: sm_75, kind: ptx, file: a.ptx, digest: \"fnv1a64:%016llx\"}\n"
              "  - {arch: sm_90a, kind: ptx, file: b.ptx, digest: \"fnv1a64:%016llx\"}\n",
@@ -272,10 +280,10 @@ static void test_arch_variants(void)
 static void test_host_targets_on_gpu(void)
 {
     size_t len = 0;
-    char *ptx = t_read(t_path("vadd.ptx"), &len);
+    unsigned long long d;
+    char *ptx = vadd_ptx(&len, &d);
     ASSERT(ptx != NULL);
     char targets[512], text[2048];
-    unsigned long long d = (unsigned long long)pk_fnv1a64(ptx, len);
     snprintf(targets, sizeof targets,
              "  - {arch: x86-64-v2, kind: host, file: k.so, digest: \"fnv1a64:%016llx\"}\n"
              "  - {arch: sm_75, kind: ptx, file: a.ptx, digest: \"fnv1a64:%016llx\"}\n", d, d);
