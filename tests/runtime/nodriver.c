@@ -82,19 +82,11 @@ int main(int argc, char **argv)
         return 2;
     }
     want_text = text;
-    void (*tests[])(void) = {test_every_entry_reports, test_host_side_still_works, test_threads_see_it_too};
+    static const t_case tests[] = {T(test_every_entry_reports), T(test_host_side_still_works),
+                                   T(test_threads_see_it_too)};
     int passed = 0, failed = 0;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        t_failed_now = 0;
-        tests[i]();
-        passed += !t_failed_now;
-        failed += t_failed_now;
-    }
-    printf("nodriver %s: %d passed, %d failed\n", mode, passed, failed);
-    FILE *f = fopen(argv[2], "w");
-    if (!f)
-        return 2;
-    fprintf(f, "%d %d\n", passed, failed);
-    fclose(f);
-    return failed != 0;
+    t_run_cases(tests, sizeof tests / sizeof tests[0], &passed, &failed);
+    char program[64];
+    snprintf(program, sizeof program, "nodriver %s", mode);
+    return t_report(program, argv[2], passed, failed);
 }

@@ -135,19 +135,9 @@ int main(int argc, char **argv)
     if (argc != 3)
         return 2;
     fixtures = argv[1];
-    void (*tests[])(void) = {test_arguments, test_shapes, test_lookup_and_errors, test_there_was_no_driver};
+    static const t_case tests[] = {T(test_arguments), T(test_shapes), T(test_lookup_and_errors),
+                                   T(test_there_was_no_driver)};
     int passed = 0, failed = 0;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        t_failed_now = 0;
-        tests[i]();
-        passed += !t_failed_now;
-        failed += t_failed_now;
-    }
-    printf("offline: %d passed, %d failed\n", passed, failed);
-    FILE *f = fopen(argv[2], "w");
-    if (!f)
-        return 2;
-    fprintf(f, "%d %d\n", passed, failed);
-    fclose(f);
-    return failed != 0;
+    t_run_cases(tests, sizeof tests / sizeof tests[0], &passed, &failed);
+    return t_report("offline", argv[2], passed, failed);
 }

@@ -27,6 +27,14 @@ void t_fail(const char *file, int line, const char *fmt, ...) __attribute__((for
 /* Set by rt_fail.c's t_fail; each program clears it before a test. */
 extern int t_failed_now;
 
+/* Runs each case, counting it passed unless it called t_fail; a failed
+ * case is named after its messages. */
+void t_run_cases(const t_case *cases, size_t n, int *passed, int *failed);
+
+/* Prints "PROGRAM: N passed, M failed", writes "N M" to the file `counts`
+ * for run.sh, and returns the program's exit status. */
+int t_report(const char *program, const char *counts, int passed, int failed);
+
 /* Set by the runner for every test. */
 extern const char *t_fixtures;   /* tests/runtime/fixtures */
 extern pykrt_context *t_ctx;     /* device 0, created once */

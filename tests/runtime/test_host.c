@@ -736,33 +736,15 @@ static void test_bad_environment(const char *variable)
     ASSERT_OK(pykrt_context_destroy(ctx));
 }
 
-static int finish(const char *counts, int passed, int failed)
-{
-    printf("host_tests: %d passed, %d failed\n", passed, failed);
-    FILE *f = fopen(counts, "w");
-    if (!f)
-        return 2;
-    fprintf(f, "%d %d\n", passed, failed);
-    fclose(f);
-    return failed != 0;
-}
-
 static int run_all(const char *counts)
 {
     int passed = 0, failed = 0;
-    for (size_t i = 0; i < sizeof host_tests / sizeof host_tests[0]; i++) {
-        t_failed_now = 0;
-        host_tests[i].fn();
-        if (t_failed_now)
-            printf("  in %s\n", host_tests[i].name);
-        passed += !t_failed_now;
-        failed += t_failed_now;
-    }
+    t_run_cases(host_tests, sizeof host_tests / sizeof host_tests[0], &passed, &failed);
     t_failed_now = 0;
     pykrt_status st = pykrt_context_destroy(t_ctx);
     if (st != PYKRT_SUCCESS)
         printf("host_tests: the tests left objects behind: %s\n", pykrt_last_error());
-    return finish(counts, passed + (st == PYKRT_SUCCESS), failed + (st != PYKRT_SUCCESS));
+    return t_report("host_tests", counts, passed + (st == PYKRT_SUCCESS), failed + (st != PYKRT_SUCCESS));
 }
 
 int main(int argc, char **argv)
@@ -777,13 +759,13 @@ int main(int argc, char **argv)
     if (strcmp(mode, "badenv") == 0 || strcmp(mode, "badthreads") == 0) {
         t_failed_now = 0;
         test_bad_environment(strcmp(mode, "badenv") == 0 ? "PYKRT_DEVICE" : "PYKRT_HOST_THREADS");
-        return finish(argv[4], !t_failed_now, t_failed_now);
+        return t_report("host_tests", argv[4], !t_failed_now, t_failed_now);
     }
     pykrt_status st = strcmp(mode, "env") == 0 ? choose_by_env() : choose_by_fallback();
     if (st != PYKRT_SUCCESS) {
         printf("host_tests %s: the host device was not chosen: %s: %s\n", mode, pykrt_status_name(st),
                pykrt_last_error());
-        return finish(argv[4], 0, 1);
+        return t_report("host_tests", argv[4], 0, 1);
     }
     return run_all(argv[4]);
 }
