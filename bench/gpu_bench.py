@@ -68,6 +68,8 @@ import warnings
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "suite"))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "gpu"))
+from foreign_loader import choose  # noqa: E402  (libpykrt's choice of an entry)
 
 IMPLS = ["pykc", "pykc[:]", "checked", "nvcc", "numba"]
 VARIANT_DIR = {"pykc": "pykc-C", "pykc[:]": "pykc-A", "checked": "pykc-checked"}
@@ -759,7 +761,7 @@ def run_problem(dev, bundle, prob, opts, log):
             res["status"][impl] = "unsupported"
             res["detail"][impl] = where
             continue
-        ks = {k["name"]: k for k in manifest["kernels"]}
+        ks = {k["name"]: k for k in manifest["kernels"]}  # which kernels there are; choose picks the entry
         if prob.kernel not in ks:
             res["status"][impl] = "error"
             res["detail"][impl] = f"the manifest has no kernel {prob.kernel}"
@@ -782,8 +784,11 @@ def run_problem(dev, bundle, prob, opts, log):
                 res["detail"][impl] = "the checked build has no checks: rebuild the bundle (pykc --checks=all)"
                 continue
             records[impl] = (ptx, manifest)
-        makers[impl] = (lambda io, ptx=ptx, k=ks[prob.kernel]:
-                        dev.pykc_launcher(ptx, k, prob.grid, prob.block, bind(prob.pyk, io), Fallback(prob, io)))
+        def pykc_maker(io, ptx=ptx, manifest=manifest):
+            args = bind(prob.pyk, io)
+            return dev.pykc_launcher(ptx, choose(manifest, prob.kernel, args), prob.grid, prob.block, args,
+                                     Fallback(prob, io))
+        makers[impl] = pykc_maker
     ptx = bundle.nvcc_ptx(prob.module)
     if ptx is None:
         res["status"]["nvcc"] = "error"
@@ -929,7 +934,7 @@ def launch_overhead(dev, bundle, log):
         log(f"launch overhead: numba-cuda: {e}")
     try:
         m = load_manifest(bundle.path("launch", "empty.yaml"))
-        kern = m["kernels"][0]
+        kern = choose(m, m["kernels"][0]["name"], [x, y, o, n])
         fn = dev._module(bundle.path("launch", m["targets"][0]["file"])).get_function(kern["entry"])
         packed = tuple(pack(kern, [x, y, o, n]))
         out["CuPy RawKernel (pykc's packing)"] = host_us(lambda: fn((1,), (32,), packed))

@@ -29,7 +29,7 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "gpu"))
-from foreign_loader import pack  # noqa: E402
+from foreign_loader import choose, pack  # noqa: E402
 
 BLOCK, TPB, TILE, RADIUS = 256, 16, 32, 3
 BATCH = 10  # launches timed together (median_ms)
@@ -161,11 +161,10 @@ def main():
                                                           "anchors", os.path.join(opts.dir, "anchors.pyk")))
         numba_mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(numba_mod)
-    kernels = {k["name"]: k for k in manifest["kernels"]}
     print(f"{'kernel':<15}{'pykc ms':>10}{'nvcc ms':>10}{'numba ms':>10}{'pykc/nvcc':>11}{'pykc/numba':>12}")
     for name, grid, block, make, rtol in problems():
-        k = kernels[name]
         pargs, _, want = make()
+        k = choose(manifest, name, pargs)
         fn = pykc_mod.get_function(k["entry"])
         packed = tuple(pack(k, pargs))
         t_pykc = measure(name, "pykc", lambda: fn(grid, block, packed), pargs, want, rtol, opts.reps)

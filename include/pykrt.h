@@ -546,6 +546,10 @@ typedef struct pykrt_kernel_info {
     bool cooperative;        /* launched with cuLaunchCooperativeKernel */
     int max_threads;         /* the most threads per block it may be launched with */
     int registers;           /* per thread, as the driver reports */
+    /* Another kernel's copy compiled for C-contiguous arrays (pykc makes
+     * one of a kernel that takes T[:] arrays): launches of that kernel run
+     * it where the arrays are contiguous; the lookups by name skip it. */
+    bool contiguous_copy;
 } pykrt_kernel_info;
 
 /* The kernel's properties. The strings live as long as the module. */

@@ -330,6 +330,24 @@ pykrt_status pk_check_exception(pykrt_kernel *k, CUstream stream, const char *wh
                    thread[5], thread[4], thread[3], *e->message ? ": " : "", e->message);
 }
 
+/* The kernel to run for these arguments: k's copy for contiguous arrays
+ * where every argument of an array parameter that the copy takes
+ * C-contiguous is so, as Numba's dispatcher picks its contiguous
+ * specialisation; else k. */
+static pykrt_kernel *for_layouts(pykrt_kernel *k, const pykrt_arg *args)
+{
+    pykrt_kernel *c = k->contiguous;
+    if (!c)
+        return k;
+    for (size_t i = 0; i < c->desc->nparams; i++) {
+        const pykrt_arg *a = &args[i];
+        if (c->desc->params[i].layout != k->desc->params[i].layout &&
+            (a->kind != PYKRT_KIND_ARRAY || !a->array || !pk_is_contiguous(a->array, PYKRT_LAYOUT_C)))
+            return k;
+    }
+    return c;
+}
+
 /* The checks both entry points make: what the host itself would trip on. */
 static pykrt_status check_call(const pykrt_kernel *k, const pykrt_launch_config *cfg, const pykrt_arg *args,
                                size_t nargs, const char *what)
@@ -357,8 +375,10 @@ pykrt_status pykrt_launch(pykrt_kernel *kernel, const pykrt_launch_config *confi
         return st;
     pk_shape s;
     pk_normalize(config, &s);
-    if (PK_UNLIKELY((st = pk_check_args(kernel->desc, args, nargs, "pykrt_launch")) != PYKRT_SUCCESS) ||
-        PK_UNLIKELY((st = check_config(kernel, config, &s)) != PYKRT_SUCCESS))
+    if (PK_UNLIKELY((st = pk_check_args(kernel->desc, args, nargs, "pykrt_launch")) != PYKRT_SUCCESS))
+        return st;
+    kernel = for_layouts(kernel, args);
+    if (PK_UNLIKELY((st = check_config(kernel, config, &s)) != PYKRT_SUCCESS))
         return st;
     return launch(kernel, config, &s, args, "pykrt_launch");
 }
@@ -371,7 +391,7 @@ pykrt_status pykrt_launch_unchecked(pykrt_kernel *kernel, const pykrt_launch_con
         return st;
     pk_shape s;
     pk_normalize(config, &s);
-    return launch(kernel, config, &s, args, "pykrt_launch_unchecked");
+    return launch(for_layouts(kernel, args), config, &s, args, "pykrt_launch_unchecked");
 }
 
 /* ---- occupancy ---- */

@@ -988,6 +988,7 @@ static pykrt_status read_kernel(reader *r, yaml_node_t *map, const char *where, 
     k->carveout = -1; /* absent: the driver's choice */
     if ((st = get_string(r, map, "name", true, where, &k->name)) != PYKRT_SUCCESS ||
         (st = get_string(r, map, "entry", true, where, &k->entry)) != PYKRT_SUCCESS ||
+        (st = get_string(r, map, "contiguous", false, where, &k->contiguous)) != PYKRT_SUCCESS ||
         (st = read_params(r, map, where, k)) != PYKRT_SUCCESS ||
         (st = read_ptx_params(r, map, where, k)) != PYKRT_SUCCESS ||
         (st = get_int(r, map, "shared_static", false, 0, UINT32_MAX, where, &shared)) != PYKRT_SUCCESS ||
@@ -1034,6 +1035,52 @@ static pykrt_status check_unique(reader *r, yaml_node_t *root)
     return bad(r, n, "manifest.kernels", "two kernels with the entry '%.60s'", dup);
 }
 
+/* Whether c can be a's copy for contiguous arrays: the same source kernel
+ * and parameters but for some layout-A arrays of a, which c takes
+ * C-contiguous. */
+static bool copy_fits(const pk_kernel *a, const pk_kernel *c)
+{
+    if (a == c || strcmp(a->name, c->name) != 0 || a->nparams != c->nparams || a->nptx != c->nptx)
+        return false;
+    for (size_t i = 0; i < a->nparams; i++) {
+        const pk_param *p = &a->params[i], *q = &c->params[i];
+        if (p->kind != q->kind || p->dtype != q->dtype || p->ndim != q->ndim || p->nmembers != q->nmembers ||
+            (p->record && !(q->record && pk_record_same(p->record, q->record, 0))))
+            return false;
+        for (size_t j = 0; j < p->nmembers; j++)
+            if (p->members[j].dtype != q->members[j].dtype)
+                return false;
+        if (p->layout != q->layout && !(p->layout == PYKRT_LAYOUT_A && q->layout == PYKRT_LAYOUT_C))
+            return false;
+    }
+    return true;
+}
+
+/* `contiguous: ENTRY`: the entry of another kernel that is this one's
+ * copy for contiguous arrays, and not a kernel with a copy of its own. */
+static pykrt_status read_copies(reader *r, yaml_node_item_t *items)
+{
+    pk_manifest *m = r->m;
+    for (size_t i = 0; i < m->nkernels; i++) {
+        pk_kernel *k = &m->kernels[i];
+        if (!*k->contiguous)
+            continue;
+        for (size_t j = 0; j < m->nkernels && !k->copy; j++)
+            if (!strcmp(m->kernels[j].entry, k->contiguous))
+                k->copy = &m->kernels[j];
+        char where[64];
+        snprintf(where, sizeof where, "kernels[%zu]", i);
+        yaml_node_t *map = node_at(r, items[i]);
+        if (!k->copy)
+            return bad(r, map, where, "'contiguous' names entry '%.60s', which no kernel has", k->contiguous);
+        if (!copy_fits(k, k->copy) || *k->copy->contiguous)
+            return bad(r, map, where, "'contiguous' names entry '%.60s', which is not kernel '%.60s' with its "
+                       "layout-A arrays C-contiguous", k->contiguous, k->name);
+        ((pk_kernel *)k->copy)->is_copy = true;
+    }
+    return PYKRT_SUCCESS;
+}
+
 static pykrt_status read_kernels(reader *r, yaml_node_t *root)
 {
     yaml_node_item_t *items;
@@ -1049,7 +1096,8 @@ static pykrt_status read_kernels(reader *r, yaml_node_t *root)
             (st = read_kernel(r, map, where, &r->m->kernels[i])) != PYKRT_SUCCESS)
             return st;
     }
-    return check_unique(r, root);
+    st = check_unique(r, root);
+    return st == PYKRT_SUCCESS ? read_copies(r, items) : st;
 }
 
 /* ---- constants ---- */

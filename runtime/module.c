@@ -198,6 +198,14 @@ static pykrt_status setup_kernel(pykrt_module *m, pykrt_kernel *k, const pk_kern
     return PYKRT_SUCCESS;
 }
 
+/* Each kernel's copy for contiguous arrays, as the manifest pairs them. */
+static void pair_contiguous_copies(pykrt_module *m)
+{
+    for (size_t i = 0; i < m->mf->nkernels; i++)
+        if (m->mf->kernels[i].copy)
+            m->kernels[i]->contiguous = m->kernels[m->mf->kernels[i].copy - m->mf->kernels];
+}
+
 static pykrt_status setup_kernels(pykrt_module *m, const char *image, size_t size)
 {
     size_t n = m->mf->nkernels;
@@ -210,6 +218,7 @@ static pykrt_status setup_kernels(pykrt_module *m, const char *image, size_t siz
         if (st != PYKRT_SUCCESS)
             return st;
     }
+    pair_contiguous_copies(m);
     return PYKRT_SUCCESS;
 }
 
@@ -476,7 +485,7 @@ pykrt_status pykrt_kernel_get(pykrt_module *module, const char *name, pykrt_kern
     if (!pk_alive(module, PK_MODULE))
         return pk_dead("pykrt_kernel_get", PK_MODULE);
     for (size_t i = 0; i < module->mf->nkernels; i++)
-        if (strcmp(module->mf->kernels[i].name, name) == 0) {
+        if (strcmp(module->mf->kernels[i].name, name) == 0 && !module->mf->kernels[i].is_copy) {
             *out = module->kernels[i];
             return PYKRT_SUCCESS;
         }
@@ -544,8 +553,8 @@ pykrt_status pykrt_kernel_get_for_args(pykrt_module *module, const char *name, c
     int best = -1;
     size_t found = 0, named = 0;
     for (size_t i = 0; i < mf->nkernels; i++) {
-        if (strcmp(mf->kernels[i].name, name) != 0)
-            continue;
+        if (strcmp(mf->kernels[i].name, name) != 0 || mf->kernels[i].is_copy)
+            continue; /* a copy is launched through its kernel */
         named++;
         int f = fit(&mf->kernels[i], args, nargs);
         if (f > best) {
@@ -563,7 +572,7 @@ pykrt_status pykrt_kernel_get_for_args(pykrt_module *module, const char *name, c
     pk_fail(PYKRT_ERROR_NOT_FOUND, "pykrt_kernel_get_for_args(%s): no kernel '%s' takes these %zu arguments; it has",
             module->name, name, nargs);
     for (size_t i = 0, k = 0; i < mf->nkernels; i++) {
-        if (strcmp(mf->kernels[i].name, name) != 0)
+        if (strcmp(mf->kernels[i].name, name) != 0 || mf->kernels[i].is_copy)
             continue;
         pk_append("%s %s(", k++ ? "," : "", name);
         for (size_t j = 0; j < mf->kernels[i].nparams; j++)
@@ -602,6 +611,7 @@ pykrt_status pykrt_kernel_describe(const pykrt_kernel *kernel, pykrt_kernel_info
     out->cooperative = d->cooperative;
     out->max_threads = kernel->max_threads;
     out->registers = kernel->registers;
+    out->contiguous_copy = d->is_copy;
     return PYKRT_SUCCESS;
 }
 

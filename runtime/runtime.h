@@ -198,6 +198,7 @@ typedef struct pk_ptx_param {
 typedef struct pk_kernel {
     const char *name;
     const char *entry;
+    const char *contiguous; /* "" if none */
     pk_param *params;
     size_t nparams;
     pk_ptx_param *ptx;
@@ -210,6 +211,11 @@ typedef struct pk_kernel {
     bool cooperative;
     bool debug;   /* debug=True */
     bool reports; /* debug=True or checks: a launch reports what a thread raised */
+    /* `contiguous`: its copy compiled for C-contiguous arrays, which a
+     * launch runs where every argument of its layout-A arrays that the copy
+     * takes C-contiguous is so; NULL if none. */
+    const struct pk_kernel *copy;
+    bool is_copy; /* another kernel's copy */
 } pk_kernel;
 
 enum { PK_EXC_RAISE, PK_EXC_BOUNDS, PK_EXC_DIV0 };
@@ -330,6 +336,8 @@ struct pykrt_kernel {
      * value can go ahead without the lock. */
     _Atomic uint32_t dyn_limit;
     int registers;
+    /* The kernel of desc->copy; NULL if none. */
+    pykrt_kernel *contiguous;
     /* Neither the driver nor the PTX could confirm the parameter count
      * (a cubin on a driver without cuFuncGetParamInfo). */
     bool unverified;

@@ -117,6 +117,7 @@ static void describe_kernel(Arena *a, const FuncInfo *f, ManifestKernel *k) {
     /* a specialisation (--sig) has its own entry and its source name */
     k->name = f->generic ? f->generic->def->name : f->def->name;
     k->entry = f->def->name;
+    k->contiguous = f->contiguous ? f->contiguous->def->name : NULL;
     k->param_count = f->param_count;
     k->params = ARENA_ARRAY(a, ManifestParam, f->param_count ? f->param_count : 1);
     int parts = 0;

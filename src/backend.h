@@ -50,8 +50,6 @@ typedef struct CodeGen {
                                   the fast forms of math and division */
     bool ftz;                  /* the floating-point model it is compiled
                                   under, that of the kernels calling it */
-    LLVMMetadataRef rolled;    /* loop metadata that keeps run-time trip
-                                  counts rolled, for the strided copy; or NULL */
     bool failed;
     const Node *at;            /* the statement being built */
     LLVMDIBuilderRef di;       /* -g, --lineinfo or a function's debug=True or

@@ -404,9 +404,9 @@ static LLVMValueRef wrap_index(CodeGen *g, LLVMValueRef i, LLVMValueRef extent) 
 }
 
 /* Whether dimension d of arr steps one item at a time: by its layout, or
- * by a stride known to be the item size (the unit-stride copy of a
- * versioned kernel), so that the address is an item index, as for a
- * contiguous array, and the loop's address arithmetic is the same. */
+ * by a stride the compiler knows to be the item size, so that the address
+ * is an item index, as for a contiguous array, and a loop's address
+ * arithmetic is the same. */
 static bool contiguous_dim(CodeGen *g, const Type *t, LLVMValueRef arr, int d) {
     if ((t->layout == 'C' && d == t->ndim - 1) || (t->layout == 'F' && d == 0)) return true;
     if (d != t->ndim - 1) return false;
@@ -3227,20 +3227,12 @@ static void gen_raise(CodeGen *g, const Node *site) {
     else LLVMBuildRet(g->b, LLVMConstNull(llvm_type(g, g->fn->ret)));
 }
 
-/* Blocks come in bytecode order: a branch back is a loop's. */
-static void mark_back_edge(CodeGen *g, const CfgBlock *blk, LLVMValueRef br) {
-    bool back = false;
-    for (int i = 0; i < 2; i++) back |= blk->succ[i] && blk->succ[i]->index <= blk->index;
-    if (back && g->rolled)
-        LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->ctx, "llvm.loop", 9), LLVMMetadataAsValue(g->ctx, g->rolled));
-}
-
 static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
     LLVMBasicBlockRef to[2] = {blk->succ[0] ? blk->succ[0]->cg : NULL, blk->succ[1] ? blk->succ[1]->cg : NULL};
     switch (blk->term) {
     case TERM_JUMP:
         gen_phi_moves(g, blk);
-        mark_back_edge(g, blk, LLVMBuildBr(g->b, to[0]));
+        LLVMBuildBr(g->b, to[0]);
         return;
     case TERM_BRANCH: {
         if (blk->node->kind == ND_ASSERT && !reports_raises(g->fn)) { /* checked only under debug=True, as in numba-cuda */
@@ -3252,7 +3244,7 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         Node *test = blk->node->kind == ND_ASSERT ? blk->node->cond : blk->node;
         LLVMValueRef c = to_bool(g, gen_expr(g, test), test->ty);
         gen_phi_moves(g, blk);
-        mark_back_edge(g, blk, LLVMBuildCondBr(g->b, c, to[0], to[1]));
+        LLVMBuildCondBr(g->b, c, to[0], to[1]);
         return;
     }
     case TERM_UNROLL_CASE: {
@@ -3266,7 +3258,7 @@ static void gen_terminator(CodeGen *g, const CfgBlock *blk) {
         gen_phi_moves(g, blk);
         bool shared = shares_iterator(blk->node->iter);
         LLVMBasicBlockRef out = shared ? cg_new_block(g, "for.exhausted") : to[1];
-        mark_back_edge(g, blk, LLVMBuildCondBr(g->b, more, to[0], out));
+        LLVMBuildCondBr(g->b, more, to[0], out);
         if (shared) {
             LLVMPositionBuilderAtEnd(g->b, out);
             loop_exhausted(g, blk->node);
@@ -3355,68 +3347,6 @@ static LLVMTypeRef function_type(CodeGen *g, const FuncInfo *f, bool abi) {
     return LLVMFunctionType(ret, params, (unsigned)n, false);
 }
 
-static bool has_loop(const FuncInfo *f) {
-    for (int i = 0; i < f->block_count; i++)
-        for (int k = 0; k < 2; k++)
-            if (f->blocks[i]->succ[k] && f->blocks[i]->succ[k]->index <= f->blocks[i]->index) return true;
-    return false;
-}
-
-/* Whether kernel f takes an array of unknown layout (T[:]) and loops: its
- * entry then tests at launch whether the innermost stride of each such
- * array is its item size, as it mostly is, and runs a copy of the body
- * compiled for that, else the copy for any strides: what numba-cuda's
- * dispatcher gains by compiling a kernel for the layouts it is given. A
- * kernel without a loop makes a few accesses a thread, and the test costs
- * more than the stride multiplies it saves (5% of a float16 axpy on an
- * H100). */
-static bool versioned(const FuncInfo *f) {
-    if (!f->is_kernel || !has_loop(f)) return false;
-    for (int i = 0; i < f->param_count; i++)
-        if (f->params[i]->ty->kind == TY_ARRAY && f->params[i]->ty->layout == 'A') return true;
-    return false;
-}
-
-/* arr with its innermost stride the constant item size. */
-static LLVMValueRef with_unit_stride(CodeGen *g, const Type *t, LLVMValueRef arr) {
-    LLVMValueRef strides = extract(g, arr, 2, "");
-    strides = LLVMBuildInsertValue(g->b, strides, i64c(g, type_size(t->dtype)), (unsigned)t->ndim - 1, "");
-    return LLVMBuildInsertValue(g->b, arr, strides, 2, "");
-}
-
-/* A versioned kernel's entry: its parameters unpacked, then the unit-stride
- * body called with each layout-A array's innermost stride made the item
- * size where all of them are, else the strided body. Both are inlined. */
-static void define_entry(CodeGen *g, FuncInfo *f, bool ftz) {
-    LLVMValueRef entry = f->cg[ftz], body = f->cg_body[ftz], strided = f->cg_strided[ftz];
-    g->fn = f;
-    g->llfn = entry;
-    LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, entry, "entry"));
-    di_function(g, f);
-    LLVMSetCurrentDebugLocation2(g->b, NULL);
-    if (g->di) di_location(g, f->def);
-    LLVMValueRef *args = CG_ARRAY(g, LLVMValueRef, f->param_count);
-    LLVMValueRef contiguous = LLVMConstInt(i1(g), 1, false);
-    unsigned next = 0;
-    for (int i = 0; i < f->param_count; i++) {
-        const Type *t = f->params[i]->ty;
-        args[i] = abi_unpack(g, t, entry, &next);
-        LLVMSetValueName2(args[i], f->params[i]->name, strlen(f->params[i]->name));
-        if (t->kind != TY_ARRAY || t->layout != 'A') continue;
-        LLVMValueRef inner = array_dim(g, args[i], 2, t->ndim - 1);
-        contiguous = LLVMBuildAnd(g->b, contiguous, LLVMBuildICmp(g->b, LLVMIntEQ, inner, i64c(g, type_size(t->dtype)), ""), "");
-    }
-    LLVMBasicBlockRef fast = cg_new_block(g, "contiguous"), any = cg_new_block(g, "strided");
-    LLVMBuildCondBr(g->b, contiguous, fast, any);
-    LLVMTypeRef fty = LLVMGlobalGetValueType(body);
-    LLVMPositionBuilderAtEnd(g->b, fast);
-    LLVMBuildCall2(g->b, fty, body, args, (unsigned)f->param_count, "");
-    LLVMBuildRetVoid(g->b);
-    LLVMPositionBuilderAtEnd(g->b, any);
-    LLVMBuildCall2(g->b, fty, strided, args, (unsigned)f->param_count, "");
-    LLVMBuildRetVoid(g->b);
-}
-
 /* A function's own floating-point model: @cuda.jit(fastmath=True) or
  * --fastmath. */
 static bool fastmath_of(const Unit *u, const FuncInfo *f) { return f->fastmath || u->opts->fastmath; }
@@ -3479,15 +3409,6 @@ static void mark_inlining(CodeGen *g, const FuncInfo *f, LLVMValueRef fn) {
     }
 }
 
-/* A copy of versioned kernel f's body, which its entry inlines. */
-static LLVMValueRef declare_copy(CodeGen *g, FuncInfo *f, bool ftz, const char *name) {
-    LLVMValueRef body = LLVMAddFunction(g->mod, name, function_type(g, f, false));
-    LLVMSetLinkage(body, LLVMInternalLinkage);
-    add_fn_attribute(g, body, "alwaysinline");
-    if (ftz) TARGET(g)->mark_fast_model(body);
-    return body;
-}
-
 /* Declares f's function under model ftz; a device function compiled under
  * both models names its fast copy NAME.ftz (a name no Python name clashes
  * with). */
@@ -3508,37 +3429,16 @@ static void declare_function(CodeGen *g, FuncInfo *f, bool ftz, bool both) {
     mark_inlining(g, f, fn);
     if (ftz) TARGET(g)->mark_fast_model(fn);
     f->cg[ftz] = fn;
-    if (!versioned(f)) return;
-    f->cg_body[ftz] = declare_copy(g, f, ftz, arena_printf(g->arena, "%s.body", name));
-    f->cg_strided[ftz] = declare_copy(g, f, ftz, arena_printf(g->arena, "%s.strided", name));
 }
 
-/* Loop metadata that keeps loops with a run-time trip count rolled: the
- * strided copy of a versioned kernel runs only for arrays that are not
- * contiguous, and unrolled, its registers (the strides) set the register
- * count, and so the occupancy, of the whole kernel. */
-static LLVMMetadataRef rolled_loop_md(CodeGen *g) {
-    const char hint[] = "llvm.loop.unroll.runtime.disable";
-    LLVMMetadataRef self = LLVMTemporaryMDNode(g->ctx, NULL, 0);
-    LLVMMetadataRef ops[] = {self, LLVMMDNodeInContext2(g->ctx, (LLVMMetadataRef[]){LLVMMDStringInContext2(g->ctx, hint, sizeof hint - 1)}, 1)};
-    LLVMMetadataRef md = LLVMMDNodeInContext2(g->ctx, ops, 2);
-    LLVMMetadataReplaceAllUsesWith(self, md);
-    return md;
-}
-
-typedef enum { COPY_ONLY, COPY_UNIT, COPY_STRIDED } BodyCopy;
-
-/* f's body into llfn; entry: llfn is the kernel's entry, taking the ABI's
- * parameters. The unit-stride copy of a versioned kernel knows the
- * innermost stride of its layout-A arrays; the strided one keeps its
- * loops rolled. */
-static void define_copy(CodeGen *g, FuncInfo *f, bool ftz, LLVMValueRef llfn, bool entry, BodyCopy copy) {
+/* f's body under model ftz; a kernel's function takes the ABI's
+ * parameters. */
+static void define_function(CodeGen *g, FuncInfo *f, bool ftz) {
     g->fn = f;
-    g->llfn = llfn;
+    g->llfn = f->cg[ftz];
     g->fastmath = fastmath_of(g->unit, f);
     g->ftz = ftz;
     g->loop_count = 0;
-    g->rolled = copy == COPY_STRIDED ? rolled_loop_md(g) : NULL;
     LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(g->ctx, g->llfn, "entry"));
     di_function(g, f);
     LLVMSetCurrentDebugLocation2(g->b, NULL);
@@ -3546,10 +3446,9 @@ static void define_copy(CodeGen *g, FuncInfo *f, bool ftz, LLVMValueRef llfn, bo
     unsigned next = 0;
     for (int i = 0; i < f->param_count; i++) {
         Sym *p = f->params[i];
-        LLVMValueRef v = entry ? abi_unpack(g, p->ty, g->llfn, &next) : LLVMGetParam(g->llfn, next++);
+        LLVMValueRef v = f->is_kernel ? abi_unpack(g, p->ty, g->llfn, &next) : LLVMGetParam(g->llfn, next++);
         /* a parameter is its first version, never assigned again */
         LLVMSetValueName2(v, p->name, strlen(p->name));
-        if (copy == COPY_UNIT && p->ty->kind == TY_ARRAY && p->ty->layout == 'A') v = with_unit_stride(g, p->ty, v);
         p->cg = v;
         p->cg_is_value = true;
     }
@@ -3560,16 +3459,6 @@ static void define_copy(CodeGen *g, FuncInfo *f, bool ftz, LLVMValueRef llfn, bo
         if (l->is_phi && has_storage(l)) version_slot(g, l);
     }
     gen_body(g, f);
-}
-
-static void define_function(CodeGen *g, FuncInfo *f, bool ftz) {
-    if (!versioned(f)) {
-        define_copy(g, f, ftz, f->cg[ftz], f->is_kernel, COPY_ONLY);
-        return;
-    }
-    define_entry(g, f, ftz);
-    define_copy(g, f, ftz, f->cg_body[ftz], false, COPY_UNIT);
-    define_copy(g, f, ftz, f->cg_strided[ftz], false, COPY_STRIDED);
 }
 
 /* Deletes the insertvalues that extract() left without a use, the last of
@@ -3596,7 +3485,7 @@ static void build_functions(CodeGen *g) {
     unsigned models = kernel_models(u);
     for (int i = 0; i < u->extern_count; i++) u->externs[i]->cg = declare_extern(g, u->externs[i]); /* first: they keep their names */
     for (int i = 0; i < u->func_count; i++)
-        if (u->funcs[i]->is_kernel && emitted(u->funcs[i])) params_fit(g, u->funcs[i]);
+        if (u->funcs[i]->is_kernel && emitted(u->funcs[i]) && !u->funcs[i]->contiguous_of) params_fit(g, u->funcs[i]);
     for (int i = 0; i < u->func_count && !g->failed; i++)
         for (int ftz = 0; ftz < 2; ftz++)
             if (compiled_under(u, u->funcs[i], models, ftz))

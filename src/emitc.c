@@ -3,10 +3,11 @@
  *
  * --emit header writes a header of typed launchers: a `static inline`
  * function per kernel entry (a kernel compiled for several signatures has
- * one per specialisation) whose parameters are C types, array views of one
- * dtype and ndim for array parameters, so that the C compiler checks each
- * launch's arguments; libpykrt still checks what C cannot (layout,
- * shapes). The header holds the interface digest of the kernels it was
+ * one per specialisation; a kernel's copy for contiguous arrays has none,
+ * as libpykrt runs it through the kernel's) whose parameters are C types,
+ * array views of one dtype and ndim for array parameters, so that the C
+ * compiler checks each launch's arguments; libpykrt still checks what C
+ * cannot (layout, shapes). The header holds the interface digest of the kernels it was
  * made from, and its loaders have libpykrt compare it with the module's
  * manifest (pykrt_module_bind), so a header and a module of different
  * sources never launch. --emit c writes the same text followed by the
@@ -555,6 +556,15 @@ static void plan_launchers(Emit *e) {
     }
 }
 
+/* Whether kernel k is the copy of another for contiguous arrays: that
+ * kernel's launcher runs it, as libpykrt picks it for contiguous
+ * arguments. */
+static bool contiguous_copy(const Manifest *m, const ManifestKernel *k) {
+    for (int i = 0; i < m->kernel_count; i++)
+        if (m->kernels[i].contiguous && !strcmp(m->kernels[i].contiguous, k->entry)) return true;
+    return false;
+}
+
 static void emit_launchers(Emit *e) {
     int n = e->m->kernel_count;
     emit_types(e, n);
@@ -562,7 +572,8 @@ static void emit_launchers(Emit *e) {
     emit_loader(e, false);
     emit_loader(e, true);
     emit_unload(e);
-    for (int i = 0; i < n; i++) emit_launcher(e, &e->launchers[i], e->names[i]);
+    for (int i = 0; i < n; i++)
+        if (!contiguous_copy(e->m, &e->m->kernels[i])) emit_launcher(e, &e->launchers[i], e->names[i]);
 }
 
 bool emitc_module(Unit *u, const Manifest *m, const Code *codes, const char *path, Outputs *outs) {

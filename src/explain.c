@@ -61,7 +61,7 @@ void explain_types(const Unit *u, const char *name) {
     bool told = false;
     for (int i = 0; i < u->func_count; i++) {
         const FuncInfo *f = u->funcs[i];
-        if (f->abstract || f->imported || !f->typed || !count_versions(f, name)) continue;
+        if (f->abstract || f->imported || f->contiguous_of || !f->typed || !count_versions(f, name)) continue;
         explain_function(u, f, name);
         told = true;
     }

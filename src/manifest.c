@@ -236,6 +236,7 @@ static void write_kernel(Writer *w, const Manifest *m, const ManifestKernel *k) 
     begin_map(w, false);
     key_str(w, "name", k->name);
     key_str(w, "entry", k->entry);
+    if (k->contiguous) key_str(w, "contiguous", k->contiguous);
     key(w, "params");
     begin_seq(w, false);
     for (int i = 0; i < k->param_count; i++) write_param(w, &k->params[i]);

@@ -1028,15 +1028,15 @@ struct FuncInfo {
     int sig_count;
     bool sigs_from_decorator; /* sigs: @cuda.jit([...]), not --sig */
     Node *sig;               /* a kernel's specialisation: its signature */
+    FuncInfo *contiguous_of; /* a kernel's copy for C-contiguous arrays
+                                (add_contiguous_copy): the kernel */
+    FuncInfo *contiguous;    /* a kernel: that copy, or NULL */
     long shared_static;      /* bytes of static shared arrays */
     bool shared_dynamic;
     struct CfgBlock **blocks; /* ssa.c: the body's blocks, entry first */
     int block_count;
     void *cg[2];             /* codegen's LLVM function under the plain and
                                 the fast floating-point model */
-    void *cg_body[2];        /* a kernel taking arrays of any layout: its
-                                body for unit strides, and for any */
-    void *cg_strided[2];
 };
 
 /* Host code that pykc skipped, as -v lists it: where, and what it was. */
@@ -1385,6 +1385,8 @@ typedef struct ManifestPtxParam {
 
 typedef struct ManifestKernel {
     const char *name, *entry;
+    const char *contiguous;    /* the entry of its copy for C-contiguous
+                                  arrays, or NULL */
     ManifestParam *params;
     int param_count;
     ManifestPtxParam *ptx_params;

@@ -4578,6 +4578,45 @@ static void insert_function(Unit *u, Arena *a, int after, FuncInfo *sp) {
     u->funcs = funcs;
 }
 
+/* "float32, array(float32, 1d, A)": n types in Numba's spelling. */
+static const char *type_list(Sema *s, Type *const *types, int n) {
+    const char *text = "";
+    for (int i = 0; i < n; i++) text = arena_printf(s->arena, "%s%s%s", text, i ? ", " : "", type_name(s->arena, types[i]));
+    return text;
+}
+
+/* The entry of kernel f's copy for the parameter types `types`:
+ * NAME__<the first 8 digits of the digest of their names>, a name that
+ * depends only on the types. */
+static const char *copy_entry_name(Sema *s, const FuncInfo *f, Type *const *types) {
+    const char *text = type_list(s, types, f->param_count);
+    char digest[25];
+    digest_fnv1a64(text, strlen(text), digest);
+    return arena_printf(s->arena, "%s__%.8s", f->def->name, digest + 8);
+}
+
+/* Kernel f's body declared again as kernel `entry`, its parameters typed
+ * `types`; the manifest names it after f. */
+static FuncInfo *copy_kernel(Sema *s, FuncInfo *f, Type *const *types, const char *entry) {
+    FuncInfo *sp = declare_function(s, node_clone(s->arena, f->def));
+    sp->def->name = sp->sym->name = entry;
+    sp->prepared = true; /* its decorators were read on f */
+    sp->generic = f;
+    sp->globals = f->globals;
+    sp->is_kernel = true;
+    copy_decorations(sp, f);
+    sp->ret = &ty_none;
+    for (int i = 0; i < f->param_count; i++) sp->params[i]->ty = types[i];
+    return sp;
+}
+
+/* Where f is in the unit's functions. */
+static int function_index(const Unit *u, const FuncInfo *f) {
+    int at = 0;
+    while (at < u->func_count && u->funcs[at] != f) at++;
+    return at;
+}
+
 /* Kernel f's specialisation for the types of its index-th --sig: a copy
  * typed with them, whose entry is NAME for the first, NAME__<digest of the
  * types> for the others (the manifest's name stays NAME). */
@@ -4605,9 +4644,7 @@ static void specialise_kernel(Sema *s, FuncInfo *f, int index) {
         s->unit->usage_error = !f->sigs_from_decorator;
         return;
     }
-    char text[512] = "";
-    for (int i = 0; i < f->param_count; i++)
-        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? ", " : "", type_name(s->arena, types[i]));
+    const char *text = type_list(s, types, f->param_count);
     for (int k = 0; k < f->spec_count; k++) {
         bool same = true;
         for (int i = 0; i < f->param_count && same; i++) same = type_equal(f->specs[k]->params[i]->ty, types[i]);
@@ -4617,33 +4654,47 @@ static void specialise_kernel(Sema *s, FuncInfo *f, int index) {
             return;
         }
     }
-    char digest[25];
-    digest_fnv1a64(text, strlen(text), digest);
-    FuncInfo *sp = declare_function(s, node_clone(s->arena, f->def));
-    const char *entry = f->spec_count == 0 ? f->def->name : arena_printf(s->arena, "%s__%.8s", f->def->name, digest + 8);
-    Sym *clash = scope_find(s->globals, entry);
-    if (f->spec_count && clash) {
+    const char *entry = f->spec_count == 0 ? f->def->name : copy_entry_name(s, f, types);
+    if (f->spec_count && scope_find(s->globals, entry)) {
         sig_error(s, f, sig->span, "the entry name '%s' for this %s is the name of another function of the module", entry,
                   f->sigs_from_decorator ? "signature" : "--sig");
         return;
     }
-    sp->def->name = sp->sym->name = entry;
-    sp->prepared = true; /* its decorators were read on f */
-    sp->generic = f;
+    FuncInfo *sp = copy_kernel(s, f, types, entry);
     sp->sig = sig;
-    sp->globals = f->globals;
-    sp->is_kernel = true;
-    copy_decorations(sp, f);
-    sp->ret = &ty_none;
-    for (int i = 0; i < f->param_count; i++) sp->params[i]->ty = types[i];
     FuncInfo **specs = ARENA_ARRAY(s->arena, FuncInfo *, f->spec_count + 1);
     if (f->spec_count) memcpy(specs, f->specs, sizeof(FuncInfo *) * (size_t)f->spec_count);
     specs[f->spec_count++] = sp;
     f->specs = specs;
-    Unit *u = s->unit;
-    int at = 0;
-    while (at < u->func_count && u->funcs[at] != f) at++;
-    insert_function(u, s->arena, at + f->spec_count - 1, sp);
+    insert_function(s->unit, s->arena, function_index(s->unit, f) + f->spec_count - 1, sp);
+}
+
+/* Kernel f, typed by its annotations or its one signature, compiled a
+ * second time with each layout-A array parameter C-contiguous, as Numba's
+ * dispatcher compiles a kernel for the contiguous arrays it is mostly
+ * given: its strides are then the item sizes, constants that fold into
+ * every index. libpykrt launches the copy where each of those arguments is
+ * contiguous, the kernel itself where one is not. */
+static void add_contiguous_copy(Sema *s, FuncInfo *f) {
+    if (!f->is_kernel || f->imported || f->abstract || f->generic) return;
+    Type **types = ARENA_ARRAY(s->arena, Type *, f->param_count ? f->param_count : 1);
+    bool any = false;
+    for (int i = 0; i < f->param_count; i++) {
+        Type *t = f->params[i]->ty;
+        if (!t || t->kind == TY_ERROR) return;
+        types[i] = t;
+        if (t->kind != TY_ARRAY || t->layout != 'A' || t->nested) continue;
+        types[i] = ARENA_NEW(s->arena, Type);
+        *types[i] = *t;
+        types[i]->layout = 'C';
+        any = true;
+    }
+    const char *entry = any ? copy_entry_name(s, f, types) : NULL;
+    if (!entry || scope_find(s->globals, entry)) return; /* a function of that name: no copy */
+    FuncInfo *copy = copy_kernel(s, f, types, entry);
+    copy->contiguous_of = f;
+    f->contiguous = copy;
+    insert_function(s->unit, s->arena, function_index(s->unit, f), copy);
 }
 
 /* A kernel given --sig: if it has no types of its own, one specialisation
@@ -4698,6 +4749,7 @@ static void prepare_function(Sema *s, FuncInfo *f) {
         f->abstract = true;
     } else if (!f->sig_count || !apply_signatures(s, f)) {
         type_parameters(s, f);
+        add_contiguous_copy(s, f);
     }
     *s = outer;
 }
@@ -4731,10 +4783,18 @@ bool sema_module(Unit *u) {
         FuncInfo *f = u->funcs[i];
         prepare_function(&s, f);
         int before = u->diag->error_count;
+        if (f->contiguous_of && u->diag->error_count != errors) {
+            f->abstract = true; /* its kernel's errors, said once */
+            f->contiguous_of->contiguous = NULL;
+            continue;
+        }
         type_function(&s, f);
         if (f->sig && u->diag->error_count != before && !u->diag->stop)
             diag_note(u->diag, f->sig->span, "kernel '%s' is typed for this %s", f->generic->def->name,
                       f->generic->sigs_from_decorator ? "signature" : "--sig");
+        if (f->contiguous_of && u->diag->error_count != before && !u->diag->stop)
+            diag_note(u->diag, f->def->span, "kernel '%s' is typed here for C-contiguous arrays too, as Numba's "
+                      "dispatcher types it for contiguous arguments", f->generic->def->name);
         kernels += f->is_kernel && !f->imported;
     }
     if (kernels == 0 && u->diag->error_count == errors)
@@ -4755,7 +4815,8 @@ static int by_name(const void *a, const void *b) {
 void sema_dump_types(FILE *out, const Unit *u) {
     for (int i = 0; i < u->func_count; i++) {
         FuncInfo *f = u->funcs[i];
-        if ((f->generic && !f->is_kernel) || f->abstract || f->imported) continue; /* a kernel's --sig copies: each */
+        /* a kernel's --sig copies: each; its copy for contiguous arrays: none (the kernel as written) */
+        if ((f->generic && !f->is_kernel) || f->abstract || f->imported || f->contiguous_of) continue;
         fprintf(out, "%s -> %s%s\n", f->def->name, type_name(u->arena, f->ret ? f->ret : &ty_none),
                 f->is_kernel ? "" : "  [device]");
         int n = f->local_count + f->param_count;

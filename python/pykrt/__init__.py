@@ -163,6 +163,7 @@ class _Entry:
         info = _lib.KernelInfo()
         check(_lib_.pykrt_kernel_describe(handle, ctypes.byref(info)))
         self.name, self.entry = info.name.decode(), info.entry.decode()
+        self.contiguous_copy = info.contiguous_copy
         self.params = []
         for i in range(info.nparams):
             p = _lib.ParamInfo()
@@ -186,7 +187,8 @@ class Module:
             k = ctypes.c_void_p()
             check(_lib_.pykrt_kernel_at(self.handle, i, ctypes.byref(k)))
             entry = _Entry(k)
-            self._kernels.setdefault(entry.name, []).append(entry)
+            if not entry.contiguous_copy:  # launched through its kernel, where the arrays are contiguous
+                self._kernels.setdefault(entry.name, []).append(entry)
 
     @property
     def kernels(self):

@@ -73,7 +73,7 @@ class KernelInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("entry", ctypes.c_char_p), ("nparams", ctypes.c_size_t),
                 ("nptx_params", ctypes.c_size_t), ("shared_static", ctypes.c_size_t),
                 ("shared_dynamic", ctypes.c_bool), ("cooperative", ctypes.c_bool), ("max_threads", ctypes.c_int),
-                ("registers", ctypes.c_int)]
+                ("registers", ctypes.c_int), ("contiguous_copy", ctypes.c_bool)]
 
 
 class ParamInfo(ctypes.Structure):

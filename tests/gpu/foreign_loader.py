@@ -3,18 +3,17 @@
 
     python3 foreign_loader.py MANIFEST.yaml
 
-Reads only the manifest (and the PTX it names), packs every argument from the
-manifest's ptx_params list, launches each kernel it knows how to feed (vadd:
-three float32 vectors) and checks the result against NumPy and, where
-numba-cuda is installed, against the same .pyk file run by numba-cuda.
-Exits non-zero on any mismatch.
+Reads only the manifest (and the PTX it names), picks the entry for the
+arguments and packs every argument from the manifest's ptx_params list,
+launches each kernel it knows how to feed (vadd: three float32 vectors) and
+checks the result against NumPy and, where numba-cuda is installed, against
+the same .pyk file run by numba-cuda. Exits non-zero on any mismatch.
+`choose` and `pack` are the two steps of any loader (docs/manifest.md).
 """
 import os
 import sys
 
-import cupy as cp
 import numpy as np
-import yaml
 
 if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still names it; NumPy 2.5 removed it
     np.row_stack = np.vstack
@@ -26,6 +25,28 @@ PACK = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
 def flatten(t):
     """A tuple's scalars, nested tuples flattened in order."""
     return [x for e in t for x in flatten(e)] if isinstance(t, tuple) else [t]
+
+
+def c_contiguous(a):
+    """Whether array a is C-contiguous (NumPy's rule)."""
+    return bool(a.flags.c_contiguous)
+
+
+def choose(manifest, name, args):
+    """The item of kernel `name` to launch with args: the kernel (an item of
+    that name that is no other's `contiguous` copy), or its copy for
+    contiguous arrays where every argument of a parameter that the copy
+    takes C-contiguous is so, as libpykrt picks."""
+    items = [k for k in manifest["kernels"] if k["name"] == name]
+    copies = {k["contiguous"] for k in items if k.get("contiguous")}
+    kernel = next(k for k in items if k["entry"] not in copies)
+    copy = next((k for k in items if k["entry"] == kernel.get("contiguous")), None)
+    if copy is None:
+        return kernel
+    for p, q, a in zip(kernel["params"], copy["params"], args):
+        if p.get("layout") != q.get("layout") and not c_contiguous(a):
+            return kernel
+    return copy
 
 
 def pack(kernel, args):
@@ -54,18 +75,19 @@ def pack(kernel, args):
 
 
 def main():
+    import cupy as cp
+    import yaml
     manifest_path = sys.argv[1]
     with open(manifest_path) as f:
         m = yaml.safe_load(f)
     base = os.path.dirname(manifest_path)
     target = m["targets"][0]
     module = cp.RawModule(path=os.path.join(base, target["file"]))
-    kernels = {k["name"]: k for k in m["kernels"]}
-    k = kernels["vadd"]
     n = 1_000_003
     x = cp.arange(n, dtype=cp.float32)
     y = cp.arange(n, dtype=cp.float32) * 2
     out = cp.zeros(n, dtype=cp.float32)
+    k = choose(m, "vadd", [x, y, out])
     fn = module.get_function(k["entry"])
     fn(((n + 255) // 256,), (256,), tuple(pack(k, [x, y, out])))
     cp.cuda.Device().synchronize()

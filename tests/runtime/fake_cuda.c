@@ -1198,14 +1198,19 @@ static void run_vadd(const fake_launch *l)
 
 /* The kernels run_vadd computes: vadd (fixtures/vadd.cu, samples/vadd.pyk)
  * and docs/tutorial.md's add_arrays_cuda, the same addition under the
- * name Numba's tutorial gives it. */
+ * name Numba's tutorial gives it; and pykc's copies of them for contiguous
+ * arrays, NAME__ and 8 hexadecimal digits. */
 static const char *const vadd_names[] = {"vadd", "add_arrays_cuda"};
 
 static bool is_vadd(const char *name)
 {
-    for (size_t i = 0; i < sizeof vadd_names / sizeof vadd_names[0]; i++)
-        if (strcmp(name, vadd_names[i]) == 0)
+    for (size_t i = 0; i < sizeof vadd_names / sizeof vadd_names[0]; i++) {
+        size_t n = strlen(vadd_names[i]);
+        if (strncmp(name, vadd_names[i], n) == 0 &&
+            (!name[n] || (!strncmp(name + n, "__", 2) && strlen(name + n + 2) == 8 &&
+                          strspn(name + n + 2, "0123456789abcdef") == 8)))
             return true;
+    }
     return false;
 }
 

@@ -252,6 +252,21 @@ static const struct {
     {HEAD "kernels:\n  - {name: a, entry: k, params: [], ptx_params: []}\n"
           "  - {name: b, entry: k, params: [], ptx_params: []}\n",
      PYKRT_ERROR_MANIFEST, "two kernels with the entry 'k'"},
+    /* contiguous: names an entry that is this kernel with its layout-A arrays C */
+    {HEAD "kernels:\n  - {name: a, entry: a, contiguous: a_c, params: [], ptx_params: []}\n",
+     PYKRT_ERROR_MANIFEST, "'contiguous' names entry 'a_c', which no kernel has"},
+    {HEAD "kernels:\n  - {name: a, entry: a, contiguous: b, params: [], ptx_params: []}\n"
+          "  - {name: b, entry: b, params: [], ptx_params: []}\n",
+     PYKRT_ERROR_MANIFEST, "'contiguous' names entry 'b', which is not kernel 'a' with its layout-A arrays C"},
+    {HEAD "kernels:\n  - {name: a, entry: a, contiguous: a, params: [], ptx_params: []}\n",
+     PYKRT_ERROR_MANIFEST, "'contiguous' names entry 'a', which is not kernel 'a'"},
+    {HEAD "kernels:\n  - {name: k, entry: k, contiguous: k2, params: [{name: x, kind: array, dtype: float32, ndim: 1, "
+          "layout: C}], ptx_params: [{type: u64, size: 8, align: 8, param: 0, part: data}, {type: u64, size: 8, "
+          "align: 8, param: 0, part: \"shape[0]\"}, {type: u64, size: 8, align: 8, param: 0, part: \"strides[0]\"}]}\n"
+          "  - {name: k, entry: k2, params: [{name: x, kind: array, dtype: float32, ndim: 1, layout: A}], "
+          "ptx_params: [{type: u64, size: 8, align: 8, param: 0, part: data}, {type: u64, size: 8, align: 8, param: 0, "
+          "part: \"shape[0]\"}, {type: u64, size: 8, align: 8, param: 0, part: \"strides[0]\"}]}\n",
+     PYKRT_ERROR_MANIFEST, "'contiguous' names entry 'k2', which is not kernel 'k' with its layout-A arrays C"},
     {HEAD "kernels:\n  - {name: a, entry: a, params: &p [], ptx_params: []}\n"
           "  - {name: b, entry: b, params: *p, ptx_params: []}\n",
      PYKRT_ERROR_MANIFEST, "t.yaml:5:33: YAML anchors and aliases are not supported"},

@@ -51,8 +51,8 @@ static Manifest sample(void) {
         {"sm_90a", "8.0", "cubin", "k.sm_90a.cubin", "fnv1a64:fedcba9876543210", sm90a_resources, 1},
     };
     static ManifestKernel kernels[] = {
-        {"saxpy", "saxpy", saxpy_params, 3, saxpy_ptx, 8, 0, false, {0, 0, 0, 0, false, 0}, 0, false, false, 0},
-        {"scale", "_Z5scale", scale_params, 3, scale_ptx, 8, 4096, true, {256, 2, 0, 64, true, 100}, 32, true, true, CHECK_BOUNDS | CHECK_DIV0},
+        {"saxpy", "saxpy", NULL, saxpy_params, 3, saxpy_ptx, 8, 0, false, {0, 0, 0, 0, false, 0}, 0, false, false, 0},
+        {"scale", "_Z5scale", "_Z5scale__c", scale_params, 3, scale_ptx, 8, 4096, true, {256, 2, 0, 64, true, 100}, 32, true, true, CHECK_BOUNDS | CHECK_DIV0},
     };
     static const long lut_shape[] = {4, 4};
     static ManifestConst consts[] = {{"LUT", "float32", 2, lut_shape, 64}};
@@ -148,6 +148,8 @@ static void check_kernels(yaml_document_t *doc) {
     ASSERT_AT(doc, "kernels/0/ptx_params/0/type", "f32");
     ASSERT_AT(doc, "kernels/0/shared_dynamic", "false");
     ASSERT_AT(doc, "kernels/1/entry", "_Z5scale");
+    ASSERT(at(doc, "kernels/0/contiguous") == NULL); /* no copy for contiguous arrays: no key */
+    ASSERT_AT(doc, "kernels/1/contiguous", "_Z5scale__c");
     ASSERT_AT(doc, "kernels/1/params/0/dtype", "complex64");
     ASSERT_AT(doc, "kernels/1/params/1/name", "on");
     ASSERT(at(doc, "kernels/1/params/1/name")->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
