@@ -431,7 +431,8 @@ class Runner:
                     % (("", "") if s.python == "index" else
                        (" and has setuptools and wheel", " python3-setuptools python3-wheel")))
         if s.python == "index" and not debian_wheels():
-            return "no setuptools and wheel wheels in /usr/share/python-wheels (python3-setuptools-whl python3-wheel-whl)"
+            return ("no setuptools and wheel wheels in /usr/share/python-wheels "
+                    "(python3-setuptools-whl python3-wheel-whl)")
         return None
 
     def python_for(self, mode):
@@ -456,15 +457,11 @@ class Runner:
         os.makedirs(os.path.join(d, "home"))
         os.makedirs(os.path.join(d, "out"))
         farm(work)
-        for name, src in s.files.items():
-            text = file_text(src)
-            if text is None:
-                self.fail("%s: the file %s to save comes from %s, which has no such block" % (s.page, name, src))
-                return None
-            path = os.path.join(work, name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
+        missing = write_files(s.files, work)
+        if missing:
+            self.fail("%s: the file %s to save comes from %s, which has no such block"
+                      % (s.page, missing, s.files[missing]))
+            return None
         if s.python:
             os.makedirs(os.path.join(d, "bin"))
             os.symlink(self.python_for(s.python), os.path.join(d, "bin", "python3"))
@@ -588,6 +585,19 @@ def farm(work):
                             ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "libpykrt.so*"))
         else:
             os.symlink(src, os.path.join(work, name))
+
+
+def write_files(files, work):
+    """Writes FILES into WORK; the name of one whose source is missing."""
+    for name, src in files.items():
+        text = file_text(src)
+        if text is None:
+            return name
+        path = os.path.join(work, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return None
 
 
 def file_text(src):
