@@ -63,6 +63,7 @@ include tests/tests.mk
 -include runtime/runtime.mk
 -include tests/fuzz/fuzz.mk
 include tests/cmake/cmake.mk
+include tests/docs/docs.mk
 
 ## deps: install the Debian packages the build and the tests need
 deps:

@@ -56,8 +56,3 @@ check-numba: $(PYKC)
 check-numba-here:
 	python3 tests/conformance/run.py --numba-compile -q
 	python3 tests/conformance/run.py --simulate -q
-
-## test-docs: docs/language.md's list of names is pykc --list-names'; the man pages render without warnings and list every option of pykc --help; make install puts them and the docs in place
-TEST_SUITES += test-docs
-test-docs: $(PYKC)
-	@sh tests/docs/run.sh $(RESULTS) $(abspath $(PYKC)) $(BUILD)/tests/docs "$(MAKE)"

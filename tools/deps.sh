@@ -14,8 +14,12 @@ if [ -n "$ptxas" ]; then
 else
     echo "deps: no ptxas (PTXAS, \$CUDA_HOME/bin, /usr/local/cuda/bin, PATH): the tests that assemble PTX will be skipped"
 fi
+# pkg-config and the Python packaging ones for the docs' commands (a C
+# program built with pkg-config; the pykrt package installed offline into
+# a virtual environment: tests/docs/commands.py)
 pkgs="llvm-19-dev llvm-19-tools libyaml-dev libzstd-dev zlib1g-dev \
-clang-14 libclang-rt-14-dev make cmake python3 hyperfine"
+clang-14 libclang-rt-14-dev make cmake python3 hyperfine \
+pkg-config python3-venv python3-setuptools python3-wheel python3-wheel-whl"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
