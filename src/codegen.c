@@ -3062,8 +3062,8 @@ static void gen_statement(CodeGen *g, Node *n) {
         else store_target(g, n->lhs, r, n->ty);
         return;
     }
-    case ND_EXPR_STMT:
-        if (n->rhs->kind != ND_STR) gen_expr(g, n->rhs);
+    case ND_EXPR_STMT: /* a docstring, or a name of no value (a module, a type), does nothing */
+        if (n->rhs->kind != ND_STR && (n->rhs->kind == ND_CALL || is_value(n->rhs->ty))) gen_expr(g, n->rhs);
         return;
     case ND_FUNCDEF: store_target(g, n->lhs, make_closure(g, n->lhs->ty, n->captures, NULL), n->lhs->ty); return;
     default: ice("gen_statement: %s", node_kind_name(n->kind));
