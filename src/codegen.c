@@ -3177,22 +3177,53 @@ static void record_exception(CodeGen *g, int code, LLVMValueRef *detail) {
     LLVMPositionBuilderAtEnd(g->b, done);
 }
 
-/* Continues where ok holds; where not, the thread records the failed
- * check of site and ends. The failure is marked unlikely. */
-static void fail_unless(CodeGen *g, const Node *site, LLVMValueRef ok, LLVMValueRef *detail) {
-    LLVMBasicBlockRef fail = cg_new_block(g, "check.fail"), pass = cg_new_block(g, "check.ok");
-    LLVMValueRef br = LLVMBuildCondBr(g->b, ok, pass, fail);
+/* A branch to `likely` where cond holds, marked as all but always taken. */
+static void branch_likely(CodeGen *g, LLVMValueRef cond, LLVMBasicBlockRef likely, LLVMBasicBlockRef unlikely) {
+    LLVMValueRef br = LLVMBuildCondBr(g->b, cond, likely, unlikely);
     LLVMMetadataRef weights[] = {LLVMMDStringInContext2(g->ctx, "branch_weights", 14),
                                  LLVMValueAsMetadata(cg_i32(g, 1 << 20)), LLVMValueAsMetadata(cg_i32(g, 1))};
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(g->ctx, "prof", 4),
                     LLVMMetadataAsValue(g->ctx, LLVMMDNodeInContext2(g->ctx, weights, 3)));
+}
+
+/* Continues where ok holds; where not, the thread records the failed
+ * check of site and ends. The failure is marked unlikely. */
+static void fail_unless(CodeGen *g, const Node *site, LLVMValueRef ok, LLVMValueRef *detail) {
+    LLVMBasicBlockRef fail = cg_new_block(g, "check.fail"), pass = cg_new_block(g, "check.ok");
+    branch_likely(g, ok, pass, fail);
     LLVMPositionBuilderAtEnd(g->b, fail);
     record_exception(g, site->exception, detail);
     end_thread(g);
     LLVMPositionBuilderAtEnd(g->b, pass);
 }
 
-/* A checked subscript: each index within its extent after wraparound. */
+/* Signed index raw of a checked subscript, wrapped around: within
+ * [0, extent) it is itself, after one compare; below 0 it is wrapped on a
+ * colder path, and checked again. So the compare on the index as written
+ * is what later passes see, and fold where a test above decides it (`if
+ * tid >= k: a[tid - k]`); a compare of the wrapped index reaches them as
+ * shifts and masks they cannot reason through. */
+static LLVMValueRef checked_wrap(CodeGen *g, const Node *site, LLVMValueRef raw, LLVMValueRef extent,
+                                 LLVMValueRef *detail) {
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(g->b);
+    LLVMBasicBlockRef wrap = cg_new_block(g, "check.wrap"), done = cg_new_block(g, "check.index");
+    branch_likely(g, LLVMBuildICmp(g->b, LLVMIntULT, raw, extent, ""), done, wrap);
+    LLVMPositionBuilderAtEnd(g->b, wrap);
+    LLVMValueRef wrapped = LLVMBuildAdd(g->b, raw, extent, "");
+    fail_unless(g, site, LLVMBuildICmp(g->b, LLVMIntULT, wrapped, extent, ""), detail);
+    LLVMBasicBlockRef wrapped_at = LLVMGetInsertBlock(g->b);
+    LLVMBuildBr(g->b, done);
+    LLVMPositionBuilderAtEnd(g->b, done);
+    LLVMValueRef i = LLVMBuildPhi(g->b, i64(g), "");
+    LLVMValueRef vals[] = {raw, wrapped};
+    LLVMBasicBlockRef blocks[] = {from, wrapped_at};
+    LLVMAddIncoming(i, vals, blocks, 2);
+    return i;
+}
+
+/* A checked subscript: each index within its extent after wraparound. The
+ * checked index replaces the index, as an item index (uint64) that
+ * element_ptr does not wrap again. */
 static void check_indices(CodeGen *g, const Node *site, const Type *t, LLVMValueRef arr, LLVMValueRef *idx,
                           const Type **idx_ty) {
     if (!site->exception) return;
@@ -3200,9 +3231,11 @@ static void check_indices(CodeGen *g, const Node *site, const Type *t, LLVMValue
         bool is_unsigned = idx_ty[d]->kind == TY_INT && !idx_ty[d]->is_signed;
         LLVMValueRef raw = convert(g, idx[d], idx_ty[d], is_unsigned ? &ty_uint64 : &ty_int64);
         LLVMValueRef extent = array_dim(g, arr, 1, d);
-        LLVMValueRef i = is_unsigned ? raw : wrap_index(g, raw, extent);
         LLVMValueRef detail[] = {raw, i64c(g, d), extent};
-        fail_unless(g, site, LLVMBuildICmp(g->b, LLVMIntULT, i, extent, ""), detail);
+        if (is_unsigned) fail_unless(g, site, LLVMBuildICmp(g->b, LLVMIntULT, raw, extent, ""), detail);
+        else raw = checked_wrap(g, site, raw, extent, detail);
+        idx[d] = raw;
+        idx_ty[d] = &ty_uint64;
     }
 }
 
