@@ -104,17 +104,11 @@ class Bundle:
         for base in (os.path.join(d, c.module), os.path.join(d, f"{c.module}.{c.kernel}")):
             if os.path.exists(base + ".yaml"):
                 m = self.manifest(base + ".yaml")
-                ks = [k for k in m["kernels"] if k["name"] == c.kernel]
-                if len(ks) > 1 and args is not None:
-                    from check_kernels import check_params
-                    for k in ks:
-                        try:
-                            check_params(k, args)
-                            return base + ".yaml", m, k
-                        except RuntimeError:
-                            pass
-                if ks:
-                    return base + ".yaml", m, ks[0]
+                if any(k["name"] == c.kernel for k in m["kernels"]):
+                    from check_kernels import item_for
+                    from foreign_loader import kernels_named
+                    k = item_for(m, c.module, c.kernel, args) if args is not None else kernels_named(m, c.kernel)[0]
+                    return base + ".yaml", m, k
         for base in (os.path.join(d, f"{c.module}.{c.kernel}"), os.path.join(d, c.module)):
             if os.path.exists(base + ".error"):
                 with open(base + ".error") as f:

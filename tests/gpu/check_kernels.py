@@ -2034,7 +2034,8 @@ class Bundle:
                 self.manifests[name] = yaml.safe_load(f)
         return self.manifests[name]
 
-    def function(self, name, kernel):
+    def function(self, name, kernel, args):
+        """The manifest's item of kernel for args, and its CuPy function."""
         m = self.manifest(name)
         if name not in self.modules:
             target = m["targets"][0]
@@ -2043,10 +2044,7 @@ class Bundle:
             coop = any(k.get("cooperative") for k in m["kernels"])
             self.modules[name] = self.cupy().RawModule(path=os.path.join(self.dir, target["file"]),
                                                       enable_cooperative_groups=coop)
-        ks = {k["name"]: k for k in m["kernels"]}
-        if kernel not in ks:
-            raise RuntimeError(f"the manifest of {name} has no kernel {kernel} (it has {', '.join(ks)})")
-        k = ks[kernel]
+        k = item_for(m, name, kernel, args)
         return k, self.modules[name].get_function(k["entry"])
 
     def numba_kernel(self, name, kernel):
@@ -2086,6 +2084,24 @@ def check_record(p, dtype):
     if layout["size"] != dtype.itemsize or fields != have:
         raise RuntimeError(f"parameter {p['name']} has records {fields} of {layout['size']} bytes, "
                            f"the case passes {have} of {dtype.itemsize}")
+
+
+def item_for(manifest, module, kernel, args):
+    """The manifest's item that a loader launches kernel with for args: of
+    its specialisations the first whose parameters take them, then its copy
+    for contiguous arrays where they are (foreign_loader.with_copy)."""
+    from foreign_loader import kernels_named, with_copy
+    ks = kernels_named(manifest, kernel)
+    if not ks:
+        names = ", ".join(sorted({k["name"] for k in manifest["kernels"]}))
+        raise RuntimeError(f"the manifest of {module} has no kernel {kernel} (it has {names})")
+    for k in ks[:-1]:
+        try:
+            check_params(k, args)
+            return with_copy(manifest, k, args)
+        except RuntimeError:
+            pass
+    return with_copy(manifest, ks[-1], args)
 
 
 def check_params(kernel, args):
@@ -2209,10 +2225,8 @@ def to_host_view(a):
 def dry_run(bundle, c, run):
     """No GPU: the case's arguments against pykc's manifest, packed as they
     would be launched (host arrays stand in for device ones)."""
-    kernel = {k["name"]: k for k in bundle.manifest(c.module)["kernels"]}.get(c.kernel)
-    if kernel is None:
-        raise RuntimeError(f"the manifest of {c.module} has no kernel {c.kernel}")
     args = [to_host_view(a)[0] for a in run.args]
+    kernel = item_for(bundle.manifest(c.module), c.module, c.kernel, args)
     check_params(kernel, args)
     packed = pack(kernel, args)
     return f"{len(packed)} PTX parameters packed"
@@ -2235,9 +2249,9 @@ def launch_pykc(bundle, c, run):
     if bundle.host:
         return launch_pykc_host(bundle, c, run)
     cp = bundle.cupy()
-    kernel, fn = bundle.function(c.module, c.kernel)
     pairs = [to_device(cp, a) for a in run.args]
     dargs = [p[0] for p in pairs]
+    kernel, fn = bundle.function(c.module, c.kernel, dargs)
     check_params(kernel, dargs)
     fn(run.grid, run.block, tuple(pack(kernel, dargs)), shared_mem=run.shared)
     cp.cuda.Device().synchronize()

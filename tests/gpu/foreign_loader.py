@@ -32,21 +32,30 @@ def c_contiguous(a):
     return bool(a.flags.c_contiguous)
 
 
-def choose(manifest, name, args):
-    """The item of kernel `name` to launch with args: the kernel (an item of
-    that name that is no other's `contiguous` copy), or its copy for
-    contiguous arrays where every argument of a parameter that the copy
-    takes C-contiguous is so, as libpykrt picks."""
+def kernels_named(manifest, name):
+    """The items of kernel `name` a loader chooses among: one, or one per
+    specialisation (--sig), never another's `contiguous` copy."""
     items = [k for k in manifest["kernels"] if k["name"] == name]
     copies = {k["contiguous"] for k in items if k.get("contiguous")}
-    kernel = next(k for k in items if k["entry"] not in copies)
-    copy = next((k for k in items if k["entry"] == kernel.get("contiguous")), None)
+    return [k for k in items if k["entry"] not in copies]
+
+
+def with_copy(manifest, kernel, args):
+    """kernel, or its copy for contiguous arrays where every argument of a
+    parameter that the copy takes C-contiguous is so, as libpykrt picks."""
+    copy = next((k for k in manifest["kernels"] if k["entry"] == kernel.get("contiguous")), None)
     if copy is None:
         return kernel
     for p, q, a in zip(kernel["params"], copy["params"], args):
         if p.get("layout") != q.get("layout") and not c_contiguous(a):
             return kernel
     return copy
+
+
+def choose(manifest, name, args):
+    """The item of kernel `name` to launch with args, for a kernel of one
+    signature."""
+    return with_copy(manifest, kernels_named(manifest, name)[0], args)
 
 
 def pack(kernel, args):
