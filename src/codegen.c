@@ -3210,7 +3210,10 @@ static LLVMValueRef checked_wrap(CodeGen *g, const Node *site, LLVMValueRef raw,
     branch_likely(g, LLVMBuildICmp(g->b, LLVMIntULT, raw, extent, ""), done, wrap);
     LLVMPositionBuilderAtEnd(g->b, wrap);
     LLVMValueRef wrapped = LLVMBuildAdd(g->b, raw, extent, "");
-    fail_unless(g, site, LLVMBuildICmp(g->b, LLVMIntULT, wrapped, extent, ""), detail);
+    /* raw < 0 is implied, and said: where raw is known not to be (a
+     * cuda.grid index), this path is the failure alone */
+    LLVMValueRef negative = LLVMBuildICmp(g->b, LLVMIntSLT, raw, i64c(g, 0), "");
+    fail_unless(g, site, LLVMBuildAnd(g->b, negative, LLVMBuildICmp(g->b, LLVMIntULT, wrapped, extent, ""), ""), detail);
     LLVMBasicBlockRef wrapped_at = LLVMGetInsertBlock(g->b);
     LLVMBuildBr(g->b, done);
     LLVMPositionBuilderAtEnd(g->b, done);
