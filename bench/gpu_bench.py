@@ -75,6 +75,7 @@ IMPLS = ["pykc", "pykc[:]", "checked", "nvcc", "numba"]
 VARIANT_DIR = {"pykc": "pykc-C", "pykc[:]": "pykc-A", "checked": "pykc-checked"}
 PYKC_IMPLS = tuple(VARIANT_DIR)
 CHECKED_TARGET = 1.3  # checked/unchecked on the bandwidth-bound kernels, at most
+LAUNCH_TARGET_US = 0.2  # pykrt_launch over cuLaunchKernel, at most
 TARGET_BATCH_MS = 3.0  # a batch lasts about this long (at most MAX_BATCH launches)
 MAX_BATCH = 10
 
@@ -893,9 +894,10 @@ def launch_overhead(dev, bundle, log):
             out["bench_launch_output"] = p.stdout + p.stderr
             for line in p.stdout.splitlines():
                 m = re.match(r"\s+(raw cuLaunchKernel|pykrt_launch_unchecked|pykrt_launch \(checked\))\s+"
-                             r"([0-9.]+) us/launch\s+\(best round ([0-9.]+)\)", line)
+                             r"([0-9.]+) us/launch\s+\(mean ([0-9.]+), best round ([0-9.]+)\)", line)
                 if m:
-                    out[m.group(1)] = {"mean_us": float(m.group(2)), "best_us": float(m.group(3))}
+                    out[m.group(1)] = {"median_us": float(m.group(2)), "mean_us": float(m.group(3)),
+                                       "best_us": float(m.group(4))}
         except (OSError, subprocess.SubprocessError) as e:
             out["bench_launch_output"] = f"bench_launch failed: {e}"
     elif not dev.mock:
@@ -917,7 +919,7 @@ def launch_overhead(dev, bundle, log):
                 launch()
             per.append((time.perf_counter() - t0) * 1e6 / size)
             dev.sync()
-        return {"mean_us": statistics.mean(per), "best_us": min(per)}
+        return {"median_us": statistics.median(per), "mean_us": statistics.mean(per), "best_us": min(per)}
 
     try:
         from numba import cuda
@@ -1136,11 +1138,18 @@ def write_report(results_dir, data, chart_ok):
           "in pykc's ABI), one block of 32 threads; bench_launch: 2000 rounds of 256, the methods interleaved; "
           "the others: 40 rounds of 256.")
         w("")
-        w("| method | us a launch | best round |")
-        w("| --- | ---: | ---: |")
+        w("| method | us a launch (median round) | mean | best round |")
+        w("| --- | ---: | ---: | ---: |")
         for k, v in lo.items():
             if isinstance(v, dict):
-                w(f"| {k} | {v['mean_us']:.3f} | {v['best_us']:.3f} |")
+                w(f"| {k} | {v['median_us']:.3f} | {v['mean_us']:.3f} | {v['best_us']:.3f} |")
+        raw = lo.get("raw cuLaunchKernel")
+        over = [(k, lo[k]["median_us"] - raw["median_us"]) for k in ("pykrt_launch_unchecked", "pykrt_launch (checked)")
+                if raw and isinstance(lo.get(k), dict)]
+        if over:
+            w("")
+            w("Over raw cuLaunchKernel, median against median: " + ", ".join(f"{k} {d:+.3f} us" for k, d in over) +
+              f" (target: checked at most +{LAUNCH_TARGET_US} us).")
     ct = data.get("compile")
     if ct:
         w("")

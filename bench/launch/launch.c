@@ -9,8 +9,10 @@
  * and pykrt_launch. It times the host side of each launch call: rounds of
  * BATCH launches, the three methods interleaved round by round so drift
  * hits all alike, the queue drained (untimed) after each round so the
- * driver never blocks on a full queue. Prints microseconds per launch, the
- * mean and the best round, and each pykrt method's excess over the raw one.
+ * driver never blocks on a full queue. Prints microseconds per launch: the
+ * median round (the figure, as robust to the host's hiccups as the
+ * kernels' medians are), the mean and the best round, and each pykrt
+ * method's excess over the raw one, median against median.
  * Exit status 2 when there is no GPU or driver.
  */
 #define _GNU_SOURCE
@@ -95,35 +97,66 @@ static int setup(bench *b, pykrt_context *ctx, const char *manifest, pykrt_modul
     return 0;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of n round times, sorting them. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void report(double *per_round[METHODS], int rounds, int size)
+{
+    double med[METHODS], mean[METHODS], best[METHODS];
+    for (int m = 0; m < METHODS; m++) {
+        double total = 0;
+        for (int r = 0; r < rounds; r++)
+            total += per_round[m][r];
+        mean[m] = total / rounds / size;
+        med[m] = median(per_round[m], rounds) / size;
+        best[m] = per_round[m][0] / size; /* sorted by median() */
+    }
+    printf("%d rounds of %d launches, methods interleaved; host time per launch call (median round):\n", rounds,
+           size);
+    for (int m = 0; m < METHODS; m++) {
+        printf("  %-24s %7.3f us/launch  (mean %.3f, best round %.3f)", names[m], med[m], mean[m], best[m]);
+        if (m != RAW)
+            printf("  %+.3f us over raw", med[m] - med[RAW]);
+        printf("\n");
+    }
+}
+
 static int measure(bench *b, pykrt_context *ctx, int rounds, int size, int64_t n)
 {
-    double total[METHODS] = {0}, best[METHODS];
+    double *per_round[METHODS];
     b->params[9] = &n; /* the raw launches' int64 argument */
     for (int m = 0; m < METHODS; m++)
-        best[m] = 1e30;
-    for (int r = -1; r < rounds; r++) { /* round -1 warms up */
-        for (int m = 0; m < METHODS; m++) {
+        if (!(per_round[m] = malloc((size_t)rounds * sizeof(double)))) {
+            fprintf(stderr, "bench_launch: out of memory\n");
+            return 1;
+        }
+    int rc = 0;
+    for (int r = -1; r < rounds && !rc; r++) { /* round -1 warms up */
+        for (int m = 0; m < METHODS && !rc; m++) {
             double us = batch(b, m, size);
             if (us < 0 || pykrt_context_synchronize(ctx) != PYKRT_SUCCESS) {
                 fprintf(stderr, "bench_launch: %s failed: %s\n", names[m], pykrt_last_error());
-                return 1;
-            }
-            if (r >= 0) {
-                total[m] += us;
-                best[m] = us < best[m] ? us : best[m];
+                rc = 1;
+            } else if (r >= 0) {
+                per_round[m][r] = us;
             }
         }
     }
-    double launches = (double)rounds * size, raw = total[RAW] / launches;
-    printf("%d rounds of %d launches, methods interleaved; host time per launch call:\n", rounds, size);
-    for (int m = 0; m < METHODS; m++) {
-        double mean = total[m] / launches;
-        printf("  %-24s %7.3f us/launch  (best round %.3f)", names[m], mean, best[m] / size);
-        if (m != RAW)
-            printf("  %+.3f us over raw", mean - raw);
-        printf("\n");
-    }
-    return 0;
+    if (!rc)
+        report(per_round, rounds, size);
+    for (int m = 0; m < METHODS; m++)
+        free(per_round[m]);
+    return rc;
 }
 
 int main(int argc, char **argv)
