@@ -76,6 +76,8 @@ VARIANT_DIR = {"pykc": "pykc-C", "pykc[:]": "pykc-A", "checked": "pykc-checked"}
 PYKC_IMPLS = tuple(VARIANT_DIR)
 CHECKED_TARGET = 1.3  # checked/unchecked on the bandwidth-bound kernels, at most
 LAUNCH_TARGET_US = 0.2  # pykrt_launch over cuLaunchKernel, at most
+PEER_TARGET = 1.02  # pykc over the faster of nvcc and numba-cuda, each kernel, at most
+PEER_GEOMEAN_TARGET = 0.97  # and their geometric mean
 TARGET_BATCH_MS = 3.0  # a batch lasts about this long (at most MAX_BATCH launches)
 MAX_BATCH = 10
 
@@ -1056,7 +1058,7 @@ def versions():
     return out
 
 
-def write_report(results_dir, data, chart_ok):
+def write_report(results_dir, data, chart):
     env, bundle = data["env"], data["bundle"]
     cases = data["cases"]
     lines = []
@@ -1105,6 +1107,15 @@ def write_report(results_dir, data, chart_ok):
     slow = [(r["kernel"], x) for r, x in zip(cases, r_layout) if x and x > 1.02]
     w(f"`[:]` within 2% of `[::1]`: {len([x for x in r_layout if x]) - len(slow)} of {len([x for x in r_layout if x])} "
       f"kernels" + (": not " + ", ".join(f"{k} ({x:.3f})" for k, x in slow) if slow else "") + ".")
+    peer = [max(x for x in (a, b) if x) if a or b else None for a, b in zip(r_nvcc, r_numba)]
+    g_peer = geomean(peer)
+    data["geomeans"]["pykc/faster peer"] = g_peer
+    over = [(r["kernel"], x) for r, x in zip(cases, peer) if x and x > PEER_TARGET]
+    w("")
+    w(f"Over the faster of nvcc and numba-cuda, kernel by kernel: geometric mean {fmt(g_peer)} (target at most "
+      f"{PEER_GEOMEAN_TARGET}); at most {PEER_TARGET}: {len([x for x in peer if x]) - len(over)} of "
+      f"{len([x for x in peer if x])} kernels" + (": not " + ", ".join(f"{k} ({x:.3f})" for k, x in over) if over
+                                                  else "") + ".")
     short = [r["kernel"] for r in cases if r.get("ms") and min(r["ms"].values()) < 0.1]
     if short:
         w("")
@@ -1123,8 +1134,8 @@ def write_report(results_dir, data, chart_ok):
         w("")
         lines.extend(notes)
     w("")
-    if chart_ok:
-        w(f"![pykc's time over nvcc's and numba-cuda's, and its builds' times over its own, per kernel]({chart_ok})")
+    if chart:
+        w(f"![pykc's time over nvcc's and numba-cuda's, and its builds' times over its own, per kernel]({chart})")
     else:
         w(f"No chart: {data.get('chart_error', 'matplotlib did not import')} "
           "(bench/README.md says how to carry its wheels).")
