@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Packs the conformance cases' GPU outputs into one file:
 
-    python3 tools/pack_references.py DIR [OUT]
+    python3 tools/pack_references.py [--update] DIR [OUT]
 
 DIR is what `tests/conformance/run.py BUNDLE --save-references DIR` wrote on
 the GPU (one NAME.npz a case: numba-cuda's outputs, by argument index); OUT
@@ -9,7 +9,8 @@ the GPU (one NAME.npz a case: numba-cuda's outputs, by argument index); OUT
 "CASE NAME/INDEX", compressed, in the order of the cases' names, for
 `run.py --host`. An output that is its input, bit for bit (the kernel did
 not write it), is kept as an empty "CASE NAME/INDEX/same": run.py makes the
-input again from the case's seed.
+input again from the case's seed. With --update, the cases that DIR lacks
+keep what OUT has (run.py -k CASE --save-references DIR saves some).
 """
 import os
 import sys
@@ -28,18 +29,29 @@ def same_bytes(a, b):
         a.tobytes(order="A") == b.tobytes(order="A")
 
 
+def kept(out, name):
+    """OUT's arrays of case `name`."""
+    with np.load(out) as z:
+        return {k: z[k] for k in z.files if k.removesuffix("/same").rpartition("/")[0] == name}
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
+    args = sys.argv[1:]
+    update = args[:1] == ["--update"]
+    args = args[1:] if update else args
+    if len(args) not in (1, 2):
         print(__doc__, file=sys.stderr)
         return 2
-    src = sys.argv[1]
-    out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "tests", "conformance", "references.npz")
+    src = args[0]
+    out = args[1] if len(args) > 1 else os.path.join(ROOT, "tests", "conformance", "references.npz")
     import harness
     import run
     arrays, missing = {}, []
     for c in sorted(harness.load_cases(), key=lambda c: c.name):
         path = os.path.join(src, run.reference_file(c))
         if not os.path.exists(path):
+            if update and os.path.exists(out):
+                arrays.update(kept(out, c.name))
             missing.append(c.name)
             continue
         inputs = harness.build_args(c.args, run.case_rng(c))

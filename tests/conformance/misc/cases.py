@@ -11,7 +11,7 @@ case("misc.cache_hints", [normal("float32", N), ints("int64", N), zeros("float32
 case("misc.vector_types", [normal("float32", N), ints("int32", N), zeros("float64", (N, 5))], grid=4)
 case("options.options", [normal("float64", N), zeros("float64", N)], grid=2, block=128, sim=False)
 case("misc.fastmath", [floats("float32", N, 0.5, 10), floats("float32", N, 0.5, 10), zeros("float32", (N, 3))], grid=4, tol=ulp(2))
-case("signatures.eager", [normal("float32", 64), zeros("float64", (8, 8)), np.int64(3)], host_xfail=LOCKSTEP)
+case("signatures.eager", [normal("float32", 64), zeros("float64", (8, 8)), np.int64(3)])
 case("signatures.signatures", [normal("float32", 64), zeros("float32", 64)], label="float32")
 case("signatures.signatures", [ints("int64", 64), zeros("int64", 64)], label="int64")
 case("misc.untyped_scalar_arith", [normal("float64", N), np.float64(-1.25), np.int64(4), zeros("float64", N)], grid=4, tol=ulp(1))
