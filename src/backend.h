@@ -188,6 +188,11 @@ void contract_doubled(LLVMModuleRef m);
 void contract_limit(LLVMModuleRef m);
 void contract_fuse(LLVMModuleRef m);
 
+/* sregs.c: after the optimiser, each block that uses a special register's
+ * read (or its widening) made in another block reads it again, so that the
+ * value is not held in registers through a loop. */
+void remat_special_registers(LLVMModuleRef m);
+
 /* host.c and hostthreads.c: the host target's lowering leaves markers
  * where a thread waits or ends, which host_threads makes coroutine
  * suspension points before the pipeline; both read the running thread's

@@ -410,6 +410,7 @@ static bool nvptx_optimize(IrModule *m, Diag *d) {
     LLVMDisposePassBuilderOptions(opts);
     if (!err) {
         contract_limit(m->mod);
+        if (m->cfg->opt_level > 0) remat_special_registers(m->mod);
         return true;
     }
     char *msg = LLVMGetErrorMessage(err);

@@ -1,0 +1,196 @@
+/*
+ * sregs.c - special registers read again in the blocks that use them.
+ *
+ * The optimiser merges every read of %tid.x (and %ctaid.x, %ntid.x ...)
+ * into one at the kernel's entry, with its widening to 64 bits. A read
+ * used both before and after a loop then stays live across the loop, in
+ * two registers once widened, and ptxas does not read the register again
+ * to spare them: reduce_tree_f64's index into its shared array, used after
+ * its grid-stride loop, took it to 34 registers, so 6 blocks of 256
+ * threads on a multiprocessor where 32 let 8. After the optimiser, each
+ * block that uses such a read, or its widening, past a loop that the read
+ * precedes gets a read of its own: a special register's read (S2R, or a
+ * constant load for the dimensions) costs less than a register held
+ * through a loop. Blocks with no loop between them and the read keep it.
+ */
+#include "backend.h"
+
+#include <llvm-c/Core.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char sreg_prefix[] = "llvm.nvvm.read.ptx.sreg.";
+
+/* The special register that v reads (tid.x, ctaid.y, ntid.z, nctaid.x,
+ * laneid), or NULL. */
+static const char *special_read(LLVMValueRef v) {
+    if (!LLVMIsACallInst(v)) return NULL;
+    LLVMValueRef callee = LLVMGetCalledValue(v);
+    size_t len;
+    const char *name = callee ? LLVMGetValueName2(callee, &len) : "";
+    if (strncmp(name, sreg_prefix, sizeof sreg_prefix - 1) != 0) return NULL;
+    name += sizeof sreg_prefix - 1;
+    static const char *const regs[] = {"tid.", "ctaid.", "ntid.", "nctaid.", "laneid"};
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        if (strncmp(name, regs[i], strlen(regs[i])) == 0) return name;
+    return NULL;
+}
+
+static bool is_widening(LLVMValueRef v) {
+    if (!LLVMIsAInstruction(v)) return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    return op == LLVMZExt || op == LLVMSExt;
+}
+
+static void *grab(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) ice("out of memory rematerialising special registers");
+    return p;
+}
+
+/* The users of v, collected before any is changed. */
+static LLVMValueRef *users_of(LLVMValueRef v, int *n) {
+    int count = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) count++;
+    LLVMValueRef *users = grab(sizeof *users * (size_t)count);
+    count = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u)) users[count++] = LLVMGetUser(u);
+    *n = count;
+    return users;
+}
+
+/* read (and its widening `wide`, or NULL) made again at the top of block.
+ * The read again is a `mov` of inline PTX: the back end's machine CSE
+ * would merge a second call of the intrinsic into the first. */
+static LLVMValueRef read_again(LLVMBuilderRef b, LLVMBasicBlockRef block, LLVMValueRef read, LLVMValueRef wide) {
+    LLVMValueRef at = LLVMGetFirstInstruction(block);
+    while (at && LLVMIsAPHINode(at)) at = LLVMGetNextInstruction(at);
+    LLVMPositionBuilderBefore(b, at);
+    char text[64];
+    snprintf(text, sizeof text, "mov.u32 $0, %%%s;", special_read(read));
+    LLVMTypeRef type = LLVMFunctionType(LLVMTypeOf(read), NULL, 0, false);
+    LLVMValueRef mov = LLVMGetInlineAsm(type, text, strlen(text), "=r", 2, false, false, LLVMInlineAsmDialectATT, false);
+    LLVMValueRef copy = LLVMBuildCall2(b, type, mov, NULL, 0, "");
+    if (!wide) return copy;
+    LLVMValueRef wide_copy = LLVMInstructionClone(wide);
+    LLVMSetOperand(wide_copy, 0, copy);
+    LLVMInsertIntoBuilder(b, wide_copy);
+    return wide_copy;
+}
+
+/* A function's blocks in order, and its loops as the back edges between
+ * them: a branch from `latch` to `header` at or before it. */
+typedef struct Layout {
+    LLVMBasicBlockRef *blocks;
+    int count;
+    int *latch, *header; /* positions, loop_count of each */
+    int loop_count;
+} Layout;
+
+static int position(const Layout *l, LLVMBasicBlockRef block) {
+    for (int i = 0; i < l->count; i++)
+        if (l->blocks[i] == block) return i;
+    return -1;
+}
+
+
+static Layout layout_of(LLVMValueRef fn) {
+    Layout l = {0};
+    l.count = (int)LLVMCountBasicBlocks(fn);
+    l.blocks = grab(sizeof *l.blocks * (size_t)l.count);
+    LLVMGetBasicBlocks(fn, l.blocks);
+    size_t edges = 0;
+    for (int i = 0; i < l.count; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(l.blocks[i]);
+        edges += term ? LLVMGetNumSuccessors(term) : 0;
+    }
+    l.latch = grab(sizeof *l.latch * edges);
+    l.header = grab(sizeof *l.header * edges);
+    for (int i = 0; i < l.count; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(l.blocks[i]);
+        for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++) {
+            int to = position(&l, LLVMGetSuccessor(term, k));
+            if (to >= 0 && to <= i) {
+                l.latch[l.loop_count] = i;
+                l.header[l.loop_count++] = to;
+            }
+        }
+    }
+    return l;
+}
+
+static void layout_free(Layout *l) {
+    free(l->blocks);
+    free(l->latch);
+    free(l->header);
+}
+
+/* Whether a loop lies between block positions `from` and `to`: it begins
+ * after the one and branches back before the other. */
+static bool loop_between(const Layout *l, int from, int to) {
+    for (int i = 0; i < l->loop_count; i++)
+        if (l->header[i] > from && l->latch[i] < to) return true;
+    return false;
+}
+
+/* Gives each user of v (read itself, or its widening) in a block past a
+ * loop that v precedes the copy made in its own block, once a block. A
+ * phi's use belongs to its incoming edge: it is left as it is. */
+static void localise(LLVMBuilderRef b, const Layout *l, LLVMValueRef v, LLVMValueRef read, LLVMValueRef wide) {
+    int n;
+    LLVMValueRef *users = users_of(v, &n);
+    int home = position(l, LLVMGetInstructionParent(v));
+    LLVMBasicBlockRef *blocks = grab(sizeof *blocks * (size_t)n);
+    LLVMValueRef *copies = grab(sizeof *copies * (size_t)n);
+    int made = 0;
+    for (int i = 0; i < n; i++) {
+        LLVMBasicBlockRef block = LLVMGetInstructionParent(users[i]);
+        if (!loop_between(l, home, position(l, block)) || LLVMIsAPHINode(users[i]) || (!wide && is_widening(users[i])))
+            continue;
+        int k = 0;
+        while (k < made && blocks[k] != block) k++;
+        if (k == made) {
+            blocks[made] = block;
+            copies[made++] = read_again(b, block, read, wide);
+        }
+        for (int op = 0; op < LLVMGetNumOperands(users[i]); op++)
+            if (LLVMGetOperand(users[i], (unsigned)op) == v) LLVMSetOperand(users[i], (unsigned)op, copies[k]);
+    }
+    free(users);
+    free(blocks);
+    free(copies);
+}
+
+static void remat_reads(LLVMBuilderRef b, const Layout *l, LLVMValueRef read) {
+    int n;
+    LLVMValueRef *users = users_of(read, &n);
+    for (int i = 0; i < n; i++)
+        if (is_widening(users[i])) localise(b, l, users[i], read, users[i]);
+    free(users);
+    localise(b, l, read, read, NULL);
+}
+
+void remat_special_registers(LLVMModuleRef m) {
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
+        int n = 0;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n += special_read(i) != NULL;
+        Layout l = n ? layout_of(fn) : (Layout){0};
+        if (!l.loop_count) {
+            layout_free(&l);
+            continue;
+        }
+        LLVMValueRef *reads = grab(sizeof *reads * (size_t)n);
+        n = 0;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+                if (special_read(i)) reads[n++] = i;
+        for (int k = 0; k < n; k++) remat_reads(b, &l, reads[k]);
+        free(reads);
+        layout_free(&l);
+    }
+    LLVMDisposeBuilder(b);
+}
