@@ -61,12 +61,10 @@ static LLVMValueRef *users_of(LLVMValueRef v, int *n) {
     return users;
 }
 
-/* read (and its widening `wide`, or NULL) made again at the top of block.
+/* read (and its widening `wide`, or NULL) made again before `at`.
  * The read again is a `mov` of inline PTX: the back end's machine CSE
  * would merge a second call of the intrinsic into the first. */
-static LLVMValueRef read_again(LLVMBuilderRef b, LLVMBasicBlockRef block, LLVMValueRef read, LLVMValueRef wide) {
-    LLVMValueRef at = LLVMGetFirstInstruction(block);
-    while (at && LLVMIsAPHINode(at)) at = LLVMGetNextInstruction(at);
+static LLVMValueRef read_again(LLVMBuilderRef b, LLVMValueRef at, LLVMValueRef read, LLVMValueRef wide) {
     LLVMPositionBuilderBefore(b, at);
     char text[64];
     snprintf(text, sizeof text, "mov.u32 $0, %%%s;", special_read(read));
@@ -96,6 +94,32 @@ static int position(const Layout *l, LLVMBasicBlockRef block) {
 }
 
 
+/* Whether block position `to` is reached from `from` through blocks
+ * between them: a branch back to a block is a loop's only then (a return
+ * block laid out early is branched back to by no loop). */
+static bool reaches_within(const Layout *l, int from, int to) {
+    bool *seen = grab(sizeof *seen * (size_t)l->count);
+    int *stack = grab(sizeof *stack * (size_t)l->count);
+    memset(seen, 0, sizeof *seen * (size_t)l->count);
+    int top = 0;
+    bool found = false;
+    stack[top++] = from;
+    seen[from] = true;
+    while (top && !found) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(l->blocks[stack[--top]]);
+        for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++) {
+            int next = position(l, LLVMGetSuccessor(term, k));
+            if (next < from || next > to || seen[next]) continue;
+            found |= next == to;
+            seen[next] = true;
+            stack[top++] = next;
+        }
+    }
+    free(seen);
+    free(stack);
+    return found || from == to;
+}
+
 static Layout layout_of(LLVMValueRef fn) {
     Layout l = {0};
     l.count = (int)LLVMCountBasicBlocks(fn);
@@ -112,7 +136,7 @@ static Layout layout_of(LLVMValueRef fn) {
         LLVMValueRef term = LLVMGetBasicBlockTerminator(l.blocks[i]);
         for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++) {
             int to = position(&l, LLVMGetSuccessor(term, k));
-            if (to >= 0 && to <= i) {
+            if (to >= 0 && to <= i && reaches_within(&l, to, i)) {
                 l.latch[l.loop_count] = i;
                 l.header[l.loop_count++] = to;
             }
@@ -135,31 +159,64 @@ static bool loop_between(const Layout *l, int from, int to) {
     return false;
 }
 
-/* Gives each user of v (read itself, or its widening) in a block past a
- * loop that v precedes the copy made in its own block, once a block. A
- * phi's use belongs to its incoming edge: it is left as it is. */
+/* The one predecessor of the loop that begins at block position header
+ * from outside it, or -1. */
+static int preheader(const Layout *l, int header) {
+    int found = -1;
+    for (int i = 0; i < header; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(l->blocks[i]);
+        for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++)
+            if (LLVMGetSuccessor(term, k) == l->blocks[header]) {
+                if (found >= 0 && found != i) return -1;
+                found = i;
+            }
+    }
+    return found;
+}
+
+/* Where a use in block position `at` reads again what block position
+ * `home` read: before the use's block's first instruction, or, for a use
+ * inside a loop that begins after home, before the end of the loop's
+ * preheader, so that the loop reads it once; NULL where no loop lies
+ * between home and that place. */
+static LLVMValueRef read_place(const Layout *l, int home, int at) {
+    int header = -1;
+    for (int i = 0; i < l->loop_count; i++)
+        if (l->header[i] > home && l->header[i] <= at && at <= l->latch[i] && (header < 0 || l->header[i] < header))
+            header = l->header[i];
+    int before = header >= 0 ? preheader(l, header) : -1;
+    if (before >= 0) return loop_between(l, home, before) ? LLVMGetBasicBlockTerminator(l->blocks[before]) : NULL;
+    if (!loop_between(l, home, at)) return NULL;
+    LLVMValueRef first = LLVMGetFirstInstruction(l->blocks[at]);
+    while (first && LLVMIsAPHINode(first)) first = LLVMGetNextInstruction(first);
+    return first;
+}
+
+/* Gives each user of v (read itself, or its widening) past a loop that v
+ * precedes a copy made in its block or its loop's preheader, once a
+ * place. A phi's use belongs to its incoming edge: it is left as it is. */
 static void localise(LLVMBuilderRef b, const Layout *l, LLVMValueRef v, LLVMValueRef read, LLVMValueRef wide) {
     int n;
     LLVMValueRef *users = users_of(v, &n);
     int home = position(l, LLVMGetInstructionParent(v));
-    LLVMBasicBlockRef *blocks = grab(sizeof *blocks * (size_t)n);
+    LLVMValueRef *places = grab(sizeof *places * (size_t)n);
     LLVMValueRef *copies = grab(sizeof *copies * (size_t)n);
     int made = 0;
     for (int i = 0; i < n; i++) {
-        LLVMBasicBlockRef block = LLVMGetInstructionParent(users[i]);
-        if (!loop_between(l, home, position(l, block)) || LLVMIsAPHINode(users[i]) || (!wide && is_widening(users[i])))
-            continue;
+        if (LLVMIsAPHINode(users[i]) || (!wide && is_widening(users[i]))) continue;
+        LLVMValueRef at = read_place(l, home, position(l, LLVMGetInstructionParent(users[i])));
+        if (!at) continue;
         int k = 0;
-        while (k < made && blocks[k] != block) k++;
+        while (k < made && places[k] != at) k++;
         if (k == made) {
-            blocks[made] = block;
-            copies[made++] = read_again(b, block, read, wide);
+            places[made] = at;
+            copies[made++] = read_again(b, at, read, wide);
         }
         for (int op = 0; op < LLVMGetNumOperands(users[i]); op++)
             if (LLVMGetOperand(users[i], (unsigned)op) == v) LLVMSetOperand(users[i], (unsigned)op, copies[k]);
     }
     free(users);
-    free(blocks);
+    free(places);
     free(copies);
 }
 
