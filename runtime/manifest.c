@@ -1076,7 +1076,7 @@ static pykrt_status read_copies(reader *r, yaml_node_item_t *items)
         if (!copy_fits(k, k->copy) || *k->copy->contiguous)
             return bad(r, map, where, "'contiguous' names entry '%.60s', which is not kernel '%.60s' with its "
                        "layout-A arrays C-contiguous", k->contiguous, k->name);
-        ((pk_kernel *)k->copy)->is_copy = true;
+        k->copy->is_copy = true;
     }
     return PYKRT_SUCCESS;
 }

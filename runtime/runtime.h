@@ -214,7 +214,7 @@ typedef struct pk_kernel {
     /* `contiguous`: its copy compiled for C-contiguous arrays, which a
      * launch runs where every argument of its layout-A arrays that the copy
      * takes C-contiguous is so; NULL if none. */
-    const struct pk_kernel *copy;
+    struct pk_kernel *copy;
     bool is_copy; /* another kernel's copy */
 } pk_kernel;
 

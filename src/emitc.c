@@ -7,12 +7,12 @@
  * as libpykrt runs it through the kernel's) whose parameters are C types,
  * array views of one dtype and ndim for array parameters, so that the C
  * compiler checks each launch's arguments; libpykrt still checks what C
- * cannot (layout, shapes). The header holds the interface digest of the kernels it was
- * made from, and its loaders have libpykrt compare it with the module's
- * manifest (pykrt_module_bind), so a header and a module of different
- * sources never launch. --emit c writes the same text followed by the
- * module itself, the manifest and the PTX of every arch as byte arrays, so
- * that a program needs no file at run time.
+ * cannot (layout, shapes). The header holds the interface digest of the
+ * kernels it was made from, and its loaders have libpykrt compare it with
+ * the module's manifest (pykrt_module_bind), so a header and a module of
+ * different sources never launch. --emit c writes the same text followed
+ * by the module itself, the manifest and the PTX of every arch as byte
+ * arrays, so that a program needs no file at run time.
  *
  * The text is C11 and C++: no designated initializers, no compound
  * literals, every view guarded so that several headers share them. Names

@@ -17,6 +17,7 @@
 
 #include <llvm-c/Core.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,29 +79,40 @@ static LLVMValueRef read_again(LLVMBuilderRef b, LLVMValueRef at, LLVMValueRef r
     return wide_copy;
 }
 
+/* A block and its position in its function. */
+typedef struct Placed {
+    LLVMBasicBlockRef block;
+    int at;
+} Placed;
+
 /* A function's blocks in order, and its loops as the back edges between
  * them: a branch from `latch` to `header` at or before it. */
 typedef struct Layout {
     LLVMBasicBlockRef *blocks;
+    Placed *by_block; /* the blocks sorted by address, to find positions */
     int count;
     int *latch, *header; /* positions, loop_count of each */
     int loop_count;
 } Layout;
 
-static int position(const Layout *l, LLVMBasicBlockRef block) {
-    for (int i = 0; i < l->count; i++)
-        if (l->blocks[i] == block) return i;
-    return -1;
+static int by_address(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)((const Placed *)a)->block, y = (uintptr_t)((const Placed *)b)->block;
+    return (x > y) - (x < y);
 }
 
+static int position(const Layout *l, LLVMBasicBlockRef block) {
+    Placed key = {block, 0};
+    const Placed *p = bsearch(&key, l->by_block, (size_t)l->count, sizeof key, by_address);
+    return p ? p->at : -1;
+}
 
 /* Whether block position `to` is reached from `from` through blocks
  * between them: a branch back to a block is a loop's only then (a return
  * block laid out early is branched back to by no loop). */
 static bool reaches_within(const Layout *l, int from, int to) {
-    bool *seen = grab(sizeof *seen * (size_t)l->count);
+    bool *seen = calloc((size_t)l->count, sizeof *seen);
     int *stack = grab(sizeof *stack * (size_t)l->count);
-    memset(seen, 0, sizeof *seen * (size_t)l->count);
+    if (!seen) ice("out of memory rematerialising special registers");
     int top = 0;
     bool found = false;
     stack[top++] = from;
@@ -125,6 +137,9 @@ static Layout layout_of(LLVMValueRef fn) {
     l.count = (int)LLVMCountBasicBlocks(fn);
     l.blocks = grab(sizeof *l.blocks * (size_t)l.count);
     LLVMGetBasicBlocks(fn, l.blocks);
+    l.by_block = grab(sizeof *l.by_block * (size_t)l.count);
+    for (int i = 0; i < l.count; i++) l.by_block[i] = (Placed){l.blocks[i], i};
+    qsort(l.by_block, (size_t)l.count, sizeof *l.by_block, by_address);
     size_t edges = 0;
     for (int i = 0; i < l.count; i++) {
         LLVMValueRef term = LLVMGetBasicBlockTerminator(l.blocks[i]);
@@ -147,6 +162,7 @@ static Layout layout_of(LLVMValueRef fn) {
 
 static void layout_free(Layout *l) {
     free(l->blocks);
+    free(l->by_block);
     free(l->latch);
     free(l->header);
 }
