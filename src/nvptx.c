@@ -433,7 +433,35 @@ static void read_ptx_version(const char *ptx, char out[8]) {
     out[n] = '\0';
 }
 
+/* llvm.copysign as PTX's copysign, which ptxas makes one LOP3 on the sign
+ * word: LLVM 19's NVPTX back end expands it into a 64-bit sign test and a
+ * select of |x| and -|x|, and libdevice's erf, for one, calls it twice.
+ * PTX's operands are the other way round: copysign d, sign, magnitude. */
+static void copysign_as_ptx(LLVMModuleRef m, LLVMBuilderRef b, const char *intrinsic, const char *text,
+                            const char *constraints) {
+    LLVMValueRef decl = LLVMGetNamedFunction(m, intrinsic);
+    if (!decl) return;
+    LLVMTypeRef fn_type = LLVMGlobalGetValueType(decl);
+    LLVMValueRef op = LLVMGetInlineAsm(fn_type, text, strlen(text), constraints, strlen(constraints), false, false,
+                                       LLVMInlineAsmDialectATT, false);
+    for (LLVMUseRef u; (u = LLVMGetFirstUse(decl));) {
+        LLVMValueRef call = LLVMGetUser(u);
+        LLVMValueRef args[] = {LLVMGetOperand(call, 0), LLVMGetOperand(call, 1)};
+        LLVMPositionBuilderBefore(b, call);
+        LLVMReplaceAllUsesWith(call, LLVMBuildCall2(b, fn_type, op, args, 2, ""));
+        LLVMInstructionEraseFromParent(call);
+    }
+}
+
+static void ptx_instructions(LLVMModuleRef m) {
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
+    copysign_as_ptx(m, b, "llvm.copysign.f32", "copysign.f32 $0, $2, $1;", "=f,f,f");
+    copysign_as_ptx(m, b, "llvm.copysign.f64", "copysign.f64 $0, $2, $1;", "=d,d,d");
+    LLVMDisposeBuilder(b);
+}
+
 static bool emit_ptx(IrModule *m, Code *out, Diag *d) {
+    ptx_instructions(m->mod);
     LLVMMemoryBufferRef buf = NULL;
     char *msg = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(m->machine, m->mod, LLVMAssemblyFile, &msg, &buf)) {
