@@ -65,6 +65,10 @@ def main():
     cc = (int(arch[:-1]), int(arch[-1]))
 
     t0 = time.perf_counter()
+    import numpy as np
+
+    if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still names it; NumPy 2.5 removed it
+        np.row_stack = np.vstack
     module = load_module(opts.file)
     found = kernels(module)
     t1 = time.perf_counter()
