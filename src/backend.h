@@ -193,6 +193,30 @@ void contract_fuse(LLVMModuleRef m);
  * value is not held in registers through a loop. */
 void remat_special_registers(LLVMModuleRef m);
 
+/* nounroll.c: after the optimiser, each loop it left is marked so that
+ * ptxas does not unroll it again. */
+void keep_loops_as_unrolled(LLVMModuleRef m);
+
+/* loops.c: a function's blocks in layout order (position i is blocks[i])
+ * and its loops, as back edges from latch[k] to header[k], for the passes
+ * after the optimiser. */
+typedef struct BlockAt {
+    LLVMBasicBlockRef block;
+    int at;
+} BlockAt;
+
+typedef struct Layout {
+    LLVMBasicBlockRef *blocks;
+    BlockAt *by_block; /* the blocks sorted by address, to find positions */
+    int count;
+    int *latch, *header; /* positions, loop_count of each */
+    int loop_count;
+} Layout;
+
+Layout layout_of(LLVMValueRef fn);
+int layout_position(const Layout *l, LLVMBasicBlockRef block); /* -1 if not fn's */
+void layout_free(Layout *l);
+
 /* host.c and hostthreads.c: the host target's lowering leaves markers
  * where a thread waits or ends, which host_threads makes coroutine
  * suspension points before the pipeline; both read the running thread's

@@ -17,7 +17,6 @@
 
 #include <llvm-c/Core.h>
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,94 +78,6 @@ static LLVMValueRef read_again(LLVMBuilderRef b, LLVMValueRef at, LLVMValueRef r
     return wide_copy;
 }
 
-/* A block and its position in its function. */
-typedef struct Placed {
-    LLVMBasicBlockRef block;
-    int at;
-} Placed;
-
-/* A function's blocks in order, and its loops as the back edges between
- * them: a branch from `latch` to `header` at or before it. */
-typedef struct Layout {
-    LLVMBasicBlockRef *blocks;
-    Placed *by_block; /* the blocks sorted by address, to find positions */
-    int count;
-    int *latch, *header; /* positions, loop_count of each */
-    int loop_count;
-} Layout;
-
-static int by_address(const void *a, const void *b) {
-    uintptr_t x = (uintptr_t)((const Placed *)a)->block, y = (uintptr_t)((const Placed *)b)->block;
-    return (x > y) - (x < y);
-}
-
-static int position(const Layout *l, LLVMBasicBlockRef block) {
-    Placed key = {block, 0};
-    const Placed *p = bsearch(&key, l->by_block, (size_t)l->count, sizeof key, by_address);
-    return p ? p->at : -1;
-}
-
-/* Whether block position `to` is reached from `from` through blocks
- * between them: a branch back to a block is a loop's only then (a return
- * block laid out early is branched back to by no loop). */
-static bool reaches_within(const Layout *l, int from, int to) {
-    bool *seen = calloc((size_t)l->count, sizeof *seen);
-    int *stack = grab(sizeof *stack * (size_t)l->count);
-    if (!seen) ice("out of memory rematerialising special registers");
-    int top = 0;
-    bool found = false;
-    stack[top++] = from;
-    seen[from] = true;
-    while (top && !found) {
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(l->blocks[stack[--top]]);
-        for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++) {
-            int next = position(l, LLVMGetSuccessor(term, k));
-            if (next < from || next > to || seen[next]) continue;
-            found |= next == to;
-            seen[next] = true;
-            stack[top++] = next;
-        }
-    }
-    free(seen);
-    free(stack);
-    return found || from == to;
-}
-
-static Layout layout_of(LLVMValueRef fn) {
-    Layout l = {0};
-    l.count = (int)LLVMCountBasicBlocks(fn);
-    l.blocks = grab(sizeof *l.blocks * (size_t)l.count);
-    LLVMGetBasicBlocks(fn, l.blocks);
-    l.by_block = grab(sizeof *l.by_block * (size_t)l.count);
-    for (int i = 0; i < l.count; i++) l.by_block[i] = (Placed){l.blocks[i], i};
-    qsort(l.by_block, (size_t)l.count, sizeof *l.by_block, by_address);
-    size_t edges = 0;
-    for (int i = 0; i < l.count; i++) {
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(l.blocks[i]);
-        edges += term ? LLVMGetNumSuccessors(term) : 0;
-    }
-    l.latch = grab(sizeof *l.latch * edges);
-    l.header = grab(sizeof *l.header * edges);
-    for (int i = 0; i < l.count; i++) {
-        LLVMValueRef term = LLVMGetBasicBlockTerminator(l.blocks[i]);
-        for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++) {
-            int to = position(&l, LLVMGetSuccessor(term, k));
-            if (to >= 0 && to <= i && reaches_within(&l, to, i)) {
-                l.latch[l.loop_count] = i;
-                l.header[l.loop_count++] = to;
-            }
-        }
-    }
-    return l;
-}
-
-static void layout_free(Layout *l) {
-    free(l->blocks);
-    free(l->by_block);
-    free(l->latch);
-    free(l->header);
-}
-
 /* Whether a loop lies between block positions `from` and `to`: it begins
  * after the one and branches back before the other. */
 static bool loop_between(const Layout *l, int from, int to) {
@@ -214,13 +125,13 @@ static LLVMValueRef read_place(const Layout *l, int home, int at) {
 static void localise(LLVMBuilderRef b, const Layout *l, LLVMValueRef v, LLVMValueRef read, LLVMValueRef wide) {
     int n;
     LLVMValueRef *users = users_of(v, &n);
-    int home = position(l, LLVMGetInstructionParent(v));
+    int home = layout_position(l, LLVMGetInstructionParent(v));
     LLVMValueRef *places = grab(sizeof *places * (size_t)n);
     LLVMValueRef *copies = grab(sizeof *copies * (size_t)n);
     int made = 0;
     for (int i = 0; i < n; i++) {
         if (LLVMIsAPHINode(users[i]) || (!wide && is_widening(users[i]))) continue;
-        LLVMValueRef at = read_place(l, home, position(l, LLVMGetInstructionParent(users[i])));
+        LLVMValueRef at = read_place(l, home, layout_position(l, LLVMGetInstructionParent(users[i])));
         if (!at) continue;
         int k = 0;
         while (k < made && places[k] != at) k++;
