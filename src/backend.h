@@ -193,6 +193,10 @@ void contract_fuse(LLVMModuleRef m);
  * value is not held in registers through a loop. */
 void remat_special_registers(LLVMModuleRef m);
 
+/* balance.c: after the optimiser, chains of and, or and xor regrouped so
+ * that the operands ready first pair up. */
+void balance_bitwise_chains(LLVMModuleRef m);
+
 /* nounroll.c: after the optimiser, each loop it left is marked so that
  * ptxas does not unroll it again. */
 void keep_loops_as_unrolled(LLVMModuleRef m);

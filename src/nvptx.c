@@ -411,6 +411,7 @@ static bool nvptx_optimize(IrModule *m, Diag *d) {
     if (!err) {
         contract_limit(m->mod);
         if (m->cfg->opt_level > 0) remat_special_registers(m->mod);
+        if (m->cfg->opt_level > 0) balance_bitwise_chains(m->mod);
         if (m->cfg->opt_level > 1) keep_loops_as_unrolled(m->mod);
         return true;
     }
