@@ -9,7 +9,9 @@
  * induction variable, which ptxas does not unroll on), and ran 2% slower
  * on an H100 in the tree and warp reductions. So every loop left after
  * the optimiser gets llvm.loop.unroll.disable on its back edge, which the
- * NVPTX back end writes as `.pragma "nounroll"`.
+ * NVPTX back end writes as `.pragma "nounroll"`. Of the 83 modules of
+ * tests/gpu and samples, nine then assemble to fewer sm_90 SASS
+ * instructions (slice_store's 1840 to 872), none to more.
  */
 #include "backend.h"
 
