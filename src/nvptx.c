@@ -438,7 +438,7 @@ static void read_ptx_version(const char *ptx, char out[8]) {
 
 /* llvm.copysign as PTX's copysign, which ptxas makes one LOP3 on the sign
  * word: LLVM 19's NVPTX back end expands it into a 64-bit sign test and a
- * select of |x| and -|x|, and libdevice's erf, for one, calls it twice.
+ * select of |x| and -|x|, and libdevice's erf, for one, calls it.
  * PTX's operands are the other way round: copysign d, sign, magnitude. */
 static void copysign_as_ptx(LLVMModuleRef m, LLVMBuilderRef b, const char *intrinsic, const char *text,
                             const char *constraints) {
