@@ -197,8 +197,8 @@ void remat_special_registers(LLVMModuleRef m);
  * that the operands ready first pair up. */
 void balance_bitwise_chains(LLVMModuleRef m);
 
-/* nounroll.c: after the optimiser, each loop it left is marked so that
- * ptxas does not unroll it again. */
+/* nounroll.c: after the optimiser, each loop it left that reads global
+ * memory is marked so that ptxas does not unroll it again. */
 void keep_loops_as_unrolled(LLVMModuleRef m);
 
 /* loops.c: a function's blocks in layout order (position i is blocks[i])

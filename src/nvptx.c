@@ -357,7 +357,7 @@ static bool link_libdevice(LLVMModuleRef m, const TargetConfig *cfg, Diag *d) {
  * size budget is O3's full-unrolling one, not NVPTX's quarter of it, which
  * left an n-body step's inner loop (sqrt, a float64 reciprocal) rolled
  * where nvcc unrolls it four times: 9% slower on an H100. ptxas unrolls
- * no loop again (nounroll.c).
+ * no loop over global memory again (nounroll.c).
  *
  * nvvm-intr-range must come first: the ranges of threadIdx and friends are
  * what prove index arithmetic non-negative. */
