@@ -61,19 +61,61 @@ static LLVMValueRef *users_of(LLVMValueRef v, int *n) {
     return users;
 }
 
-/* read (and its widening `wide`, or NULL) made again before `at`.
- * The read again is a `mov` of inline PTX: the back end's machine CSE
- * would merge a second call of the intrinsic into the first. */
-static LLVMValueRef read_again(LLVMBuilderRef b, LLVMValueRef at, LLVMValueRef read, LLVMValueRef wide) {
+/* The reads made again of one read, by block: its widenings' copies and
+ * its own uses share them. A read made at a block's start serves the
+ * whole block; one made before its terminator (a loop's preheader) only
+ * that. */
+typedef struct Remade {
+    LLVMBasicBlockRef *blocks;
+    bool *at_start;
+    LLVMValueRef *reads;
+    int count, capacity;
+} Remade;
+
+static LLVMValueRef remade_before(const Remade *made, LLVMValueRef at) {
+    LLVMBasicBlockRef block = LLVMGetInstructionParent(at);
+    bool at_end = LLVMIsATerminatorInst(at) != NULL;
+    for (int k = 0; k < made->count; k++)
+        if (made->blocks[k] == block && (made->at_start[k] || at_end)) return made->reads[k];
+    return NULL;
+}
+
+static void remember(Remade *made, LLVMValueRef at, LLVMValueRef copy) {
+    if (made->count == made->capacity) {
+        made->capacity = made->capacity ? 2 * made->capacity : 4;
+        made->blocks = realloc(made->blocks, sizeof *made->blocks * (size_t)made->capacity);
+        made->at_start = realloc(made->at_start, sizeof *made->at_start * (size_t)made->capacity);
+        made->reads = realloc(made->reads, sizeof *made->reads * (size_t)made->capacity);
+        if (!made->blocks || !made->at_start || !made->reads) ice("out of memory rematerialising special registers");
+    }
+    made->blocks[made->count] = LLVMGetInstructionParent(at);
+    made->at_start[made->count] = !LLVMIsATerminatorInst(at);
+    made->reads[made->count++] = copy;
+}
+
+/* read made again before `at`, or the copy made earlier that serves
+ * there. The read again is a `mov` of inline PTX: the back end's machine
+ * CSE would merge a second call of the intrinsic into the first. */
+static LLVMValueRef plain_read_at(LLVMBuilderRef b, Remade *made, LLVMValueRef at, LLVMValueRef read) {
+    LLVMValueRef copy = remade_before(made, at);
+    if (copy) return copy;
     LLVMPositionBuilderBefore(b, at);
     char text[64];
     snprintf(text, sizeof text, "mov.u32 $0, %%%s;", special_read(read));
     LLVMTypeRef type = LLVMFunctionType(LLVMTypeOf(read), NULL, 0, false);
     LLVMValueRef mov = LLVMGetInlineAsm(type, text, strlen(text), "=r", 2, false, false, LLVMInlineAsmDialectATT, false);
-    LLVMValueRef copy = LLVMBuildCall2(b, type, mov, NULL, 0, "");
+    copy = LLVMBuildCall2(b, type, mov, NULL, 0, "");
+    remember(made, at, copy);
+    return copy;
+}
+
+/* read (and its widening `wide`, or NULL) made again before `at`. */
+static LLVMValueRef read_again(LLVMBuilderRef b, Remade *made, LLVMValueRef at, LLVMValueRef read, LLVMValueRef wide) {
+    LLVMValueRef copy = plain_read_at(b, made, at, read);
     if (!wide) return copy;
     LLVMValueRef wide_copy = LLVMInstructionClone(wide);
     LLVMSetOperand(wide_copy, 0, copy);
+    LLVMPositionBuilderBefore(b, at);
     LLVMInsertIntoBuilder(b, wide_copy);
     return wide_copy;
 }
@@ -122,7 +164,8 @@ static LLVMValueRef read_place(const Layout *l, int home, int at) {
 /* Gives each user of v (read itself, or its widening) past a loop that v
  * precedes a copy made in its block or its loop's preheader, once a
  * place. A phi's use belongs to its incoming edge: it is left as it is. */
-static void localise(LLVMBuilderRef b, const Layout *l, LLVMValueRef v, LLVMValueRef read, LLVMValueRef wide) {
+static void localise(LLVMBuilderRef b, const Layout *l, Remade *remade, LLVMValueRef v, LLVMValueRef read,
+                     LLVMValueRef wide) {
     int n;
     LLVMValueRef *users = users_of(v, &n);
     int home = layout_position(l, LLVMGetInstructionParent(v));
@@ -137,7 +180,7 @@ static void localise(LLVMBuilderRef b, const Layout *l, LLVMValueRef v, LLVMValu
         while (k < made && places[k] != at) k++;
         if (k == made) {
             places[made] = at;
-            copies[made++] = read_again(b, at, read, wide);
+            copies[made++] = read_again(b, remade, at, read, wide);
         }
         for (int op = 0; op < LLVMGetNumOperands(users[i]); op++)
             if (LLVMGetOperand(users[i], (unsigned)op) == v) LLVMSetOperand(users[i], (unsigned)op, copies[k]);
@@ -150,10 +193,14 @@ static void localise(LLVMBuilderRef b, const Layout *l, LLVMValueRef v, LLVMValu
 static void remat_reads(LLVMBuilderRef b, const Layout *l, LLVMValueRef read) {
     int n;
     LLVMValueRef *users = users_of(read, &n);
+    Remade remade = {0};
     for (int i = 0; i < n; i++)
-        if (is_widening(users[i])) localise(b, l, users[i], read, users[i]);
+        if (is_widening(users[i])) localise(b, l, &remade, users[i], read, users[i]);
     free(users);
-    localise(b, l, read, read, NULL);
+    localise(b, l, &remade, read, read, NULL);
+    free(remade.blocks);
+    free(remade.at_start);
+    free(remade.reads);
 }
 
 void remat_special_registers(LLVMModuleRef m) {
