@@ -201,9 +201,9 @@ void balance_bitwise_chains(LLVMModuleRef m);
  * memory is marked so that ptxas does not unroll it again. */
 void keep_loops_as_unrolled(LLVMModuleRef m);
 
-/* loops.c: a function's blocks in layout order (position i is blocks[i])
- * and its loops, as back edges from latch[k] to header[k], for the passes
- * after the optimiser. */
+/* loops.c: a function's blocks in layout order (position i is blocks[i]),
+ * its loops, as back edges from latch[k] to header[k], and its dominator
+ * tree, for the passes after the optimiser. */
 typedef struct BlockAt {
     LLVMBasicBlockRef block;
     int at;
@@ -215,10 +215,12 @@ typedef struct Layout {
     int count;
     int *latch, *header; /* positions, loop_count of each */
     int loop_count;
+    int *idom; /* each block's immediate dominator; the entry's is itself, -1 where unreached */
 } Layout;
 
 Layout layout_of(LLVMValueRef fn);
 int layout_position(const Layout *l, LLVMBasicBlockRef block); /* -1 if not fn's */
+bool layout_dominates(const Layout *l, int a, int b);
 void layout_free(Layout *l);
 
 /* host.c and hostthreads.c: the host target's lowering leaves markers

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void *grab(size_t bytes) {
     void *p = malloc(bytes ? bytes : 1);
@@ -75,6 +76,117 @@ static void find_loops(Layout *l) {
     }
 }
 
+/* Each block's position in a depth-first postorder from the entry (-1
+ * where the entry does not reach it), into post; the blocks in that
+ * order into order. Returns how many the entry reaches. */
+static int postorder(const Layout *l, int *post, int *order) {
+    int *stack = grab(sizeof *stack * (size_t)l->count);
+    unsigned *next = calloc((size_t)l->count, sizeof *next);
+    if (!next) ice("out of memory finding a function's dominators");
+    for (int i = 0; i < l->count; i++) post[i] = -2; /* unvisited */
+    int top = 0, done = 0;
+    stack[top++] = 0;
+    post[0] = -1;
+    while (top) {
+        int b = stack[top - 1];
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(l->blocks[b]);
+        unsigned n = term ? LLVMGetNumSuccessors(term) : 0;
+        if (next[b] < n) {
+            int s = layout_position(l, LLVMGetSuccessor(term, next[b]++));
+            if (s >= 0 && post[s] == -2) {
+                post[s] = -1;
+                stack[top++] = s;
+            }
+            continue;
+        }
+        order[done] = b;
+        post[b] = done++;
+        top--;
+    }
+    for (int i = 0; i < l->count; i++)
+        if (post[i] == -2) post[i] = -1;
+    free(stack);
+    free(next);
+    return done;
+}
+
+static int common_dominator(const int *idom, const int *post, int a, int b) {
+    while (a != b) {
+        while (post[a] < post[b]) a = idom[a];
+        while (post[b] < post[a]) b = idom[b];
+    }
+    return a;
+}
+
+/* Each block's predecessors: those of block b are from[first[b]] up to
+ * from[first[b + 1]]. */
+typedef struct Preds {
+    int *first, *from;
+    int *fill; /* while they are placed: where each block's next goes */
+} Preds;
+
+/* Calls visit(from, to, p) for each edge between two blocks of l. */
+static void each_edge(const Layout *l, void (*visit)(int from, int to, Preds *p), Preds *p) {
+    for (int b = 0; b < l->count; b++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(l->blocks[b]);
+        for (unsigned k = 0; term && k < LLVMGetNumSuccessors(term); k++) {
+            int s = layout_position(l, LLVMGetSuccessor(term, k));
+            if (s >= 0) visit(b, s, p);
+        }
+    }
+}
+
+static void count_edge(int from, int to, Preds *p) { p->first[to + 1]++; }
+
+static void place_edge(int from, int to, Preds *p) { p->from[p->fill[to]++] = from; }
+
+static Preds predecessors(const Layout *l) {
+    Preds p = {calloc((size_t)l->count + 1, sizeof(int)), NULL, NULL};
+    if (!p.first) ice("out of memory finding a function's dominators");
+    each_edge(l, count_edge, &p);
+    for (int b = 0; b < l->count; b++) p.first[b + 1] += p.first[b];
+    p.from = grab(sizeof *p.from * (size_t)p.first[l->count]);
+    p.fill = grab(sizeof *p.fill * (size_t)l->count);
+    memcpy(p.fill, p.first, sizeof *p.fill * (size_t)l->count);
+    each_edge(l, place_edge, &p);
+    free(p.fill);
+    return p;
+}
+
+/* Immediate dominators by Cooper, Harvey and Kennedy's iteration over
+ * reverse postorder: idom[entry] is the entry, -1 where unreached. */
+static void find_dominators(Layout *l) {
+    int *post = grab(sizeof *post * (size_t)l->count), *order = grab(sizeof *order * (size_t)l->count);
+    l->idom = grab(sizeof *l->idom * (size_t)l->count);
+    int reached = postorder(l, post, order);
+    Preds preds = predecessors(l);
+    for (int i = 0; i < l->count; i++) l->idom[i] = -1;
+    l->idom[0] = 0;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int k = reached - 2; k >= 0; k--) { /* reverse postorder, the entry (last) left out */
+            int b = order[k], idom = -1;
+            for (int j = preds.first[b]; j < preds.first[b + 1]; j++) {
+                int p = preds.from[j];
+                if (l->idom[p] >= 0) idom = idom < 0 ? p : common_dominator(l->idom, post, p, idom);
+            }
+            if (idom != l->idom[b]) {
+                l->idom[b] = idom;
+                changed = true;
+            }
+        }
+    }
+    free(preds.first);
+    free(preds.from);
+    free(post);
+    free(order);
+}
+
+bool layout_dominates(const Layout *l, int a, int b) {
+    while (b != a && l->idom[b] >= 0 && l->idom[b] != b) b = l->idom[b];
+    return a == b;
+}
+
 Layout layout_of(LLVMValueRef fn) {
     Layout l = {0};
     l.count = (int)LLVMCountBasicBlocks(fn);
@@ -84,6 +196,7 @@ Layout layout_of(LLVMValueRef fn) {
     for (int i = 0; i < l.count; i++) l.by_block[i] = (BlockAt){l.blocks[i], i};
     qsort(l.by_block, (size_t)l.count, sizeof *l.by_block, by_address);
     find_loops(&l);
+    find_dominators(&l);
     return l;
 }
 
@@ -92,4 +205,5 @@ void layout_free(Layout *l) {
     free(l->by_block);
     free(l->latch);
     free(l->header);
+    free(l->idom);
 }

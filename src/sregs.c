@@ -143,10 +143,27 @@ static int preheader(const Layout *l, int header) {
     return found;
 }
 
+static LLVMValueRef block_start(LLVMBasicBlockRef block) {
+    LLVMValueRef first = LLVMGetFirstInstruction(block);
+    while (first && LLVMIsAPHINode(first)) first = LLVMGetNextInstruction(first);
+    return first;
+}
+
+/* The highest block that dominates block position `at` with a loop
+ * between home and it and none between it and at: one read there serves
+ * every use below it, as far as the next loop. */
+static int highest_after_loop(const Layout *l, int home, int at) {
+    int d = at;
+    for (int up = l->idom[d]; up >= 0 && up != d; d = up, up = l->idom[d])
+        if (up > at || !loop_between(l, home, up) || loop_between(l, up, at)) break;
+    return d;
+}
+
 /* Where a use in block position `at` reads again what block position
- * `home` read: before the use's block's first instruction, or, for a use
- * inside a loop that begins after home, before the end of the loop's
- * preheader, so that the loop reads it once; NULL where no loop lies
+ * `home` read: at the start of the highest block past the loop that
+ * dominates the use, or, for a use inside a loop that begins after home,
+ * before the end of the loop's preheader (or at the start of a block
+ * above it), so that the loop reads it once; NULL where no loop lies
  * between home and that place. */
 static LLVMValueRef read_place(const Layout *l, int home, int at) {
     int header = -1;
@@ -154,11 +171,11 @@ static LLVMValueRef read_place(const Layout *l, int home, int at) {
         if (l->header[i] > home && l->header[i] <= at && at <= l->latch[i] && (header < 0 || l->header[i] < header))
             header = l->header[i];
     int before = header >= 0 ? preheader(l, header) : -1;
-    if (before >= 0) return loop_between(l, home, before) ? LLVMGetBasicBlockTerminator(l->blocks[before]) : NULL;
-    if (!loop_between(l, home, at)) return NULL;
-    LLVMValueRef first = LLVMGetFirstInstruction(l->blocks[at]);
-    while (first && LLVMIsAPHINode(first)) first = LLVMGetNextInstruction(first);
-    return first;
+    int place = before >= 0 ? before : at;
+    if (!loop_between(l, home, place)) return NULL;
+    int d = highest_after_loop(l, home, place);
+    if (d == before) return LLVMGetBasicBlockTerminator(l->blocks[before]);
+    return block_start(l->blocks[d]);
 }
 
 /* Gives each user of v (read itself, or its widening) past a loop that v
