@@ -149,6 +149,11 @@ struct Target {
 
 extern const Target target_nvptx;
 extern const Target target_host;
+
+/* target.c: m checked by LLVM's verifier; `what` it is names the ice if
+ * not (pykc's IR is pykc's to get right). */
+void ir_verify(LLVMModuleRef m, const char *what);
+
 /* libdevice.c: CUDA's libdevice, for the targets that link it. */
 #define LIBDEVICE_SUBPATH "/nvvm/libdevice/libdevice.10.bc"
 #define DEFAULT_CUDA_HOME "/usr/local/cuda"

@@ -19,7 +19,6 @@
  */
 #include "backend.h"
 
-#include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
 
@@ -3563,13 +3562,6 @@ IrModule *cg_module(Unit *u, const TargetConfig *cfg) {
         return NULL;
     }
     drop_unused_aggregates(g.mod);
-    char *msg = NULL;
-    if (LLVMVerifyModule(g.mod, LLVMReturnStatusAction, &msg)) {
-        char *ir = LLVMPrintModuleToString(g.mod);
-        fprintf(stderr, "%s\n", ir);
-        LLVMDisposeMessage(ir);
-        ice("the LLVM IR that pykc built does not verify: %s", msg);
-    }
-    LLVMDisposeMessage(msg);
+    ir_verify(g.mod, "the LLVM IR that pykc built");
     return m;
 }

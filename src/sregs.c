@@ -61,10 +61,9 @@ static LLVMValueRef *users_of(LLVMValueRef v, int *n) {
     return users;
 }
 
-/* The reads made again of one read, by block: its widenings' copies and
- * its own uses share them. A read made at a block's start serves the
- * whole block; one made before its terminator (a loop's preheader) only
- * that. */
+/* Copies made again (of a read, or of its widening), by block. One made
+ * at a block's start serves the whole block; one made before its
+ * terminator (a loop's preheader) only that. */
 typedef struct Remade {
     LLVMBasicBlockRef *blocks;
     bool *at_start;
@@ -78,6 +77,12 @@ static LLVMValueRef remade_before(const Remade *made, LLVMValueRef at) {
     for (int k = 0; k < made->count; k++)
         if (made->blocks[k] == block && (made->at_start[k] || at_end)) return made->reads[k];
     return NULL;
+}
+
+static void remade_free(Remade *made) {
+    free(made->blocks);
+    free(made->at_start);
+    free(made->reads);
 }
 
 static void remember(Remade *made, LLVMValueRef at, LLVMValueRef copy) {
@@ -109,15 +114,19 @@ static LLVMValueRef plain_read_at(LLVMBuilderRef b, Remade *made, LLVMValueRef a
     return copy;
 }
 
-/* read (and its widening `wide`, or NULL) made again before `at`. */
-static LLVMValueRef read_again(LLVMBuilderRef b, Remade *made, LLVMValueRef at, LLVMValueRef read, LLVMValueRef wide) {
-    LLVMValueRef copy = plain_read_at(b, made, at, read);
-    if (!wide) return copy;
-    LLVMValueRef wide_copy = LLVMInstructionClone(wide);
-    LLVMSetOperand(wide_copy, 0, copy);
-    LLVMPositionBuilderBefore(b, at);
-    LLVMInsertIntoBuilder(b, wide_copy);
-    return wide_copy;
+/* The widening `wide` of read made again before `at`, right after the
+ * read made again that serves there, or the copy made earlier that does. */
+static LLVMValueRef wide_at(LLVMBuilderRef b, Remade *wides, Remade *reads, LLVMValueRef at, LLVMValueRef read,
+                            LLVMValueRef wide) {
+    LLVMValueRef copy = remade_before(wides, at);
+    if (copy) return copy;
+    LLVMValueRef plain = plain_read_at(b, reads, at, read);
+    copy = LLVMInstructionClone(wide);
+    LLVMSetOperand(copy, 0, plain);
+    LLVMPositionBuilderBefore(b, LLVMGetNextInstruction(plain));
+    LLVMInsertIntoBuilder(b, copy);
+    remember(wides, at, copy);
+    return copy;
 }
 
 /* Whether a loop lies between block positions `from` and `to`: it begins
@@ -178,33 +187,26 @@ static LLVMValueRef read_place(const Layout *l, int home, int at) {
     return block_start(l->blocks[d]);
 }
 
-/* Gives each user of v (read itself, or its widening) past a loop that v
- * precedes a copy made in its block or its loop's preheader, once a
- * place. A phi's use belongs to its incoming edge: it is left as it is. */
-static void localise(LLVMBuilderRef b, const Layout *l, Remade *remade, LLVMValueRef v, LLVMValueRef read,
+/* Gives each user of v (read itself, or its widening `wide`) past a loop
+ * that v precedes a copy made in a block that dominates it or its loop's
+ * preheader, one a place. A phi's use belongs to its incoming edge: it is
+ * left as it is. */
+static void localise(LLVMBuilderRef b, const Layout *l, Remade *reads, LLVMValueRef v, LLVMValueRef read,
                      LLVMValueRef wide) {
     int n;
     LLVMValueRef *users = users_of(v, &n);
     int home = layout_position(l, LLVMGetInstructionParent(v));
-    LLVMValueRef *places = grab(sizeof *places * (size_t)n);
-    LLVMValueRef *copies = grab(sizeof *copies * (size_t)n);
-    int made = 0;
+    Remade wides = {0};
     for (int i = 0; i < n; i++) {
         if (LLVMIsAPHINode(users[i]) || (!wide && is_widening(users[i]))) continue;
         LLVMValueRef at = read_place(l, home, layout_position(l, LLVMGetInstructionParent(users[i])));
         if (!at) continue;
-        int k = 0;
-        while (k < made && places[k] != at) k++;
-        if (k == made) {
-            places[made] = at;
-            copies[made++] = read_again(b, remade, at, read, wide);
-        }
+        LLVMValueRef copy = wide ? wide_at(b, &wides, reads, at, read, wide) : plain_read_at(b, reads, at, read);
         for (int op = 0; op < LLVMGetNumOperands(users[i]); op++)
-            if (LLVMGetOperand(users[i], (unsigned)op) == v) LLVMSetOperand(users[i], (unsigned)op, copies[k]);
+            if (LLVMGetOperand(users[i], (unsigned)op) == v) LLVMSetOperand(users[i], (unsigned)op, copy);
     }
     free(users);
-    free(places);
-    free(copies);
+    remade_free(&wides);
 }
 
 static void remat_reads(LLVMBuilderRef b, const Layout *l, LLVMValueRef read) {
@@ -215,9 +217,7 @@ static void remat_reads(LLVMBuilderRef b, const Layout *l, LLVMValueRef read) {
         if (is_widening(users[i])) localise(b, l, &remade, users[i], read, users[i]);
     free(users);
     localise(b, l, &remade, read, read, NULL);
-    free(remade.blocks);
-    free(remade.at_start);
-    free(remade.reads);
+    remade_free(&remade);
 }
 
 void remat_special_registers(LLVMModuleRef m) {

@@ -10,6 +10,9 @@
  */
 #include "backend.h"
 
+#include <llvm-c/Analysis.h>
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +76,24 @@ void ir_module_free(IrModule *m) {
 
 bool target_link(IrModule *m, Diag *d) { return m->cfg->target->link(m, d); }
 
-bool target_optimize(IrModule *m, Diag *d) { return m->cfg->target->optimize(m, d); }
+void ir_verify(LLVMModuleRef m, const char *what) {
+    char *msg = NULL;
+    if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+        char *ir = LLVMPrintModuleToString(m);
+        fprintf(stderr, "%s\n", ir);
+        LLVMDisposeMessage(ir);
+        ice("%s does not verify: %s", what, msg);
+    }
+    LLVMDisposeMessage(msg);
+}
+
+/* A target's optimise step ends with pykc's own rewrites of the optimised
+ * module (contract.c, sregs.c, balance.c ...): the verifier checks them. */
+bool target_optimize(IrModule *m, Diag *d) {
+    if (!m->cfg->target->optimize(m, d)) return false;
+    ir_verify(m->mod, "the IR after pykc's passes over the optimised module");
+    return true;
+}
 
 /* The module's IR as text. */
 static bool print_module(IrModule *m, Code *out) {
