@@ -150,8 +150,8 @@ struct Target {
 extern const Target target_nvptx;
 extern const Target target_host;
 
-/* target.c: m checked by LLVM's verifier; `what` it is names the ice if
- * not (pykc's IR is pykc's to get right). */
+/* target.c: m checked by LLVM's verifier, an internal error naming `what`
+ * m is where it fails: pykc's IR is pykc's to get right. */
 void ir_verify(LLVMModuleRef m, const char *what);
 
 /* libdevice.c: CUDA's libdevice, for the targets that link it. */
@@ -206,17 +206,23 @@ void balance_bitwise_chains(LLVMModuleRef m);
  * memory is marked so that ptxas does not unroll it again. */
 void keep_loops_as_unrolled(LLVMModuleRef m);
 
+/* loops.c: positions of blocks or instructions found by their address:
+ * places_sort an array of (key, position) once, then place_of gives a
+ * key's position, -1 for one not among them. */
+typedef struct Placed {
+    const void *key;
+    int at;
+} Placed;
+
+void places_sort(Placed *places, int n);
+int place_of(const Placed *places, int n, const void *key);
+
 /* loops.c: a function's blocks in layout order (position i is blocks[i]),
  * its loops, as back edges from latch[k] to header[k], and its dominator
  * tree, for the passes after the optimiser. */
-typedef struct BlockAt {
-    LLVMBasicBlockRef block;
-    int at;
-} BlockAt;
-
 typedef struct Layout {
     LLVMBasicBlockRef *blocks;
-    BlockAt *by_block; /* the blocks sorted by address, to find positions */
+    Placed *by_block; /* to find a block's position */
     int count;
     int *latch, *header; /* positions, loop_count of each */
     int loop_count;
@@ -225,7 +231,6 @@ typedef struct Layout {
 
 Layout layout_of(LLVMValueRef fn);
 int layout_position(const Layout *l, LLVMBasicBlockRef block); /* -1 if not fn's */
-bool layout_dominates(const Layout *l, int a, int b);
 void layout_free(Layout *l);
 
 /* host.c and hostthreads.c: the host target's lowering leaves markers

@@ -18,32 +18,16 @@
 
 #include <llvm-c/Core.h>
 
-#include <stdint.h>
 #include <stdlib.h>
-
-/* A block's instructions by address, to find their positions. */
-typedef struct Ranked {
-    LLVMValueRef inst;
-    int at;
-} Ranked;
 
 typedef struct Block {
     LLVMValueRef *insts;
-    Ranked *by_inst;
-    int *depth; /* longest path to each instruction within the block */
+    Placed *by_inst; /* to find an instruction's position */
+    int *depth;      /* longest path to each instruction within the block */
     int count;
 } Block;
 
-static int by_address(const void *a, const void *b) {
-    uintptr_t x = (uintptr_t)((const Ranked *)a)->inst, y = (uintptr_t)((const Ranked *)b)->inst;
-    return (x > y) - (x < y);
-}
-
-static int position_in(const Block *blk, LLVMValueRef v) {
-    Ranked key = {v, 0};
-    const Ranked *p = bsearch(&key, blk->by_inst, (size_t)blk->count, sizeof key, by_address);
-    return p ? p->at : -1;
-}
+static int position_in(const Block *blk, LLVMValueRef v) { return place_of(blk->by_inst, blk->count, v); }
 
 static int depth_of(const Block *blk, LLVMValueRef v) {
     int at = LLVMIsAInstruction(v) ? position_in(blk, v) : -1;
@@ -86,7 +70,7 @@ static void regroup(LLVMBuilderRef b, Block *blk, int at, LLVMValueRef inner, LL
     int d[3] = {depth_of(blk, x[0]), depth_of(blk, x[1]), depth_of(blk, x[2])};
     int latest = d[0] >= d[1] && d[0] >= d[2] ? 0 : d[1] >= d[2] ? 1 : 2;
     LLVMValueRef first = x[(latest + 1) % 3], second = x[(latest + 2) % 3];
-    int paired = 1 + max2(depth_of(blk, first), depth_of(blk, second));
+    int paired = 1 + max2(d[(latest + 1) % 3], d[(latest + 2) % 3]);
     if (1 + max2(paired, d[latest]) >= blk->depth[at]) return;
     LLVMValueRef outer = blk->insts[at];
     LLVMInstructionRemoveFromParent(inner);
@@ -127,9 +111,9 @@ static void balance_block(LLVMBuilderRef b, LLVMBasicBlockRef bb) {
     int n = 0;
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i), n++) {
         blk.insts[n] = i;
-        blk.by_inst[n] = (Ranked){i, n};
+        blk.by_inst[n] = (Placed){i, n};
     }
-    qsort(blk.by_inst, (size_t)blk.count, sizeof *blk.by_inst, by_address);
+    places_sort(blk.by_inst, blk.count);
     for (int at = 0; at < blk.count; at++) {
         blk.depth[at] = path_through(&blk, blk.insts[at]);
         balance_at(b, &blk, at);

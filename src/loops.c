@@ -1,6 +1,7 @@
 /*
- * loops.c - a function's blocks in layout order and its loops, for the
- * passes that run after the optimiser (sregs.c, nounroll.c).
+ * loops.c - a function's blocks in layout order, its loops and its
+ * dominators, for the passes that run after the optimiser (sregs.c,
+ * nounroll.c); and positions found by address (balance.c too).
  *
  * LLVM's C API has no loop analysis. After the optimiser a loop's header
  * is laid out before its latch (loop rotation keeps that order), so a
@@ -20,15 +21,19 @@ static void *grab(size_t bytes) {
 }
 
 static int by_address(const void *a, const void *b) {
-    uintptr_t x = (uintptr_t)((const BlockAt *)a)->block, y = (uintptr_t)((const BlockAt *)b)->block;
+    uintptr_t x = (uintptr_t)((const Placed *)a)->key, y = (uintptr_t)((const Placed *)b)->key;
     return (x > y) - (x < y);
 }
 
-int layout_position(const Layout *l, LLVMBasicBlockRef block) {
-    BlockAt key = {block, 0};
-    const BlockAt *p = bsearch(&key, l->by_block, (size_t)l->count, sizeof key, by_address);
+void places_sort(Placed *places, int n) { qsort(places, (size_t)n, sizeof *places, by_address); }
+
+int place_of(const Placed *places, int n, const void *key) {
+    Placed probe = {key, 0};
+    const Placed *p = bsearch(&probe, places, (size_t)n, sizeof probe, by_address);
     return p ? p->at : -1;
 }
+
+int layout_position(const Layout *l, LLVMBasicBlockRef block) { return place_of(l->by_block, l->count, block); }
 
 /* Whether block position `to` is reached from `from` through blocks
  * between them: a branch back to a block is a loop's only then (a return
@@ -182,19 +187,14 @@ static void find_dominators(Layout *l) {
     free(order);
 }
 
-bool layout_dominates(const Layout *l, int a, int b) {
-    while (b != a && l->idom[b] >= 0 && l->idom[b] != b) b = l->idom[b];
-    return a == b;
-}
-
 Layout layout_of(LLVMValueRef fn) {
     Layout l = {0};
     l.count = (int)LLVMCountBasicBlocks(fn);
     l.blocks = grab(sizeof *l.blocks * (size_t)l.count);
     LLVMGetBasicBlocks(fn, l.blocks);
     l.by_block = grab(sizeof *l.by_block * (size_t)l.count);
-    for (int i = 0; i < l.count; i++) l.by_block[i] = (BlockAt){l.blocks[i], i};
-    qsort(l.by_block, (size_t)l.count, sizeof *l.by_block, by_address);
+    for (int i = 0; i < l.count; i++) l.by_block[i] = (Placed){l.blocks[i], i};
+    places_sort(l.by_block, l.count);
     find_loops(&l);
     find_dominators(&l);
     return l;

@@ -456,7 +456,7 @@ static void copysign_as_ptx(LLVMModuleRef m, LLVMBuilderRef b, const char *intri
     }
 }
 
-static void ptx_instructions(LLVMModuleRef m) {
+static void copysigns_as_ptx(LLVMModuleRef m) {
     LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(m));
     copysign_as_ptx(m, b, "llvm.copysign.f32", "copysign.f32 $0, $2, $1;", "=f,f,f");
     copysign_as_ptx(m, b, "llvm.copysign.f64", "copysign.f64 $0, $2, $1;", "=d,d,d");
@@ -464,7 +464,7 @@ static void ptx_instructions(LLVMModuleRef m) {
 }
 
 static bool emit_ptx(IrModule *m, Code *out, Diag *d) {
-    ptx_instructions(m->mod);
+    copysigns_as_ptx(m->mod);
     LLVMMemoryBufferRef buf = NULL;
     char *msg = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(m->machine, m->mod, LLVMAssemblyFile, &msg, &buf)) {

@@ -64,10 +64,14 @@ static LLVMValueRef *users_of(LLVMValueRef v, int *n) {
 /* Copies made again (of a read, or of its widening), by block. One made
  * at a block's start serves the whole block; one made before its
  * terminator (a loop's preheader) only that. */
+typedef struct Copy {
+    LLVMBasicBlockRef block;
+    bool at_start;
+    LLVMValueRef value;
+} Copy;
+
 typedef struct Remade {
-    LLVMBasicBlockRef *blocks;
-    bool *at_start;
-    LLVMValueRef *reads;
+    Copy *copies;
     int count, capacity;
 } Remade;
 
@@ -75,27 +79,17 @@ static LLVMValueRef remade_before(const Remade *made, LLVMValueRef at) {
     LLVMBasicBlockRef block = LLVMGetInstructionParent(at);
     bool at_end = LLVMIsATerminatorInst(at) != NULL;
     for (int k = 0; k < made->count; k++)
-        if (made->blocks[k] == block && (made->at_start[k] || at_end)) return made->reads[k];
+        if (made->copies[k].block == block && (made->copies[k].at_start || at_end)) return made->copies[k].value;
     return NULL;
-}
-
-static void remade_free(Remade *made) {
-    free(made->blocks);
-    free(made->at_start);
-    free(made->reads);
 }
 
 static void remember(Remade *made, LLVMValueRef at, LLVMValueRef copy) {
     if (made->count == made->capacity) {
         made->capacity = made->capacity ? 2 * made->capacity : 4;
-        made->blocks = realloc(made->blocks, sizeof *made->blocks * (size_t)made->capacity);
-        made->at_start = realloc(made->at_start, sizeof *made->at_start * (size_t)made->capacity);
-        made->reads = realloc(made->reads, sizeof *made->reads * (size_t)made->capacity);
-        if (!made->blocks || !made->at_start || !made->reads) ice("out of memory rematerialising special registers");
+        made->copies = realloc(made->copies, sizeof *made->copies * (size_t)made->capacity);
+        if (!made->copies) ice("out of memory rematerialising special registers");
     }
-    made->blocks[made->count] = LLVMGetInstructionParent(at);
-    made->at_start[made->count] = !LLVMIsATerminatorInst(at);
-    made->reads[made->count++] = copy;
+    made->copies[made->count++] = (Copy){LLVMGetInstructionParent(at), !LLVMIsATerminatorInst(at), copy};
 }
 
 /* read made again before `at`, or the copy made earlier that serves
@@ -206,7 +200,7 @@ static void localise(LLVMBuilderRef b, const Layout *l, Remade *reads, LLVMValue
             if (LLVMGetOperand(users[i], (unsigned)op) == v) LLVMSetOperand(users[i], (unsigned)op, copy);
     }
     free(users);
-    remade_free(&wides);
+    free(wides.copies);
 }
 
 static void remat_reads(LLVMBuilderRef b, const Layout *l, LLVMValueRef read) {
@@ -217,7 +211,7 @@ static void remat_reads(LLVMBuilderRef b, const Layout *l, LLVMValueRef read) {
         if (is_widening(users[i])) localise(b, l, &remade, users[i], read, users[i]);
     free(users);
     localise(b, l, &remade, read, read, NULL);
-    remade_free(&remade);
+    free(remade.copies);
 }
 
 void remat_special_registers(LLVMModuleRef m) {
